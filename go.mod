@@ -1,0 +1,3 @@
+module github.com/xlajit/xlajit
+
+go 1.26

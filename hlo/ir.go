@@ -1,0 +1,240 @@
+package hlo
+
+import "fmt"
+
+// Loc is a source position (parsed file, 1-based line and column). The zero
+// Loc means "unknown".
+type Loc struct {
+	File      string
+	Line, Col int
+}
+
+func (l Loc) String() string {
+	if l.Line == 0 {
+		if l.File == "" {
+			return "<unknown>"
+		}
+		return l.File
+	}
+	return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Col)
+}
+
+// Module is a builtin.module: a list of functions plus attributes.
+type Module struct {
+	Name  string // symbol name without '@'; empty for an anonymous module
+	Attrs []NamedAttr
+	Funcs []*Func
+	// Other holds top-level operations that are not functions (for example
+	// sdy.mesh), kept so that printing does not lose them.
+	Other []*Op
+	Loc   Loc
+}
+
+// Func is a func.func. Its arguments are the arguments of the entry block
+// of Body. Body is nil for an external declaration.
+type Func struct {
+	Name        string // without '@'
+	Visibility  string // "", "public" or "private"
+	Args        []*Value
+	ArgAttrs    []*DictAttr // per argument; nil entries allowed; nil slice if none
+	ResultTypes []Type
+	ResultAttrs []*DictAttr // per result; nil entries allowed; nil slice if none
+	Attrs       []NamedAttr // attributes {...} of the function
+	Body        *Region
+	Loc         Loc
+}
+
+// Region is an op region: a list of blocks (StableHLO uses exactly one).
+type Region struct {
+	Blocks []*Block
+}
+
+// Block is a basic block: arguments and a list of ops, the last of which is a
+// terminator (stablehlo.return, func.return).
+type Block struct {
+	Label string // "bb0" or empty
+	Args  []*Value
+	Ops   []*Op
+}
+
+// Op is one operation. Name is fully qualified ("stablehlo.add",
+// "func.return", "check.expect_eq_const", "interpreter.run_parallel").
+type Op struct {
+	Name     string
+	Operands []*Value
+	Results  []*Value
+	Attrs    []NamedAttr
+	Regions  []*Region
+	Loc      Loc
+}
+
+// Value is an SSA value: an op result or a block argument.
+type Value struct {
+	Name  string // name hint from the source without '%' (may be empty)
+	Type  Type
+	Def   *Op // defining op; nil for a block argument
+	Index int // result index in Def, or argument index in its block
+	// ID is a dense number assigned by Func.Number; executors and printers
+	// use it to index side tables.
+	ID int
+}
+
+// NamedAttr is one name = value attribute.
+type NamedAttr struct {
+	Name  string
+	Value Attr
+}
+
+// TensorType returns the value's type as a tensor type, or nil.
+func (v *Value) TensorType() *TensorType {
+	t, _ := v.Type.(*TensorType)
+	return t
+}
+
+// Attr returns the attribute called name, or nil.
+func (op *Op) Attr(name string) Attr { return LookupAttr(op.Attrs, name) }
+
+// SetAttr replaces or appends the attribute called name.
+func (op *Op) SetAttr(name string, a Attr) { op.Attrs = SetAttr(op.Attrs, name, a) }
+
+// Result returns result i.
+func (op *Op) Result(i int) *Value { return op.Results[i] }
+
+// Dialect returns the part of Name before the first '.'.
+func (op *Op) Dialect() string {
+	for i := 0; i < len(op.Name); i++ {
+		if op.Name[i] == '.' {
+			return op.Name[:i]
+		}
+	}
+	return ""
+}
+
+// ShortName returns the part of Name after the first '.' ("add" for
+// "stablehlo.add").
+func (op *Op) ShortName() string {
+	for i := 0; i < len(op.Name); i++ {
+		if op.Name[i] == '.' {
+			return op.Name[i+1:]
+		}
+	}
+	return op.Name
+}
+
+// LookupAttr finds name in attrs.
+func LookupAttr(attrs []NamedAttr, name string) Attr {
+	for i := range attrs {
+		if attrs[i].Name == name {
+			return attrs[i].Value
+		}
+	}
+	return nil
+}
+
+// SetAttr returns attrs with name set to a (replaced in place or appended).
+func SetAttr(attrs []NamedAttr, name string, a Attr) []NamedAttr {
+	for i := range attrs {
+		if attrs[i].Name == name {
+			attrs[i].Value = a
+			return attrs
+		}
+	}
+	return append(attrs, NamedAttr{name, a})
+}
+
+// Func returns the function called name, or nil.
+func (m *Module) Func(name string) *Func {
+	for _, f := range m.Funcs {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Entry returns the entry function: "main" if present, otherwise the only
+// function, otherwise nil.
+func (m *Module) Entry() *Func {
+	if f := m.Func("main"); f != nil {
+		return f
+	}
+	if len(m.Funcs) == 1 {
+		return m.Funcs[0]
+	}
+	return nil
+}
+
+// ArgTypes returns the types of the function arguments.
+func (f *Func) ArgTypes() []Type {
+	ts := make([]Type, len(f.Args))
+	for i, a := range f.Args {
+		ts[i] = a.Type
+	}
+	return ts
+}
+
+// Walk calls fn for every op in r, in order, depth first (an op before the
+// ops of its regions). It stops early when fn returns false.
+func (r *Region) Walk(fn func(*Op) bool) bool {
+	if r == nil {
+		return true
+	}
+	for _, b := range r.Blocks {
+		for _, op := range b.Ops {
+			if !fn(op) {
+				return false
+			}
+			for _, sub := range op.Regions {
+				if !sub.Walk(fn) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// Number assigns dense IDs to every value of f (arguments first, then op
+// results and nested block arguments in program order) and returns their
+// count.
+func (f *Func) Number() int {
+	n := 0
+	for _, a := range f.Args {
+		a.ID = n
+		n++
+	}
+	var visit func(r *Region)
+	visit = func(r *Region) {
+		for bi, b := range r.Blocks {
+			if bi > 0 || r != f.Body {
+				for _, a := range b.Args {
+					a.ID = n
+					n++
+				}
+			}
+			for _, op := range b.Ops {
+				for _, res := range op.Results {
+					res.ID = n
+					n++
+				}
+				for _, sub := range op.Regions {
+					visit(sub)
+				}
+			}
+		}
+	}
+	if f.Body != nil {
+		visit(f.Body)
+	}
+	return n
+}
+
+// NewOp creates an op with fresh result values of the given types.
+func NewOp(name string, operands []*Value, resultTypes []Type, attrs ...NamedAttr) *Op {
+	op := &Op{Name: name, Operands: operands, Attrs: attrs}
+	op.Results = make([]*Value, len(resultTypes))
+	for i, t := range resultTypes {
+		op.Results[i] = &Value{Type: t, Def: op, Index: i}
+	}
+	return op
+}

@@ -1,0 +1,96 @@
+// Package archtest checks the one-way import rules of DESIGN.md §2.
+package archtest
+
+import (
+	"os/exec"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/xlajit/xlajit"
+
+// rooms maps each room (a top-level package path inside the module) to the
+// rooms it may import directly. Sub-packages belong to their room.
+var rooms = map[string][]string{
+	"hlo":               {},
+	"pjrt":              {"hlo"},
+	"lazy":              {"hlo", "pjrt"},
+	"fx":                {"lazy"},
+	"partitioner":       {"fx", "lazy"},
+	"bridge":            {"fx", "lazy"},
+	"jit":               {"bridge", "partitioner", "fx", "lazy"},
+	"codegen":           {"jit", "fx", "lazy", "hlo"},
+	"internal/conform":  {"hlo", "pjrt"},
+	"internal/archtest": {},
+	"cmd":               nil, // anything
+	"examples":          nil, // anything
+	"bench":             nil, // separate module
+}
+
+// roomOf returns the room of a module package path (relative).
+func roomOf(rel string) string {
+	best := ""
+	for r := range rooms {
+		if (rel == r || strings.HasPrefix(rel, r+"/")) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// Only these rooms may import code-generation dependencies.
+var genDeps = []string{"github.com/dave/jennifer", "golang.org/x/tools"}
+var genRooms = map[string]bool{"codegen": true, "cmd": true}
+
+func TestImportsPointDown(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var bad []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		room := roomOf(pkg)
+		if room == "" {
+			bad = append(bad, pkg+": package is in no room of DESIGN.md §2 (add it to archtest)")
+			continue
+		}
+		allowed := rooms[room]
+		for _, imp := range f[1:] {
+			for _, g := range genDeps {
+				if strings.HasPrefix(imp, g) && !genRooms[room] {
+					bad = append(bad, pkg+" imports "+imp+" (only codegen and cmd may)")
+				}
+			}
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			if allowed == nil {
+				continue
+			}
+			ir := roomOf(strings.TrimPrefix(imp, module+"/"))
+			if ir == room {
+				continue
+			}
+			ok := false
+			for _, a := range allowed {
+				if a == ir {
+					ok = true
+				}
+			}
+			if !ok {
+				bad = append(bad, pkg+" imports "+path.Clean(imp)+" (room "+room+" may import "+strings.Join(allowed, ", ")+")")
+			}
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}

@@ -1,0 +1,278 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// Version is the embedded executor's version string.
+const Version = "xlajit-host 0.1"
+
+func init() {
+	pjrt.Register("CPU", func(string) (pjrt.Client, error) {
+		n := 1
+		if s := os.Getenv("XLAJIT_HOST_DEVICES"); s != "" {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("host: XLAJIT_HOST_DEVICES=%q: want a positive integer", s)
+			}
+			n = v
+		}
+		if os.Getenv("XLAJIT_QUIET") == "" {
+			log.Printf("xlajit: using the embedded CPU device (%d device(s); set PJRT_DEVICE to use a PJRT plugin)", n)
+		}
+		return NewClient(n), nil
+	})
+}
+
+// Client is the embedded device: N virtual CPU devices sharing the host
+// memory and the worker pool.
+type Client struct {
+	devices []pjrt.Device
+	inUse   atomic.Int64
+	peak    atomic.Int64
+	closed  atomic.Bool
+}
+
+// NewClient returns an embedded client with n virtual devices.
+func NewClient(n int) *Client {
+	c := &Client{}
+	for i := 0; i < n; i++ {
+		c.devices = append(c.devices, pjrt.Device{ID: i, Platform: "cpu", Kind: "embedded-cpu"})
+	}
+	return c
+}
+
+func (c *Client) Platform() string        { return "cpu" }
+func (c *Client) PlatformVersion() string { return Version }
+func (c *Client) Devices() []pjrt.Device  { return c.devices }
+func (c *Client) Close() error            { c.closed.Store(true); return nil }
+func (c *Client) checkDevice(d int) error {
+	if d < 0 || d >= len(c.devices) {
+		return fmt.Errorf("host: device %d out of range (have %d)", d, len(c.devices))
+	}
+	return nil
+}
+
+// MemoryInfo reports bytes held by live buffers.
+func (c *Client) MemoryInfo(device int) (pjrt.MemoryInfo, error) {
+	if err := c.checkDevice(device); err != nil {
+		return pjrt.MemoryInfo{}, err
+	}
+	return pjrt.MemoryInfo{BytesInUse: c.inUse.Load(), PeakBytes: c.peak.Load()}, nil
+}
+
+// Buffer is a literal held by the embedded device.
+type Buffer struct {
+	lit     *hlo.Literal
+	dev     int
+	client  *Client
+	deleted atomic.Bool
+}
+
+func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
+	n := c.inUse.Add(int64(len(l.Data)))
+	for {
+		p := c.peak.Load()
+		if n <= p || c.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	return &Buffer{lit: l, dev: dev, client: c}
+}
+
+// BufferFromHost copies lit into a new device buffer.
+func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, error) {
+	if err := c.checkDevice(device); err != nil {
+		return nil, err
+	}
+	return c.wrap(lit.Clone(), device), nil
+}
+
+// WrapLiteral makes a device buffer that takes ownership of lit (no copy).
+func (c *Client) WrapLiteral(lit *hlo.Literal, device int) *Buffer { return c.wrap(lit, device) }
+
+func (b *Buffer) DType() hlo.DType { return b.lit.DType }
+func (b *Buffer) Dims() []int64    { return b.lit.Dims }
+func (b *Buffer) Device() int      { return b.dev }
+
+// Literal returns the buffer's storage (shared, not to be modified).
+func (b *Buffer) Literal() *hlo.Literal { return b.lit }
+
+// ToHost copies the buffer to a new literal.
+func (b *Buffer) ToHost() (*hlo.Literal, error) {
+	if b.deleted.Load() {
+		return nil, errDeleted
+	}
+	return b.lit.Clone(), nil
+}
+
+// Delete releases the buffer.
+func (b *Buffer) Delete() {
+	if b.deleted.CompareAndSwap(false, true) {
+		b.client.inUse.Add(-int64(len(b.lit.Data)))
+	}
+}
+
+var errDeleted = errors.New("host: use of a deleted buffer")
+
+// Executable is a compiled program for the embedded device.
+type Executable struct {
+	client *Client
+	prog   *Program
+	opts   pjrt.CompileOptions
+	nOut   int
+}
+
+// Compile plans m; nothing runs.
+func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
+	p, err := Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, t := range p.entry.fn.ResultTypes {
+		n += countLeaves(t)
+	}
+	return &Executable{client: c, prog: p, opts: opts, nOut: n}, nil
+}
+
+func countLeaves(t hlo.Type) int {
+	if tt, ok := t.(*hlo.TupleType); ok {
+		n := 0
+		for _, e := range tt.Elems {
+			n += countLeaves(e)
+		}
+		return n
+	}
+	return 1
+}
+
+func (e *Executable) NumOutputs() int   { return e.nOut }
+func (e *Executable) Close() error      { return nil }
+func (e *Executable) Program() *Program { return e.prog }
+
+func (e *Executable) unwrap(args []pjrt.Buffer) ([]kernel.Value, error) {
+	in := make([]kernel.Value, len(args))
+	for i, a := range args {
+		b, ok := a.(*Buffer)
+		if !ok {
+			return nil, fmt.Errorf("host: argument %d is a %T, not an embedded-device buffer", i, a)
+		}
+		if b.deleted.Load() {
+			return nil, fmt.Errorf("host: argument %d: %w", i, errDeleted)
+		}
+		in[i] = b.lit
+	}
+	return in, nil
+}
+
+func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
+	out := make([]pjrt.Buffer, 0, e.nOut)
+	var add func(v kernel.Value)
+	add = func(v kernel.Value) {
+		switch v := v.(type) {
+		case *hlo.Literal:
+			out = append(out, e.client.wrap(v, dev))
+		case kernel.Tuple:
+			for _, x := range v {
+				add(x)
+			}
+		case kernel.Token:
+			out = append(out, e.client.wrap(hlo.NewLiteral(hlo.Bool, 0), dev))
+		}
+	}
+	for _, v := range res {
+		add(v)
+	}
+	return out
+}
+
+// Execute runs the program on one device.
+func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pjrt.Buffer, error) {
+	in, err := e.unwrap(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.client.checkDevice(opts.Device); err != nil {
+		return nil, err
+	}
+	x := &kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: e.prog}
+	res, err := e.prog.Run(x, in)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range opts.Donate {
+		if i >= 0 && i < len(args) {
+			args[i].Delete()
+		}
+	}
+	return e.wrapOut(res, opts.Device), nil
+}
+
+// ExecuteReplicated runs one copy of the program per replica and partition,
+// concurrently, with collectives between them.
+func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOptions) ([][]pjrt.Buffer, error) {
+	nr, np := max(e.opts.NumReplicas, 1), max(e.opts.NumPartitions, 1)
+	if len(args) != nr*np {
+		return nil, fmt.Errorf("host: replicated execution needs %d argument lists (replicas %d x partitions %d), got %d", nr*np, nr, np, len(args))
+	}
+	ins := make([][]kernel.Value, len(args))
+	for i := range args {
+		in, err := e.unwrap(args[i])
+		if err != nil {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+		ins[i] = in
+	}
+	results, err := RunReplicated(e.prog, nr, np, ins, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]pjrt.Buffer, len(results))
+	for i, r := range results {
+		dev := i
+		if e.opts.DeviceAssignment != nil && i < len(e.opts.DeviceAssignment) {
+			dev = e.opts.DeviceAssignment[i]
+		}
+		out[i] = e.wrapOut(r, dev)
+	}
+	return out, nil
+}
+
+// RunReplicated runs prog on nr*np virtual devices concurrently, device
+// i = replica*np + partition getting ins[i]. checks may be nil.
+func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
+	n := nr * np
+	hub := NewHub(n)
+	results := make([][]kernel.Value, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np, Comm: hub, Checks: checks, Program: prog}
+			results[i], errs[i] = prog.Run(x, ins[i])
+			if errs[i] != nil {
+				hub.Abort(errs[i])
+			}
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("device %d: %w", i, err)
+		}
+	}
+	return results, nil
+}

@@ -1,0 +1,13 @@
+// Package kernel is the contract between the embedded device's planner
+// (package host) and its op families (packages elementwise, movement, linalg,
+// control): the runtime value types, the op table (Register, Lookup), the
+// compile and run signatures, the execution context with its collective hub
+// and check log, and the persistent worker pool used for parallel loops.
+//
+// Place in the flow: hlo.Module → host.Compile → (per op) kernel.Entry.Compile
+// → RunFn, run by the host planner on *hlo.Literal buffers.
+//
+// It imports hlo only. Example entry:
+//
+//	kernel.Register(kernel.Entry{Name: "stablehlo.add", Compile: compileAdd, Fresh: true})
+package kernel

@@ -1,0 +1,230 @@
+package kernel
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// Value is a runtime value of the embedded device: *hlo.Literal for a tensor,
+// Tuple, or Token.
+type Value = any
+
+// Tuple is a runtime tuple.
+type Tuple []Value
+
+// Token is the runtime value of !stablehlo.token.
+type Token struct{}
+
+// RunFn executes one op: args are the operand values (never to be modified
+// unless the op's entry says it may), results must be filled, one per op
+// result.
+type RunFn func(x *Ctx, args, results []Value) error
+
+// CompileFn prepares one op at compile time (validate attributes, precompute
+// strides, compile regions) and returns its runner. Errors name the op.
+type CompileFn func(c *OpCtx) (RunFn, error)
+
+// Entry declares one op of the embedded device.
+type Entry struct {
+	Name    string    // full op name, "stablehlo.add"
+	Compile CompileFn // required
+	// Fresh says every tensor result is a newly allocated literal that no
+	// other value shares (so the planner may recycle it after its last use).
+	Fresh bool
+	// Elementwise, when set, lets the planner fuse the op into a loop with
+	// its elementwise neighbours (see Elementwise).
+	Elementwise *Elementwise
+}
+
+// Elementwise describes a fusible elementwise op: Tile computes results for
+// elements [lo, hi) of flat, same-shaped operands. dst and srcs are views of
+// whole literals of the op's types; the planner picks the ranges.
+type Elementwise struct {
+	// Prepare returns the tile function for the op's operand and result
+	// element types, or an error when unsupported.
+	Prepare func(c *OpCtx) (TileFn, error)
+}
+
+// TileFn computes dst[lo:hi] from srcs[k][lo:hi].
+type TileFn func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int)
+
+// OpCtx is what an op's CompileFn sees.
+type OpCtx struct {
+	Op       *hlo.Op
+	In       []hlo.Type // operand types
+	Out      []hlo.Type // result types
+	Module   *hlo.Module
+	Compiler RegionCompiler
+}
+
+// InTensor returns operand i's tensor type (nil if it is not a tensor).
+func (c *OpCtx) InTensor(i int) *hlo.TensorType {
+	t, _ := c.In[i].(*hlo.TensorType)
+	return t
+}
+
+// OutTensor returns result i's tensor type (nil if it is not a tensor).
+func (c *OpCtx) OutTensor(i int) *hlo.TensorType {
+	t, _ := c.Out[i].(*hlo.TensorType)
+	return t
+}
+
+// Errorf returns an error naming the op and its source location.
+func (c *OpCtx) Errorf(format string, args ...any) error {
+	return &OpError{Op: c.Op.Name, Loc: c.Op.Loc, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Ints returns an integer-list attribute (nil, false if absent or not ints).
+func (c *OpCtx) Ints(name string) ([]int64, bool) {
+	a := c.Op.Attr(name)
+	if a == nil {
+		return nil, false
+	}
+	return hlo.AttrInts(a)
+}
+
+// Int returns an integer attribute.
+func (c *OpCtx) Int(name string) (int64, bool) {
+	a := c.Op.Attr(name)
+	if a == nil {
+		return 0, false
+	}
+	return hlo.AttrInt(a)
+}
+
+// Enum returns an enum attribute's value ("GT").
+func (c *OpCtx) Enum(name string) (string, bool) {
+	a := c.Op.Attr(name)
+	if a == nil {
+		return "", false
+	}
+	return hlo.AttrEnum(a)
+}
+
+// OpError is an error of one op at compile or run time.
+type OpError struct {
+	Op  string
+	Loc hlo.Loc
+	Msg string
+}
+
+func (e *OpError) Error() string {
+	if e.Loc.Line > 0 {
+		return fmt.Sprintf("%s: %s: %s", e.Loc, e.Op, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Op, e.Msg)
+}
+
+// RegionCompiler compiles nested code for ops with regions or callees.
+type RegionCompiler interface {
+	// CompileRegion compiles a region; its block arguments are the
+	// Subplan's arguments and its terminator's operands its results. The
+	// region may read values of enclosing scopes.
+	CompileRegion(r *hlo.Region) (Subplan, error)
+	// CompileFunc compiles the module function called name.
+	CompileFunc(name string) (Subplan, error)
+}
+
+// Subplan is compiled nested code.
+type Subplan interface {
+	// Run executes with the given arguments. A region plan reads and writes
+	// the slots of x's current frame; to call it from several goroutines
+	// at once, give each goroutine its own x.Fork().
+	Run(x *Ctx, args []Value) ([]Value, error)
+	NumResults() int
+}
+
+// Ctx is the execution context of one program run on one (virtual) device.
+type Ctx struct {
+	Replica, Partition         int
+	NumReplicas, NumPartitions int
+	// Comm exchanges data with the other devices of a replicated run (nil
+	// when running on one device).
+	Comm Comm
+	// Checks collects the results of check.* ops (nil: checks still run and
+	// a failed one is an error).
+	Checks *CheckLog
+	// Frame is the slot array of the function being run (used by region
+	// plans).
+	Frame []Value
+	// Program gives access to program-level services (used by
+	// interpreter.run_parallel).
+	Program any
+}
+
+// Fork returns a copy of x with its own copy of the frame, for running a
+// region plan concurrently.
+func (x *Ctx) Fork() *Ctx {
+	y := *x
+	y.Frame = append([]Value(nil), x.Frame...)
+	return &y
+}
+
+// Comm is the collective communication hub of a replicated run.
+type Comm interface {
+	// Exchange contributes v to the collective identified by key among the
+	// devices of group (device = replica*NumPartitions+partition, or as
+	// the op defines); it blocks until all have contributed and returns
+	// every member's contribution in group order.
+	Exchange(key string, self int, group []int, v Value) ([]Value, error)
+}
+
+// CheckLog collects check results.
+type CheckLog struct {
+	mu     sync.Mutex
+	Passed int
+	Failed []string
+}
+
+// Record notes a check result; msg describes a failure.
+func (l *CheckLog) Record(ok bool, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ok {
+		l.Passed++
+	} else {
+		l.Failed = append(l.Failed, msg)
+	}
+}
+
+// Alloc returns a new zero literal of the tensor type t (static dims).
+func Alloc(t *hlo.TensorType) *hlo.Literal { return hlo.NewLiteral(t.DType, t.Dims...) }
+
+var (
+	regMu sync.Mutex
+	table = map[string]*Entry{}
+)
+
+// Register adds op entries to the table. A second entry for one name is a
+// programming error.
+func Register(entries ...Entry) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	for i := range entries {
+		e := entries[i]
+		if _, dup := table[e.Name]; dup {
+			panic("kernel: duplicate entry for " + e.Name)
+		}
+		table[e.Name] = &e
+	}
+}
+
+// Lookup returns the entry for an op name.
+func Lookup(name string) *Entry {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return table[name]
+}
+
+// Names lists every registered op.
+func Names() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]string, 0, len(table))
+	for k := range table {
+		out = append(out, k)
+	}
+	return out
+}

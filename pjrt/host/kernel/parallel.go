@@ -1,0 +1,103 @@
+package kernel
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+type batch struct {
+	left atomic.Int32
+	done chan struct{}
+}
+
+type task struct {
+	fn     func(lo, hi int)
+	lo, hi int
+	b      *batch
+}
+
+func (t task) run() {
+	t.fn(t.lo, t.hi)
+	if t.b.left.Add(-1) == 0 {
+		close(t.b.done)
+	}
+}
+
+var (
+	poolOnce sync.Once
+	tasks    chan task
+	workers  int
+)
+
+func startPool() {
+	workers = runtime.GOMAXPROCS(0)
+	tasks = make(chan task, 64*workers)
+	for i := 0; i < workers-1; i++ {
+		go func() {
+			for t := range tasks {
+				t.run()
+			}
+		}()
+	}
+}
+
+// Workers is the number of goroutines ParallelFor uses.
+func Workers() int {
+	poolOnce.Do(startPool)
+	return workers
+}
+
+// ParallelFor runs fn over [0, n) split into contiguous chunks on the
+// persistent worker pool, and returns when all are done. Chunks are at least
+// grain long; small n runs inline on the caller's goroutine. Nested calls are
+// safe: a waiting caller runs queued chunks itself.
+func ParallelFor(n, grain int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	poolOnce.Do(startPool)
+	if grain < 1 {
+		grain = 1
+	}
+	chunks := n / grain
+	if chunks > workers {
+		chunks = workers
+	}
+	if chunks <= 1 {
+		fn(0, n)
+		return
+	}
+	step := (n + chunks - 1) / chunks
+	b := &batch{done: make(chan struct{})}
+	b.left.Store(int32((n - step + step - 1) / step))
+	for lo := step; lo < n; lo += step {
+		hi := min(lo+step, n)
+		t := task{fn, lo, hi, b}
+		select {
+		case tasks <- t:
+		default:
+			t.run() // queue full: run inline
+		}
+	}
+	fn(0, step)
+	for {
+		select {
+		case <-b.done:
+			return
+		case t := <-tasks:
+			t.run()
+		}
+	}
+}
+
+// Strides returns row-major element strides for dims.
+func Strides(dims []int64) []int64 {
+	s := make([]int64, len(dims))
+	acc := int64(1)
+	for i := len(dims) - 1; i >= 0; i-- {
+		s[i] = acc
+		acc *= dims[i]
+	}
+	return s
+}

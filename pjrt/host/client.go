@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -252,27 +251,5 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 // RunReplicated runs prog on nr*np virtual devices concurrently, device
 // i = replica*np + partition getting ins[i]. checks may be nil.
 func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
-	n := nr * np
-	hub := NewHub(n)
-	results := make([][]kernel.Value, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np, Comm: hub, Checks: checks, Program: prog}
-			results[i], errs[i] = prog.Run(x, ins[i])
-			if errs[i] != nil {
-				hub.Abort(errs[i])
-			}
-		}(i)
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("device %d: %w", i, err)
-		}
-	}
-	return results, nil
+	return runReplicated(prog, nr, np, ins, checks)
 }

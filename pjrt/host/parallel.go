@@ -1,0 +1,77 @@
+package host
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// Launch implements kernel.Launcher: it runs g's functions concurrently on
+// a fresh Hub, one goroutine per virtual device. interpreter.run_parallel
+// and RunReplicated both end here.
+func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, error) {
+	nr, np := g.NumReplicas, g.NumPartitions
+	if nr < 1 || np < 1 {
+		return nil, fmt.Errorf("host: parallel run needs at least one replica and one partition, got %d x %d", nr, np)
+	}
+	n := nr * np
+	if len(g.Funcs) != n || len(g.Args) != n {
+		return nil, fmt.Errorf("host: parallel run of %d replicas x %d partitions needs %d functions and argument lists, got %d and %d", nr, np, n, len(g.Funcs), len(g.Args))
+	}
+	hub := NewHub(n)
+	hub.SetInfeed(g.Infeed)
+	var checks *kernel.CheckLog
+	if parent != nil {
+		checks = parent.Checks
+	}
+	results := make([][]kernel.Value, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer hub.Done(i)
+			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np,
+				Comm: hub, Checks: checks, Program: p}
+			res, err := g.Funcs[i].Run(x, g.Args[i])
+			if err != nil {
+				err = fmt.Errorf("device %d (replica %d, partition %d): %w", i, i/np, i%np, err)
+				hub.Abort(err)
+				return
+			}
+			results[i] = res
+		}(i)
+	}
+	wg.Wait()
+	hub.mu.Lock()
+	first := hub.err
+	hub.mu.Unlock()
+	if first != nil {
+		return nil, first
+	}
+	return results, nil
+}
+
+// entryRunner runs a program's entry function as Program.Run does (results
+// that alias arguments or constants are copied), for RunReplicated.
+type entryRunner struct{ p *Program }
+
+func (e entryRunner) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
+	return e.p.Run(x, args)
+}
+
+func (e entryRunner) NumResults() int { return e.p.entry.NumResults() }
+
+// runReplicated runs prog's entry on nr*np devices (see RunReplicated).
+func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
+	n := nr * np
+	if len(ins) != n {
+		return nil, fmt.Errorf("host: replicated run of %d replicas x %d partitions needs %d argument lists, got %d", nr, np, n, len(ins))
+	}
+	g := &kernel.Grid{NumReplicas: nr, NumPartitions: np, Funcs: make([]kernel.Subplan, n), Args: ins}
+	for i := range g.Funcs {
+		g.Funcs[i] = entryRunner{prog}
+	}
+	return prog.Launch(&kernel.Ctx{Checks: checks}, g)
+}

@@ -1,0 +1,286 @@
+package linalg
+
+import (
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// permuteBytes returns the elements of data (shape dims, es bytes each,
+// row-major) transposed so that output dimension i is input dimension
+// perm[i]. It works on raw storage, so it serves every element type.
+func permuteBytes(data []byte, dims []int64, perm []int, es int) []byte {
+	n := int(hlo.NumElements(dims))
+	out := hlo.AlignedBytes(n * es)
+	if n == 0 {
+		return out
+	}
+	in := kernel.Strides(dims)
+	r := len(perm)
+	odims := make([]int, r)
+	ostr := make([]int, r) // input stride of each output dimension
+	for i, p := range perm {
+		odims[i] = int(dims[p])
+		ostr[i] = int(in[p])
+	}
+	if r == 0 {
+		copy(out, data)
+		return out
+	}
+	inner := odims[r-1]
+	istr := ostr[r-1]
+	idx := make([]int, r)
+	src := 0
+	for o := 0; o < n; o += inner {
+		switch es {
+		case 4:
+			for j := 0; j < inner; j++ {
+				s := (src + j*istr) * 4
+				copy(out[(o+j)*4:(o+j)*4+4], data[s:s+4])
+			}
+		case 8:
+			for j := 0; j < inner; j++ {
+				s := (src + j*istr) * 8
+				copy(out[(o+j)*8:(o+j)*8+8], data[s:s+8])
+			}
+		default:
+			for j := 0; j < inner; j++ {
+				s := (src + j*istr) * es
+				copy(out[(o+j)*es:(o+j+1)*es], data[s:s+es])
+			}
+		}
+		// Advance the odometer over the outer output dimensions.
+		for d := r - 2; d >= 0; d-- {
+			idx[d]++
+			src += ostr[d]
+			if idx[d] < odims[d] {
+				break
+			}
+			src -= ostr[d] * odims[d]
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+// toF32 returns the elements of l as float32 (a view when l is f32).
+func toF32(l *hlo.Literal) []float32 {
+	if l.DType == hlo.F32 {
+		return l.F32()
+	}
+	n := l.NumElements()
+	out := make([]float32, n)
+	switch l.DType {
+	case hlo.F16:
+		for i, h := range l.Raw16() {
+			out[i] = hlo.F16ToF32(h)
+		}
+	case hlo.BF16:
+		for i, h := range l.Raw16() {
+			out[i] = hlo.BF16ToF32(h)
+		}
+	case hlo.F64:
+		for i, v := range l.F64() {
+			out[i] = float32(v)
+		}
+	case hlo.I32:
+		for i, v := range l.I32() {
+			out[i] = float32(v)
+		}
+	case hlo.I8:
+		for i, v := range l.I8() {
+			out[i] = float32(v)
+		}
+	case hlo.U8:
+		for i, v := range l.U8() {
+			out[i] = float32(v)
+		}
+	default:
+		for i := range out {
+			out[i] = float32(l.Float(i))
+		}
+	}
+	return out
+}
+
+// toF64 returns the elements of l as float64 (a view when l is f64).
+func toF64(l *hlo.Literal) []float64 {
+	if l.DType == hlo.F64 {
+		return l.F64()
+	}
+	n := l.NumElements()
+	out := make([]float64, n)
+	switch l.DType {
+	case hlo.F32:
+		for i, v := range l.F32() {
+			out[i] = float64(v)
+		}
+	case hlo.I32:
+		for i, v := range l.I32() {
+			out[i] = float64(v)
+		}
+	case hlo.I64:
+		for i, v := range l.I64() {
+			out[i] = float64(v)
+		}
+	default:
+		for i := range out {
+			out[i] = l.Float(i)
+		}
+	}
+	return out
+}
+
+// toI64 returns integer or boolean elements as int64 (unsigned values keep
+// their bit pattern, which is what wrapping arithmetic needs).
+func toI64(l *hlo.Literal) []int64 {
+	if l.DType == hlo.I64 || l.DType == hlo.U64 {
+		return l.I64()
+	}
+	n := l.NumElements()
+	out := make([]int64, n)
+	switch l.DType {
+	case hlo.I32:
+		for i, v := range l.I32() {
+			out[i] = int64(v)
+		}
+	case hlo.U32:
+		for i, v := range l.U32() {
+			out[i] = int64(v)
+		}
+	case hlo.I16:
+		for i, v := range l.I16() {
+			out[i] = int64(v)
+		}
+	case hlo.U16:
+		for i, v := range l.U16() {
+			out[i] = int64(v)
+		}
+	case hlo.I8:
+		for i, v := range l.I8() {
+			out[i] = int64(v)
+		}
+	default:
+		for i := range out {
+			out[i] = l.Int(i)
+		}
+	}
+	return out
+}
+
+// toC128 returns the elements of l as complex128.
+func toC128(l *hlo.Literal) []complex128 {
+	if l.DType == hlo.C128 {
+		return l.C128()
+	}
+	n := l.NumElements()
+	out := make([]complex128, n)
+	if l.DType == hlo.C64 {
+		for i, v := range l.C64() {
+			out[i] = complex128(v)
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = l.Complex(i)
+	}
+	return out
+}
+
+// storeF32 writes float32 values into l, rounding to l's float type.
+func storeF32(l *hlo.Literal, v []float32) {
+	switch l.DType {
+	case hlo.F32:
+		copy(l.F32(), v)
+	case hlo.F16:
+		d := l.Raw16()
+		for i, x := range v {
+			d[i] = hlo.F32ToF16(x)
+		}
+	case hlo.BF16:
+		d := l.Raw16()
+		for i, x := range v {
+			d[i] = hlo.F32ToBF16(x)
+		}
+	default:
+		for i, x := range v {
+			l.SetFloat(i, float64(x))
+		}
+	}
+}
+
+// storeI64 writes int64 values into an integer or boolean literal,
+// wrapping to its width.
+func storeI64(l *hlo.Literal, v []int64) {
+	switch l.DType {
+	case hlo.I64, hlo.U64:
+		copy(l.I64(), v)
+	case hlo.I32, hlo.U32:
+		d := l.U32()
+		for i, x := range v {
+			d[i] = uint32(x)
+		}
+	case hlo.I16, hlo.U16:
+		d := l.U16()
+		for i, x := range v {
+			d[i] = uint16(x)
+		}
+	default:
+		for i, x := range v {
+			l.SetInt(i, x)
+		}
+	}
+}
+
+// storeC128 writes complex values into a complex literal.
+func storeC128(l *hlo.Literal, v []complex128) {
+	switch l.DType {
+	case hlo.C128:
+		copy(l.C128(), v)
+	case hlo.C64:
+		d := l.C64()
+		for i, x := range v {
+			d[i] = complex64(x)
+		}
+	default:
+		for i, x := range v {
+			l.SetComplex(i, x)
+		}
+	}
+}
+
+// roundF32To rounds every value of v in place to the float type dt (used
+// for an algorithm's operand precision type).
+func roundF32To(v []float32, dt hlo.DType) {
+	switch dt {
+	case hlo.F32, hlo.F64, hlo.InvalidDType:
+		return
+	case hlo.BF16:
+		for i, x := range v {
+			v[i] = hlo.BF16ToF32(hlo.F32ToBF16(x))
+		}
+	case hlo.F16:
+		for i, x := range v {
+			v[i] = hlo.F16ToF32(hlo.F32ToF16(x))
+		}
+	default:
+		for i, x := range v {
+			v[i] = float32(hlo.FloatBitsToFloat64(dt, hlo.Float64ToFloatBits(dt, float64(x))))
+		}
+	}
+}
+
+// roundF64To rounds every value of v in place to the float type dt.
+func roundF64To(v []float64, dt hlo.DType) {
+	switch dt {
+	case hlo.F64, hlo.InvalidDType:
+		return
+	case hlo.F32:
+		for i, x := range v {
+			v[i] = float64(float32(x))
+		}
+	default:
+		for i, x := range v {
+			v[i] = hlo.FloatBitsToFloat64(dt, hlo.Float64ToFloatBits(dt, x))
+		}
+	}
+}

@@ -152,6 +152,9 @@ type Ctx struct {
 	// Program gives access to program-level services (used by
 	// interpreter.run_parallel).
 	Program any
+	// Cancel, when closed, asks ops that can run unboundedly (loops) to stop
+	// with ErrCanceled; nil never cancels. See Canceled.
+	Cancel <-chan struct{}
 }
 
 // Fork returns a copy of x with its own copy of the frame, for running a

@@ -73,9 +73,9 @@ func benchXlajit(b *testing.B, dt hlo.DType, n int) {
 	}
 	var x, y *hlo.Literal
 	if dt == hlo.F32 {
-		x, y = hlo.LiteralFromSlice(randF32(n*n), int64(n), int64(n)), hlo.LiteralFromSlice(randF32(n*n+1)[1:], int64(n), int64(n))
+		x, y = hlo.LiteralFromSlice(randF32(n*n), int64(n), int64(n)), hlo.LiteralFromSlice(randF32(n*n + 1)[1:], int64(n), int64(n))
 	} else {
-		x, y = hlo.LiteralFromSlice(randF64(n*n), int64(n), int64(n)), hlo.LiteralFromSlice(randF64(n*n+1)[1:], int64(n), int64(n))
+		x, y = hlo.LiteralFromSlice(randF64(n*n), int64(n), int64(n)), hlo.LiteralFromSlice(randF64(n*n + 1)[1:], int64(n), int64(n))
 	}
 	args := []kernel.Value{x, y}
 	b.ResetTimer()
@@ -112,7 +112,7 @@ func benchGonum64(b *testing.B, n int) {
 // benchNaive is the plain triple loop a Go user writes first (i-k-j order
 // so the inner loop walks rows; one goroutine).
 func benchNaive(b *testing.B, n int) {
-	a, x := randF32(n*n), randF32(n*n+1)[1:]
+	a, x := randF32(n*n), randF32(n*n + 1)[1:]
 	c := make([]float32, n*n)
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
@@ -139,7 +139,7 @@ func TestMatMulAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	av, bv := randF32(n*n), randF32(n*n+1)[1:]
+	av, bv := randF32(n*n), randF32(n*n + 1)[1:]
 	res, err := p.Run(nil, []kernel.Value{hlo.LiteralFromSlice(av, n, n), hlo.LiteralFromSlice(bv, n, n)})
 	if err != nil {
 		t.Fatal(err)

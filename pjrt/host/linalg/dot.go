@@ -285,7 +285,7 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float32, out.NumElements())
 		}
-		gemm(bestF32(), p.batch, p.m, p.n, p.k, p.lhs.matrixF32(a), p.rhs.matrixF32(b), c)
+		gemm(bestF32(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
 		if out.DType != hlo.F32 {
 			storeF32(out, c)
 		}
@@ -298,7 +298,7 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float64, out.NumElements())
 		}
-		gemm(bestF64(), p.batch, p.m, p.n, p.k, p.lhs.matrixF64(a), p.rhs.matrixF64(b), c)
+		gemm(bestF64(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
 		if out.DType != hlo.F64 {
 			for i, v := range c {
 				out.SetFloat(i, v)
@@ -306,7 +306,7 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		}
 	case dotI64:
 		c := make([]int64, out.NumElements())
-		naiveDot(p, toI64(la), toI64(ra), c)
+		naiveGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toI64(la)), viewOf(&p.rhs, toI64(ra)), outMatrix(p, c))
 		if out.DType.IsBool() {
 			// i1 arithmetic is logical: the sum of products is "any".
 			for i, v := range c {
@@ -317,7 +317,7 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		}
 	case dotC128:
 		c := make([]complex128, out.NumElements())
-		naiveDot(p, toC128(la), toC128(ra), c)
+		naiveGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC128(la)), viewOf(&p.rhs, toC128(ra)), outMatrix(p, c))
 		storeC128(out, c)
 	}
 	return out
@@ -349,27 +349,11 @@ func loadF64(l *hlo.Literal, prec hlo.DType, components bool) []float64 {
 	return v
 }
 
-type number interface {
-	~int64 | ~float64 | ~complex128
-}
-
-// naiveDot is the exact-type product for integers and complex numbers:
-// rows of C are accumulated in i-p-j order so B is read along its rows.
-func naiveDot[T number](p *dotPlan, a, b, c []T) {
-	rows := p.batch * p.m
-	kernel.ParallelFor(rows, max(1, 4096/max(p.n*p.k, 1)), func(lo, hi int) {
-		for row := lo; row < hi; row++ {
-			bi, i := row/p.m, row%p.m
-			crow := c[row*p.n : (row+1)*p.n]
-			aBase := p.lhs.off[bi] + i*p.lhs.rs
-			for q := 0; q < p.k; q++ {
-				av := a[aBase+q*p.lhs.cs]
-				bBase := p.rhs.off[bi] + q*p.rhs.rs
-				cs := p.rhs.cs
-				for j := range crow {
-					crow[j] += av * b[bBase+j*cs]
-				}
-			}
-		}
-	})
+// outMatrix views a result buffer as the batch of m x n products.
+func outMatrix[T any](p *dotPlan, c []T) matrix[T] {
+	off := make([]int, p.batch)
+	for b := range off {
+		off[b] = b * p.m * p.n
+	}
+	return matrix[T]{data: c, off: off, rs: p.n, cs: 1}
 }

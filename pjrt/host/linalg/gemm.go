@@ -23,7 +23,7 @@ type float interface{ ~float32 | ~float64 }
 
 // matrix is a batch of strided 2-D views into data: element (b, i, j) is at
 // off[b] + i*rs + j*cs.
-type matrix[T float] struct {
+type matrix[T any] struct {
 	data   []T
 	off    []int
 	rs, cs int
@@ -72,8 +72,8 @@ func grow[T float](s []T, n int) []T {
 }
 
 // gemm computes c[b] += a[b] x b[b] for every batch b, where a is m x k, b
-// is k x n, and c is a contiguous [batch, m, n] array.
-func gemm[T float](kern *microKernel[T], batch, m, n, k int, a, b matrix[T], c []T) {
+// is k x n and c is m x n with unit column stride.
+func gemm[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]) {
 	if batch == 0 || m == 0 || n == 0 || k == 0 {
 		return
 	}
@@ -82,19 +82,19 @@ func gemm[T float](kern *microKernel[T], batch, m, n, k int, a, b matrix[T], c [
 		// Many small products: one product per task.
 		kernel.ParallelFor(batch, max(1, gemmParallelMin/max(work, 1)), func(lo, hi int) {
 			for bi := lo; bi < hi; bi++ {
-				gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c[bi*m*n:(bi+1)*m*n], false)
+				gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, false)
 			}
 		})
 		return
 	}
 	par := work >= gemmParallelMin
 	for bi := 0; bi < batch; bi++ {
-		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c[bi*m*n:(bi+1)*m*n], par)
+		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, par)
 	}
 }
 
-// gemm2D computes C[m x n] += A[m x k] * B[k x n] with C contiguous.
-func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, par bool) {
+// gemm2D computes C[m x n] += A[m x k] * B[k x n], C with row stride ldc.
+func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, ldc int, par bool) {
 	mr, nr := kern.mr, kern.nr
 	kc := min(k, gemmKC)
 	nc := min(roundUp(n, nr), gemmNC)
@@ -145,7 +145,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 				for ip := 0; ip < mPanels; ip++ {
 					packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
 				}
-				macroKernel(kern, pa, pb, mPanels, p0, p1, kcur, mcur, ncur, c, ic, jc, n)
+				macroKernel(kern, pa, pb, mPanels, p0, p1, kcur, mcur, ncur, c, ic, jc, ldc)
 				poolA.Put(bufA)
 			}
 			tasks := mBlocks * nSplit
@@ -252,3 +252,28 @@ func packPanelB[T float](dst, b []T, off, rs, cs, kc, cols, nr int) {
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func roundUp(a, b int) int { return ceilDiv(a, b) * b }
+
+type number interface {
+	~int64 | ~float32 | ~float64 | ~complex128
+}
+
+// naiveGemm is the exact-type product for integers and complex numbers (and
+// tiny float problems): rows of C are accumulated in i-p-j order so that B
+// is read along its rows when it is row-major.
+func naiveGemm[T number](batch, m, n, k int, a, b, c matrix[T]) {
+	rows := batch * m
+	kernel.ParallelFor(rows, max(1, 4096/max(n*k, 1)), func(lo, hi int) {
+		for row := lo; row < hi; row++ {
+			bi, i := row/m, row%m
+			co := c.off[bi] + i*c.rs
+			aBase := a.off[bi] + i*a.rs
+			for q := 0; q < k; q++ {
+				av := a.data[aBase+q*a.cs]
+				bBase := b.off[bi] + q*b.rs
+				for j := 0; j < n; j++ {
+					c.data[co+j*c.cs] += av * b.data[bBase+j*b.cs]
+				}
+			}
+		}
+	})
+}

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// naiveGemm is the float64 reference: c[b][i][j] = sum_p a(b,i,p)*b(b,p,j).
-func naiveGemm[T float](batch, m, n, k int, a, b matrix[T]) []float64 {
+// refGemm is the float64 reference: c[b][i][j] = sum_p a(b,i,p)*b(b,p,j).
+func refGemm[T float](batch, m, n, k int, a, b matrix[T]) []float64 {
 	c := make([]float64, batch*m*n)
 	for bi := 0; bi < batch; bi++ {
 		for i := 0; i < m; i++ {
@@ -48,8 +48,12 @@ func checkGemm[T float](t *testing.T, kern *microKernel[T], batch, m, n, k int, 
 	a := randMatrix[T](r, batch, m, k, ta)
 	b := randMatrix[T](r, batch, k, n, tb)
 	c := make([]T, batch*m*n)
-	gemm(kern, batch, m, n, k, a, b, c)
-	want := naiveGemm(batch, m, n, k, a, b)
+	off := make([]int, batch)
+	for i := range off {
+		off[i] = i * m * n
+	}
+	gemm(kern, batch, m, n, k, a, b, matrix[T]{data: c, off: off, rs: n, cs: 1})
+	want := refGemm(batch, m, n, k, a, b)
 	for i := range want {
 		if d := math.Abs(float64(c[i]) - want[i]); d > tol*float64(k) {
 			t.Fatalf("%s batch=%d m=%d n=%d k=%d ta=%v tb=%v: c[%d]=%v want %v", kern.name, batch, m, n, k, ta, tb, i, c[i], want[i])
@@ -99,7 +103,7 @@ func benchGemm[T float](b *testing.B, kern *microKernel[T], n int) {
 	r := rand.New(rand.NewPCG(1, 2))
 	x := randMatrix[T](r, 1, n, n, false)
 	y := randMatrix[T](r, 1, n, n, false)
-	c := make([]T, n*n)
+	c := matrix[T]{data: make([]T, n*n), off: []int{0}, rs: n, cs: 1}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		gemm(kern, 1, n, n, n, x, y, c)

@@ -97,10 +97,7 @@ func (v *opView) arrange(l *hlo.Literal) *hlo.Literal {
 	return &hlo.Literal{DType: l.DType, Dims: pd, Data: permuteBytes(l.Data, l.Dims, v.perm, l.DType.Size())}
 }
 
-func (v *opView) matrixF32(data []float32) matrix[float32] {
-	return matrix[float32]{data: data, off: v.off, rs: v.rs, cs: v.cs}
-}
-
-func (v *opView) matrixF64(data []float64) matrix[float64] {
-	return matrix[float64]{data: data, off: v.off, rs: v.rs, cs: v.cs}
+// viewOf returns the matrices of data (the arranged operand's elements).
+func viewOf[T any](v *opView, data []T) matrix[T] {
+	return matrix[T]{data: data, off: v.off, rs: v.rs, cs: v.cs}
 }

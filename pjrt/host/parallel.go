@@ -22,8 +22,21 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 	hub := NewHub(n)
 	hub.SetInfeed(g.Infeed)
 	var checks *kernel.CheckLog
+	var cancel <-chan struct{}
 	if parent != nil {
-		checks = parent.Checks
+		checks, cancel = parent.Checks, parent.Cancel
+	}
+	// A canceled run also wakes devices blocked in the hub.
+	finished := make(chan struct{})
+	defer close(finished)
+	if cancel != nil {
+		go func() {
+			select {
+			case <-cancel:
+				hub.Abort(kernel.ErrCanceled)
+			case <-finished:
+			}
+		}()
 	}
 	results := make([][]kernel.Value, n)
 	var wg sync.WaitGroup
@@ -33,7 +46,7 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 			defer wg.Done()
 			defer hub.Done(i)
 			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np,
-				Comm: hub, Checks: checks, Program: p}
+				Comm: hub, Checks: checks, Program: p, Cancel: cancel}
 			res, err := g.Funcs[i].Run(x, g.Args[i])
 			if err != nil {
 				err = fmt.Errorf("device %d (replica %d, partition %d): %w", i, i/np, i%np, err)

@@ -1,0 +1,506 @@
+package control
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// The collectives exchange operands between the devices of a process group
+// through x.Comm and compute their results locally (each member computes the
+// same reduction in the same order, so results agree bit for bit). Results
+// are always new literals.
+func init() {
+	kernel.Register(
+		kernel.Entry{Name: "stablehlo.all_reduce", Compile: compileAllReduce, Fresh: true},
+		kernel.Entry{Name: "stablehlo.all_gather", Compile: compileAllGather, Fresh: true},
+		kernel.Entry{Name: "stablehlo.reduce_scatter", Compile: compileReduceScatter, Fresh: true},
+		kernel.Entry{Name: "stablehlo.all_to_all", Compile: compileAllToAll, Fresh: true},
+		kernel.Entry{Name: "stablehlo.collective_permute", Compile: compileCollectivePermute, Fresh: true},
+		kernel.Entry{Name: "stablehlo.collective_broadcast", Compile: compileCollectiveBroadcast, Fresh: true},
+		kernel.Entry{Name: "stablehlo.collective_reduce", Compile: compileCollectiveReduce, Fresh: true},
+		kernel.Entry{Name: "stablehlo.replica_id", Compile: compileProcessID(true), Fresh: true},
+		kernel.Entry{Name: "stablehlo.partition_id", Compile: compileProcessID(false), Fresh: true},
+	)
+}
+
+func opErr(op *hlo.Op, format string, args ...any) error {
+	return &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wrappedError is an op error that keeps its cause for errors.Is/As
+// (kernel.ErrCanceled through a loop or a parallel run).
+type wrappedError struct {
+	*kernel.OpError
+	cause error
+}
+
+func (w wrappedError) Unwrap() error { return w.cause }
+
+func wrapErr(op *hlo.Op, err error) error {
+	return wrappedError{&kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: err.Error()}, err}
+}
+
+// outTensors returns the op's static result types.
+func outTensors(c *kernel.OpCtx) ([]*hlo.TensorType, error) {
+	out := make([]*hlo.TensorType, len(c.Out))
+	for i, t := range c.Out {
+		tt, err := staticTensor(c, t, fmt.Sprintf("result %d", i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = tt
+	}
+	return out, nil
+}
+
+// joinGroup finds x's process group; a device in no group is an error for
+// the collectives that need every device in one.
+func joinGroup(x *kernel.Ctx, op *hlo.Op, mode groupMode, groups [][]int64) ([]int, int, error) {
+	g, i, err := myGroup(x, mode, groups)
+	if err != nil {
+		return nil, -1, wrapErr(op, err)
+	}
+	if i < 0 {
+		return nil, -1, opErr(op, "device (replica %d, partition %d) is in no %s process group of %v", x.Replica, x.Partition, mode, groups)
+	}
+	return g, i, nil
+}
+
+func compileAllReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Op.Regions) != 1 {
+		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
+	}
+	cb, err := compileCombiner(c, c.Op.Regions[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Op.Results) != len(c.Op.Operands) {
+		return nil, c.Errorf("%d operands but %d results", len(c.Op.Operands), len(c.Op.Results))
+	}
+	op, mode := c.Op, ca.globalMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, _, err := joinGroup(x, op, mode, ca.groups)
+		if err != nil {
+			return err
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range vals {
+			col := make([]*hlo.Literal, len(all))
+			for k := range all {
+				col[k] = all[k][j]
+			}
+			r, err := cb.reduceAll(x, col)
+			if err != nil {
+				return wrapErr(op, err)
+			}
+			results[j] = r
+		}
+		return nil
+	}, nil
+}
+
+func compileAllGather(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	dim, ok := c.Int("all_gather_dim")
+	if !ok {
+		return nil, c.Errorf("missing all_gather_dim")
+	}
+	outs, err := outTensors(c)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range outs {
+		if dim < 0 || int(dim) >= t.Rank() {
+			return nil, c.Errorf("all_gather_dim %d out of range for result %d %s", dim, i, t)
+		}
+	}
+	op, mode := c.Op, ca.globalMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, _, err := joinGroup(x, op, mode, ca.groups)
+		if err != nil {
+			return err
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range vals {
+			parts := make([]*hlo.Literal, len(all))
+			for k := range all {
+				parts[k] = all[k][j]
+			}
+			r := concatDim(parts, int(dim))
+			if !hlo.NewTensorType(r.DType, r.Dims...).Equal(hlo.NewTensorType(outs[j].DType, outs[j].Dims...)) {
+				return opErr(op, "gathered %s from a group of %d, result type is %s", r.ShapeString(), len(group), outs[j].ShapeString())
+			}
+			results[j] = r
+		}
+		return nil
+	}, nil
+}
+
+func compileReduceScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	dim, ok := c.Int("scatter_dimension")
+	if !ok {
+		return nil, c.Errorf("missing scatter_dimension")
+	}
+	if len(c.Op.Regions) != 1 {
+		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
+	}
+	cb, err := compileCombiner(c, c.Op.Regions[0])
+	if err != nil {
+		return nil, err
+	}
+	op, mode := c.Op, ca.globalMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, me, err := joinGroup(x, op, mode, ca.groups)
+		if err != nil {
+			return err
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range vals {
+			col := make([]*hlo.Literal, len(all))
+			for k := range all {
+				col[k] = all[k][j]
+			}
+			r, err := cb.reduceAll(x, col)
+			if err != nil {
+				return wrapErr(op, err)
+			}
+			if dim < 0 || int(dim) >= len(r.Dims) || r.Dims[dim]%int64(len(group)) != 0 {
+				return opErr(op, "scatter_dimension %d of %s does not split into %d parts", dim, r.ShapeString(), len(group))
+			}
+			size := r.Dims[dim] / int64(len(group))
+			results[j] = sliceDim(r, int(dim), int64(me)*size, size)
+		}
+		return nil
+	}, nil
+}
+
+func compileAllToAll(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	splitDim, ok1 := c.Int("split_dimension")
+	concatDimension, ok2 := c.Int("concat_dimension")
+	splitCount, ok3 := c.Int("split_count")
+	if !ok1 || !ok2 || !ok3 {
+		return nil, c.Errorf("needs split_dimension, concat_dimension and split_count")
+	}
+	if splitCount <= 0 {
+		return nil, c.Errorf("split_count %d must be positive", splitCount)
+	}
+	for i, t := range c.In {
+		tt, err := staticTensor(c, t, fmt.Sprintf("operand %d", i))
+		if err != nil {
+			return nil, err
+		}
+		if splitDim < 0 || int(splitDim) >= tt.Rank() || concatDimension < 0 || int(concatDimension) >= tt.Rank() {
+			return nil, c.Errorf("split_dimension %d / concat_dimension %d out of range for %s", splitDim, concatDimension, tt)
+		}
+		if tt.Dims[splitDim]%splitCount != 0 {
+			return nil, c.Errorf("dimension %d of %s does not split into %d parts", splitDim, tt, splitCount)
+		}
+	}
+	op, mode := c.Op, ca.channelMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, me, err := joinGroup(x, op, mode, ca.groups)
+		if err != nil {
+			return err
+		}
+		if int64(len(group)) != splitCount {
+			return opErr(op, "split_count %d differs from the process group size %d", splitCount, len(group))
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range vals {
+			parts := make([]*hlo.Literal, len(all))
+			for k := range all {
+				v := all[k][j]
+				size := v.Dims[splitDim] / splitCount
+				parts[k] = sliceDim(v, int(splitDim), int64(me)*size, size)
+			}
+			results[j] = concatDim(parts, int(concatDimension))
+		}
+		return nil
+	}, nil
+}
+
+func compileCollectivePermute(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "")
+	if err != nil {
+		return nil, err
+	}
+	a := c.Op.Attr("source_target_pairs")
+	if a == nil {
+		return nil, c.Errorf("missing source_target_pairs")
+	}
+	pairs, err := readGroups(c, "source_target_pairs", a, false)
+	if err != nil {
+		return nil, err
+	}
+	sources, targets := map[int64]bool{}, map[int64]bool{}
+	var ids []int64 // every id named by a pair, once
+	for _, p := range pairs {
+		if len(p) != 2 {
+			return nil, c.Errorf("source_target_pairs rows must be [source, target] pairs, got %v", p)
+		}
+		if sources[p[0]] || targets[p[1]] {
+			return nil, c.Errorf("source_target_pairs repeats a source or a target: %v", pairs)
+		}
+		sources[p[0]], targets[p[1]] = true, true
+		for _, id := range p {
+			seen := false
+			for _, s := range ids {
+				seen = seen || s == id
+			}
+			if !seen {
+				ids = append(ids, id)
+			}
+		}
+	}
+	outs, err := outTensors(c)
+	if err != nil {
+		return nil, err
+	}
+	op, mode := c.Op, ca.channelMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		// Every device named by a pair (within x's slice of the grid)
+		// contributes; each target picks its source's operand.
+		group, me, err := myGroup(x, mode, [][]int64{ids})
+		if err != nil {
+			return wrapErr(op, err)
+		}
+		if me < 0 {
+			for j, t := range outs {
+				results[j] = zerosOf(t)
+			}
+			return nil
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		myID := ids[me]
+		for j, t := range outs {
+			results[j] = zerosOf(t)
+			for _, p := range pairs {
+				if p[1] == myID {
+					for k, id := range ids {
+						if id == p[0] {
+							results[j] = all[k][j].Clone()
+						}
+					}
+				}
+			}
+		}
+		return nil
+	}, nil
+}
+
+// rootAttrs reads has_dynamic_root: the last operand then holds, per data
+// operand, the index in the process group of its source (root) process.
+func hasDynamicRoot(c *kernel.OpCtx) bool {
+	switch a := c.Op.Attr("has_dynamic_root").(type) {
+	case hlo.UnitAttr:
+		return true
+	case hlo.BoolAttr:
+		return bool(a)
+	}
+	return false
+}
+
+// roots returns, per data operand, the index of its root in the group.
+func roots(op *hlo.Op, vals []*hlo.Literal, dynamic bool, groupSize int) ([]*hlo.Literal, []int, error) {
+	if !dynamic {
+		return vals, make([]int, len(vals)), nil
+	}
+	if len(vals) < 2 {
+		return nil, nil, opErr(op, "has_dynamic_root needs data operands and a root operand")
+	}
+	rl := vals[len(vals)-1]
+	data := vals[:len(vals)-1]
+	if rl.NumElements() != len(data) {
+		return nil, nil, opErr(op, "root operand %s must hold one index per data operand (%d)", rl.ShapeString(), len(data))
+	}
+	rs := make([]int, len(data))
+	for j := range data {
+		r := rl.Int(j)
+		if r < 0 || r >= int64(groupSize) {
+			return nil, nil, opErr(op, "root index %d out of range for a process group of %d", r, groupSize)
+		}
+		rs[j] = int(r)
+	}
+	return data, rs, nil
+}
+
+func compileCollectiveBroadcast(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	outs, err := outTensors(c)
+	if err != nil {
+		return nil, err
+	}
+	dynamic := hasDynamicRoot(c)
+	op, mode := c.Op, ca.channelMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, _, err := myGroup(x, mode, ca.groups)
+		if err != nil {
+			return wrapErr(op, err)
+		}
+		if group == nil {
+			for j, t := range outs {
+				results[j] = zerosOf(t)
+			}
+			return nil
+		}
+		data, rs, err := roots(op, vals, dynamic, len(group))
+		if err != nil {
+			return err
+		}
+		if len(data) != len(outs) {
+			return opErr(op, "%d data operands but %d results", len(data), len(outs))
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range data {
+			results[j] = all[rs[j]][j].Clone()
+		}
+		return nil
+	}, nil
+}
+
+func compileCollectiveReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, err := readCollectiveAttrs(c, "replica_groups")
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Op.Regions) != 1 {
+		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
+	}
+	cb, err := compileCombiner(c, c.Op.Regions[0])
+	if err != nil {
+		return nil, err
+	}
+	outs, err := outTensors(c)
+	if err != nil {
+		return nil, err
+	}
+	dynamic := hasDynamicRoot(c)
+	op, mode := c.Op, ca.channelMode()
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		vals, err := literals(op, args)
+		if err != nil {
+			return err
+		}
+		group, me, err := myGroup(x, mode, ca.groups)
+		if err != nil {
+			return wrapErr(op, err)
+		}
+		for j, t := range outs {
+			results[j] = zerosOf(t)
+		}
+		if group == nil {
+			return nil
+		}
+		data, rs, err := roots(op, vals, dynamic, len(group))
+		if err != nil {
+			return err
+		}
+		if len(data) != len(outs) {
+			return opErr(op, "%d data operands but %d results", len(data), len(outs))
+		}
+		all, err := exchange(x, op, group, vals)
+		if err != nil {
+			return err
+		}
+		for j := range data {
+			if rs[j] != me {
+				continue
+			}
+			col := make([]*hlo.Literal, len(all))
+			for k := range all {
+				col[k] = all[k][j]
+			}
+			r, err := cb.reduceAll(x, col)
+			if err != nil {
+				return wrapErr(op, err)
+			}
+			results[j] = r
+		}
+		return nil
+	}, nil
+}
+
+func compileProcessID(replica bool) kernel.CompileFn {
+	return func(c *kernel.OpCtx) (kernel.RunFn, error) {
+		outs, err := outTensors(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(outs) != 1 || outs[0].Rank() != 0 {
+			return nil, c.Errorf("result must be one scalar, got %v", c.Out)
+		}
+		t := outs[0]
+		return func(x *kernel.Ctx, args, results []kernel.Value) error {
+			l := kernel.Alloc(t)
+			if replica {
+				l.SetInt(0, int64(x.Replica))
+			} else {
+				l.SetInt(0, int64(x.Partition))
+			}
+			results[0] = l
+			return nil
+		}, nil
+	}
+}

@@ -45,9 +45,17 @@ type Elementwise struct {
 	// Prepare returns the tile function for the op's operand and result
 	// element types, or an error when unsupported.
 	Prepare func(c *OpCtx) (TileFn, error)
+	// Cost is the rough cost of one element relative to an f32 add (0
+	// means 1); the planner sizes parallel chunks with it.
+	Cost int
 }
 
-// TileFn computes dst[lo:hi] from srcs[k][lo:hi].
+// TileFn computes dst[lo:hi] from srcs[k][lo:hi]. It reads only DType and
+// Data of its literals (the planner passes tile-sized views with no Dims),
+// works for any sub-range, and tolerates dst sharing storage with a source
+// of the same element type (in-place execution). A source with exactly one
+// element while dst has more is a scalar operand (select's predicate,
+// clamp's bounds): its element 0 applies to every index.
 type TileFn func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int)
 
 // OpCtx is what an op's CompileFn sees.
@@ -155,6 +163,9 @@ type Ctx struct {
 	// Cancel, when closed, asks ops that can run unboundedly (loops) to stop
 	// with ErrCanceled; nil never cancels. See Canceled.
 	Cancel <-chan struct{}
+	// Pool recycles tensor storage within one execution on this goroutine
+	// (nil: plain allocation). See NewLiteral.
+	Pool *Pool
 }
 
 // Fork returns a copy of x with its own copy of the frame, for running a
@@ -162,6 +173,7 @@ type Ctx struct {
 func (x *Ctx) Fork() *Ctx {
 	y := *x
 	y.Frame = append([]Value(nil), x.Frame...)
+	y.Pool = nil // a Pool belongs to one goroutine
 	return &y
 }
 

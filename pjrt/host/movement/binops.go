@@ -167,7 +167,15 @@ func accAdd[T numT](dst []byte, dOff, dS int, src []byte, sOff, sS, n int) {
 	d, s := asT[T](dst), asT[T](src)
 	if dS == 1 && sS == 1 {
 		dd, ss := d[dOff:dOff+n], s[sOff:sOff+n]
-		for j := range dd {
+		j := 0
+		for ; j+4 <= len(dd) && j+4 <= len(ss); j += 4 {
+			a, b := dd[j:j+4:j+4], ss[j:j+4:j+4]
+			a[0] += b[0]
+			a[1] += b[1]
+			a[2] += b[2]
+			a[3] += b[3]
+		}
+		for ; j < len(dd); j++ {
 			dd[j] += ss[j]
 		}
 		return

@@ -50,10 +50,9 @@ func (c *Client) Attributes() map[string]string { return c.l.attrs }
 
 func (c *Client) Platform() string { return c.platform }
 
-func (c *Client) PlatformVersion() string {
-	a := c.l.lib.info
-	return fmt.Sprintf("%s (PJRT C API %d.%d, %s)", c.xc.PlatformVersion(), a.Major, a.Minor, c.path)
-}
+// PlatformVersion is the plugin's own description of its version (for
+// CUDA, the CUDA and driver versions); API has the C API version.
+func (c *Client) PlatformVersion() string { return c.xc.PlatformVersion() }
 
 func (c *Client) Devices() []pjrt.Device { return c.devices }
 

@@ -29,6 +29,9 @@ func digamma(x float64) float64 {
 		// Reflection: ψ(x) = ψ(1-x) - π cot(πx).
 		return digamma(1-x) - math.Pi/tanPi(x)
 	}
+	if d := (x - digammaRootHi) - digammaRootLo; math.Abs(d) < 0.25 {
+		return digammaNearRoot(d)
+	}
 	// Recurrence up to x >= 10, then the asymptotic series.
 	var sum, comp float64 // Neumaier-compensated sum of 1/x terms
 	for x < 10 {
@@ -46,6 +49,32 @@ func digamma(x float64) float64 {
 	// Σ B_2k / (2k x^2k), k = 1..7.
 	series := x2 * (1.0/12 - x2*(1.0/120-x2*(1.0/252-x2*(1.0/240-x2*(1.0/132-x2*(691.0/32760-x2*(1.0/12)))))))
 	return math.Log(x) - 0.5/x - series - (sum + comp)
+}
+
+// The positive root of ψ as a double-double.
+const digammaRootHi, digammaRootLo = 1.4616321449683622, 9.549995429965697e-17
+
+// digammaRootCoef[k-1] = (-1)^(k+1) ζ(k+1, x0): the Taylor coefficients of
+// ψ at its root x0, where the general formula loses its relative accuracy
+// to cancellation.
+var digammaRootCoef = func() []float64 {
+	c := make([]float64, 40)
+	for k := range c {
+		z := zeta(float64(k+2), digammaRootHi)
+		if k%2 == 1 {
+			z = -z
+		}
+		c[k] = z
+	}
+	return c
+}()
+
+func digammaNearRoot(d float64) float64 {
+	var s float64
+	for k := len(digammaRootCoef) - 1; k >= 0; k-- {
+		s = (s + digammaRootCoef[k]) * d
+	}
+	return s
 }
 
 // tanPi is tan(πx) with the argument reduced exactly first.
@@ -77,7 +106,7 @@ func erfInv(x float64) float64 {
 	const twoOverSqrtPi = 1.1283791670955126
 	tail := a > 0.5
 	oneMinus := 1 - a
-	for k := 0; k < 4; k++ {
+	for k := 0; k < 60; k++ {
 		var f float64
 		if tail {
 			f = -(math.Erfc(y) - oneMinus)

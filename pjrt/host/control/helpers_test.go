@@ -99,7 +99,9 @@ func scalar(v int64) *hlo.Literal {
 	return l
 }
 
-func dense(l *hlo.Literal) *hlo.DenseElementsAttr { return &hlo.DenseElementsAttr{Type: l.Type(), Value: l} }
+func dense(l *hlo.Literal) *hlo.DenseElementsAttr {
+	return &hlo.DenseElementsAttr{Type: l.Type(), Value: l}
+}
 
 func groups(rows ...[]int64) *hlo.DenseElementsAttr {
 	var flat []int64

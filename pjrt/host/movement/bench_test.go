@@ -46,7 +46,7 @@ func benchReduce(b *testing.B, dims []int64, out []int64) {
 	benchRun(b, reduceOpOf(hlo.F32, []int64{benchN, benchN}, dims, out, binRegion("stablehlo.add", hlo.F32)), in, hlo.ScalarLiteral(hlo.F32, 0))
 }
 
-func BenchmarkReduceSumAll16M(b *testing.B)   { benchReduce(b, []int64{0, 1}, nil) }
+func BenchmarkReduceSumAll16M(b *testing.B)    { benchReduce(b, []int64{0, 1}, nil) }
 func BenchmarkReduceSumAxis1_16M(b *testing.B) { benchReduce(b, []int64{1}, []int64{benchN}) }
 func BenchmarkReduceSumAxis0_16M(b *testing.B) { benchReduce(b, []int64{0}, []int64{benchN}) }
 

@@ -1,8 +1,6 @@
 package movement
 
 import (
-	"math"
-
 	"github.com/xlajit/xlajit/hlo"
 )
 
@@ -248,39 +246,11 @@ func accIMin[T intT](dst []byte, dOff, dS int, src []byte, sOff, sS, n int) {
 	}
 }
 
-// fmax is IEEE-754 maximum: NaN propagates and +0 > -0.
-func fmax[T floatT](a, b T) T {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a > b:
-		return a
-	case b > a:
-		return b
-	case a == 0 && math.Signbit(float64(a)):
-		return b
-	}
-	return a
-}
+// fmax and fmin are IEEE-754 maximum and minimum (NaN wins, -0 < +0),
+// which is what Go's builtins compute for floats.
+func fmax[T floatT](a, b T) T { return max(a, b) }
 
-// fmin is IEEE-754 minimum: NaN propagates and -0 < +0.
-func fmin[T floatT](a, b T) T {
-	switch {
-	case a != a:
-		return a
-	case b != b:
-		return b
-	case a < b:
-		return a
-	case b < a:
-		return b
-	case a == 0 && !math.Signbit(float64(a)):
-		return b
-	}
-	return a
-}
+func fmin[T floatT](a, b T) T { return min(a, b) }
 
 func accFMax[T floatT](dst []byte, dOff, dS int, src []byte, sOff, sS, n int) {
 	d, s := asT[T](dst), asT[T](src)
@@ -440,12 +410,14 @@ func scalarStep(k binKind, dt hlo.DType) (func(a, b []byte), bool) {
 				x += y
 			case binMul:
 				x *= y
+			// Lexicographic on (real, imag); when the comparison is false
+			// (equal, or NaN) the right operand wins, as the elementwise ops.
 			case binMax:
-				if real(y) > real(x) || (real(y) == real(x) && imag(y) > imag(x)) {
+				if !(real(x) > real(y) || (real(x) == real(y) && imag(x) > imag(y))) {
 					x = y
 				}
 			case binMin:
-				if real(y) < real(x) || (real(y) == real(x) && imag(y) < imag(x)) {
+				if !(real(x) < real(y) || (real(x) == real(y) && imag(x) < imag(y))) {
 					x = y
 				}
 			}

@@ -374,6 +374,9 @@ func TypesCompatible(a, b Type) bool {
 	case *TokenType:
 		_, ok := b.(*TokenType)
 		return ok
+	case *OpaqueType:
+		b, ok := b.(*OpaqueType)
+		return ok && a.Text == b.Text
 	}
 	return false
 }

@@ -36,7 +36,7 @@ func (c *inferCtx) checkReplicaGroups() error {
 			continue
 		}
 		if x < 0 || seen[x] {
-			return c.errf("replica_groups %s must hold unique non-negative ids", DenseString(d.Value))
+			return c.errf("replica_groups %s must hold unique non-negative ids", AttrString(d))
 		}
 		seen[x] = true
 	}
@@ -257,7 +257,7 @@ func inferCollectivePermute(c *inferCtx) ([]Type, error) {
 	src, dst := map[int64]bool{}, map[int64]bool{}
 	for i := 0; i+1 < len(xs); i += 2 {
 		if xs[i] < 0 || xs[i+1] < 0 || src[xs[i]] || dst[xs[i+1]] {
-			return nil, c.errf("source_target_pairs %s must have unique non-negative sources and targets", DenseString(a.Value))
+			return nil, c.errf("source_target_pairs %s must have unique non-negative sources and targets", AttrString(a))
 		}
 		src[xs[i]], dst[xs[i+1]] = true, true
 	}

@@ -1,5 +1,7 @@
 package hlo
 
+import "strconv"
+
 // Rules for control flow, tuples, tokens, calls, custom calls and the ops
 // whose results are declared rather than derived.
 
@@ -73,10 +75,8 @@ func inferCase(c *inferCtx) ([]Type, error) {
 	if len(c.regions) == 0 {
 		return nil, c.errf("expected at least one branch")
 	}
-	return c.checkBranches(func(i int) string { return "branch #" + itoa(i) })
+	return c.checkBranches(func(i int) string { return "branch #" + strconv.Itoa(i) })
 }
-
-func itoa(i int) string { return fmtDim(int64(i)) }
 
 func inferTuple(c *inferCtx) ([]Type, error) {
 	return []Type{&TupleType{Elems: append([]Type{}, c.operands...)}}, nil

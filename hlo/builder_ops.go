@@ -69,21 +69,23 @@ func (s *Scope) Clz(x *Value) *Value              { return s.unary("count_leadin
 // Binary ops: both operands have one type (no implicit broadcasting; use
 // BroadcastInDim).
 
-func (s *Scope) Add(x, y *Value) *Value                  { return s.binary("add", x, y) }
-func (s *Scope) Sub(x, y *Value) *Value                  { return s.binary("subtract", x, y) }
-func (s *Scope) Mul(x, y *Value) *Value                  { return s.binary("multiply", x, y) }
-func (s *Scope) Div(x, y *Value) *Value                  { return s.binary("divide", x, y) }
-func (s *Scope) Rem(x, y *Value) *Value                  { return s.binary("remainder", x, y) }
-func (s *Scope) Pow(x, y *Value) *Value                  { return s.binary("power", x, y) }
-func (s *Scope) Max(x, y *Value) *Value                  { return s.binary("maximum", x, y) }
-func (s *Scope) Min(x, y *Value) *Value                  { return s.binary("minimum", x, y) }
-func (s *Scope) Atan2(x, y *Value) *Value                { return s.binary("atan2", x, y) }
-func (s *Scope) And(x, y *Value) *Value                  { return s.binary("and", x, y) }
-func (s *Scope) Or(x, y *Value) *Value                   { return s.binary("or", x, y) }
-func (s *Scope) Xor(x, y *Value) *Value                  { return s.binary("xor", x, y) }
-func (s *Scope) ShiftLeft(x, y *Value) *Value            { return s.binary("shift_left", x, y) }
-func (s *Scope) ShiftRightArithmetic(x, y *Value) *Value { return s.binary("shift_right_arithmetic", x, y) }
-func (s *Scope) ShiftRightLogical(x, y *Value) *Value    { return s.binary("shift_right_logical", x, y) }
+func (s *Scope) Add(x, y *Value) *Value       { return s.binary("add", x, y) }
+func (s *Scope) Sub(x, y *Value) *Value       { return s.binary("subtract", x, y) }
+func (s *Scope) Mul(x, y *Value) *Value       { return s.binary("multiply", x, y) }
+func (s *Scope) Div(x, y *Value) *Value       { return s.binary("divide", x, y) }
+func (s *Scope) Rem(x, y *Value) *Value       { return s.binary("remainder", x, y) }
+func (s *Scope) Pow(x, y *Value) *Value       { return s.binary("power", x, y) }
+func (s *Scope) Max(x, y *Value) *Value       { return s.binary("maximum", x, y) }
+func (s *Scope) Min(x, y *Value) *Value       { return s.binary("minimum", x, y) }
+func (s *Scope) Atan2(x, y *Value) *Value     { return s.binary("atan2", x, y) }
+func (s *Scope) And(x, y *Value) *Value       { return s.binary("and", x, y) }
+func (s *Scope) Or(x, y *Value) *Value        { return s.binary("or", x, y) }
+func (s *Scope) Xor(x, y *Value) *Value       { return s.binary("xor", x, y) }
+func (s *Scope) ShiftLeft(x, y *Value) *Value { return s.binary("shift_left", x, y) }
+func (s *Scope) ShiftRightArithmetic(x, y *Value) *Value {
+	return s.binary("shift_right_arithmetic", x, y)
+}
+func (s *Scope) ShiftRightLogical(x, y *Value) *Value { return s.binary("shift_right_logical", x, y) }
 
 // Complex builds complex numbers from real parts x and imaginary parts y.
 func (s *Scope) Complex(x, y *Value) *Value { return s.binary("complex", x, y) }

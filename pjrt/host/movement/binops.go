@@ -470,3 +470,48 @@ func scalarStep(k binKind, dt hlo.DType) (func(a, b []byte), bool) {
 	}
 	return nil, false
 }
+
+// rowsFn folds nRows source rows (row stride rs, n contiguous elements
+// each) into a contiguous destination row: for each j, dst[dOff+j] =
+// op(…op(dst[dOff+j], src[sOff+j])…, src[sOff+(nRows-1)·rs+j]), the same
+// order as nRows accFn calls but with one pass over dst per four rows.
+type rowsFn func(dst []byte, dOff int, src []byte, sOff, rs, nRows, n int)
+
+// rowsKernel returns the multi-row kernel of k over dt, or nil (the caller
+// then loops over accFn).
+func rowsKernel(k binKind, dt hlo.DType) rowsFn {
+	if k != binAdd {
+		return nil
+	}
+	switch dt {
+	case hlo.F32:
+		return addRows[float32]
+	case hlo.F64:
+		return addRows[float64]
+	case hlo.I32:
+		return addRows[int32]
+	case hlo.I64:
+		return addRows[int64]
+	}
+	return nil
+}
+
+func addRows[T numT](dst []byte, dOff int, src []byte, sOff, rs, nRows, n int) {
+	d, s := asT[T](dst)[dOff:dOff+n], asT[T](src)
+	r := 0
+	for ; r+4 <= nRows; r += 4 {
+		o := sOff + r*rs
+		r0, r1, r2, r3 := s[o:o+n], s[o+rs:o+rs+n], s[o+2*rs:o+2*rs+n], s[o+3*rs:o+3*rs+n]
+		r0, r1, r2, r3 = r0[:len(d)], r1[:len(d)], r2[:len(d)], r3[:len(d)]
+		for j := range d {
+			d[j] = d[j] + r0[j] + r1[j] + r2[j] + r3[j]
+		}
+	}
+	for ; r < nRows; r++ {
+		o := sOff + r*rs
+		row := s[o : o+n][:len(d)]
+		for j := range d {
+			d[j] += row[j]
+		}
+	}
+}

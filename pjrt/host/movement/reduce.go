@@ -122,6 +122,7 @@ type reduceOp struct {
 	static  *reduceLayout
 	acc     accFn // fast path (n == 1, body a single binary op)
 	fold    foldFn
+	rows    rowsFn
 	initBuf [][]byte // scratch for converted init values (fast path)
 }
 
@@ -184,6 +185,7 @@ func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	if n == 1 && ro.inDT[0] == ro.body.args[0] {
 		ro.acc, ro.fold, _ = binKernels(ro.body.kind, ro.inDT[0])
+		ro.rows = rowsKernel(ro.body.kind, ro.inDT[0])
 	}
 	return ro.run, nil
 }
@@ -353,6 +355,13 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 			c1 := min(c0+colsPer, nc)
 			base := outer.keptBase(row) + c0
 			o := row*nc + c0
+			if ro.rows != nil {
+				last := L.red[len(L.red)-1]
+				forEachRow(L.red, func(off int) {
+					ro.rows(out, o, in, base+off, last.inS, last.n, c1-c0)
+				})
+				continue
+			}
 			forEachOffset(L.red, func(off int) {
 				ro.acc(out, o, 1, in, base+off, 1, c1-c0)
 			})

@@ -31,11 +31,11 @@ func init() {
 		unaryEntry("chlo.conj", func(x float64) float64 { return x }, cmplx.Conj),
 		binaryEntry("chlo.zeta", zeta),
 		binaryEntry("chlo.polygamma", polygamma),
-		elementwiseEntry("chlo.next_after", prepareNextAfter),
-		elementwiseEntry("chlo.is_inf", preparePredicate(func(f float64) bool { return math.IsInf(f, 0) })),
-		elementwiseEntry("chlo.is_pos_inf", preparePredicate(func(f float64) bool { return math.IsInf(f, 1) })),
-		elementwiseEntry("chlo.is_neg_inf", preparePredicate(func(f float64) bool { return math.IsInf(f, -1) })),
-		elementwiseEntry("chlo.mulhi", prepareMulhi),
+		elementwiseEntry("chlo.next_after", 2, prepareNextAfter),
+		elementwiseEntry("chlo.is_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 0) })),
+		elementwiseEntry("chlo.is_pos_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 1) })),
+		elementwiseEntry("chlo.is_neg_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, -1) })),
+		elementwiseEntry("chlo.mulhi", 2, prepareMulhi),
 	)
 }
 
@@ -74,8 +74,9 @@ func prepareNextAfter(c *kernel.OpCtx) (kernel.TileFn, error) {
 	nan := hlo.Float64ToFloatBits(dt, math.NaN())
 	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
 		xs, ys := srcs[0], srcs[1]
+		xi, yi := scalarIndex(dst, xs), scalarIndex(dst, ys)
 		for i := lo; i < hi; i++ {
-			xb, yb := xs.Bits(i), ys.Bits(i)
+			xb, yb := xs.Bits(xi(i)), ys.Bits(yi(i))
 			x, y := hlo.FloatBitsToFloat64(dt, xb), hlo.FloatBitsToFloat64(dt, yb)
 			var r uint64
 			switch {
@@ -109,18 +110,20 @@ func prepareMulhi(c *kernel.OpCtx) (kernel.TileFn, error) {
 	signed := dt.IsSigned()
 	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
 		xs, ys := srcs[0], srcs[1]
+		xi, yi := scalarIndex(dst, xs), scalarIndex(dst, ys)
 		for i := lo; i < hi; i++ {
+			a, b := xi(i), yi(i)
 			var h int64
 			switch {
 			case n == 64 && signed:
-				h = mulhiSigned64(xs.Int(i), ys.Int(i))
+				h = mulhiSigned64(xs.Int(a), ys.Int(b))
 			case n == 64:
-				hu, _ := bits.Mul64(xs.Uint(i), ys.Uint(i))
+				hu, _ := bits.Mul64(xs.Uint(a), ys.Uint(b))
 				h = int64(hu)
 			case signed:
-				h = (xs.Int(i) * ys.Int(i)) >> n
+				h = (xs.Int(a) * ys.Int(b)) >> n
 			default:
-				h = int64((xs.Uint(i) * ys.Uint(i)) >> n)
+				h = int64((xs.Uint(a) * ys.Uint(b)) >> n)
 			}
 			dst.SetInt(i, h)
 		}

@@ -10,6 +10,10 @@ import (
 // a ULP of the exact value whenever the float64 kernel is accurate, and the
 // f64 kernels below are written for a few ULP at most.
 
+// specialCost is the rough per-element cost of a special function relative
+// to an f32 add (kernel.Elementwise.Cost).
+const specialCost = 64
+
 // realFn and complexFn are element kernels.
 type (
 	realFn    func(float64) float64
@@ -64,20 +68,30 @@ func mapTile(dt hlo.DType, f realFn, g complexFn) kernel.TileFn {
 func map2Tile(dt hlo.DType, f func(a, b float64) float64) kernel.TileFn {
 	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
 		a, b := srcs[0], srcs[1]
+		ai, bi := scalarIndex(dst, a), scalarIndex(dst, b)
 		for i := lo; i < hi; i++ {
-			dst.SetFloat(i, f(a.Float(i), b.Float(i)))
+			dst.SetFloat(i, f(a.Float(ai(i)), b.Float(bi(i))))
 		}
 	}
+}
+
+// scalarIndex maps a tile index to src's element: a one-element source of a
+// larger destination is a scalar operand (kernel.TileFn).
+func scalarIndex(dst, src *hlo.Literal) func(int) int {
+	if src.NumElements() == 1 && dst.NumElements() > 1 {
+		return func(int) int { return 0 }
+	}
+	return func(i int) int { return i }
 }
 
 // elementwiseEntry builds a table entry for an element-wise op from a
 // tile-function factory: it runs unfused in parallel chunks, and offers
 // itself to the planner for fusion.
-func elementwiseEntry(name string, prepare func(c *kernel.OpCtx) (kernel.TileFn, error)) kernel.Entry {
+func elementwiseEntry(name string, cost int, prepare func(c *kernel.OpCtx) (kernel.TileFn, error)) kernel.Entry {
 	return kernel.Entry{
 		Name:        name,
 		Fresh:       true,
-		Elementwise: &kernel.Elementwise{Prepare: prepare},
+		Elementwise: &kernel.Elementwise{Prepare: prepare, Cost: cost},
 		Compile: func(c *kernel.OpCtx) (kernel.RunFn, error) {
 			tile, err := prepare(c)
 			if err != nil {
@@ -100,8 +114,8 @@ func elementwiseEntry(name string, prepare func(c *kernel.OpCtx) (kernel.TileFn,
 					}
 					srcs[i] = l
 				}
-				dst := kernel.Alloc(out)
-				kernel.ParallelFor(dst.NumElements(), 4096, func(lo, hi int) { tile(dst, srcs, lo, hi) })
+				dst := x.NewLiteralUninit(out.DType, out.Dims)
+				kernel.ParallelFor(dst.NumElements(), kernel.ElementGrain(cost), func(lo, hi int) { tile(dst, srcs, lo, hi) })
 				results[0] = dst
 				return nil
 			}, nil
@@ -112,7 +126,7 @@ func elementwiseEntry(name string, prepare func(c *kernel.OpCtx) (kernel.TileFn,
 // unaryEntry registers a float/complex op; f or g may be nil when the op has
 // no real or complex form.
 func unaryEntry(name string, f realFn, g complexFn) kernel.Entry {
-	return elementwiseEntry(name, func(c *kernel.OpCtx) (kernel.TileFn, error) {
+	return elementwiseEntry(name, specialCost, func(c *kernel.OpCtx) (kernel.TileFn, error) {
 		if len(c.In) != 1 || len(c.Out) != 1 {
 			return nil, c.Errorf("want 1 operand and 1 result")
 		}
@@ -133,7 +147,7 @@ func unaryEntry(name string, f realFn, g complexFn) kernel.Entry {
 
 // binaryEntry registers a real binary op with same-typed operands.
 func binaryEntry(name string, f func(a, b float64) float64) kernel.Entry {
-	return elementwiseEntry(name, func(c *kernel.OpCtx) (kernel.TileFn, error) {
+	return elementwiseEntry(name, specialCost, func(c *kernel.OpCtx) (kernel.TileFn, error) {
 		if len(c.In) != 2 || len(c.Out) != 1 {
 			return nil, c.Errorf("want 2 operands and 1 result")
 		}

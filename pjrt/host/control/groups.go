@@ -243,7 +243,13 @@ func exchange(x *kernel.Ctx, op *hlo.Op, group []int, vals []*hlo.Literal) ([][]
 		key.WriteByte(' ')
 		key.WriteString(strconv.Itoa(g))
 	}
-	got, err := x.Comm.Exchange(key.String(), self(x), group, payload{op: op.Name, vals: vals})
+	// Contribute copies: once the exchange returns here, the planner may
+	// recycle this device's operands while peers still read them.
+	mine := make([]*hlo.Literal, len(vals))
+	for i, v := range vals {
+		mine[i] = v.Clone()
+	}
+	got, err := x.Comm.Exchange(key.String(), self(x), group, payload{op: op.Name, vals: mine})
 	if err != nil {
 		return nil, wrapErr(op, err)
 	}

@@ -33,6 +33,19 @@ func channelID(c *kernel.OpCtx) (int64, error) {
 	}
 }
 
+// cloneValues copies tensors handed to another device or to the host: the
+// sender's planner may recycle its own storage right after the op.
+func cloneValues(vals []kernel.Value) []kernel.Value {
+	out := make([]kernel.Value, len(vals))
+	for i, v := range vals {
+		if l, ok := v.(*hlo.Literal); ok {
+			v = l.Clone()
+		}
+		out[i] = v
+	}
+	return out
+}
+
 // splitToken separates the data values from the trailing token.
 func splitToken(vals []kernel.Value) []kernel.Value {
 	if n := len(vals); n > 0 {
@@ -54,7 +67,7 @@ func compileSend(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if !ok {
 			return opErr(op, "channel %d: send needs a replicated or parallel run with channels", ch)
 		}
-		if err := chans.Send(ch, self(x), append([]kernel.Value(nil), splitToken(args)...)); err != nil {
+		if err := chans.Send(ch, self(x), cloneValues(splitToken(args))); err != nil {
 			return wrapErr(op, err)
 		}
 		for i := range results {
@@ -155,7 +168,7 @@ func compileOutfeed(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if !ok {
 			return opErr(op, "outfeed needs a replicated or parallel run")
 		}
-		if err := feeds.Outfeed(self(x), splitToken(args)); err != nil {
+		if err := feeds.Outfeed(self(x), cloneValues(splitToken(args))); err != nil {
 			return wrapErr(op, err)
 		}
 		for i := range results {

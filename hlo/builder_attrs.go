@@ -25,9 +25,15 @@ func I64Attr(v int64) IntAttr { return IntAttr{Value: v} }
 // I32Attr returns `v : i32`.
 func I32Attr(v int64) IntAttr { return IntAttr{Value: v, Type: scalarAttrType(I32)} }
 
-// scalarAttrType is the type tag of a scalar attribute (`: i32`), which
-// the parser keeps as an opaque type.
-func scalarAttrType(dt DType) Type { return &OpaqueType{Text: dt.String()} }
+// scalarAttrType is the type tag of a scalar attribute (`: i32`): nil for
+// the MLIR defaults i64 and f64, otherwise a rank-0 tensor of the scalar
+// type, the convention the parser uses too.
+func scalarAttrType(dt DType) Type {
+	if dt == I64 || dt == F64 {
+		return nil
+	}
+	return NewTensorType(dt)
+}
 
 // I64ElementsAttr returns dense<...> : tensor<rows x cols x i64> for a list
 // of rows (padding, replica groups, source-target pairs).

@@ -249,6 +249,8 @@ func (v *verifier) types(op *Op, kind regionKind) {
 		v.call(op)
 	case "stablehlo.composite":
 		v.composite(op)
+	case "stablehlo.custom_call":
+		v.calledComputations(op)
 	}
 	if op.Dialect() != "stablehlo" && op.Name != "func.call" {
 		return
@@ -305,5 +307,17 @@ func (v *verifier) call(op *Op) {
 func (v *verifier) composite(op *Op) {
 	if f := v.symbol(op, "decomposition"); f != nil {
 		v.checkSignature(op, f, "decomposition")
+	}
+}
+
+// calledComputations checks that a custom call's called_computations name
+// functions of the module.
+func (v *verifier) calledComputations(op *Op) {
+	arr, _ := op.Attr("called_computations").(ArrayAttr)
+	for _, a := range arr {
+		ref, ok := a.(SymbolRefAttr)
+		if ok && v.funcs[ref.Name] == nil {
+			v.opErr(op, "%s: called computation @%s is not a function of this module", op.Name, ref.Name)
+		}
 	}
 }

@@ -136,6 +136,12 @@ func TestVerifyInvalid(t *testing.T) {
 		{"duplicate function", func(m *Module) {
 			m.Funcs = append(m.Funcs, m.Func("helper"))
 		}, "function @helper is defined twice"},
+		{"called computation", func(m *Module) {
+			f := m.Func("main")
+			cc := NewOp("stablehlo.custom_call", nil, nil, NamedAttr{"call_target_name", StringAttr("t")},
+				NamedAttr{"called_computations", ArrayAttr{SymbolRefAttr{Name: "gone"}}})
+			f.Body.Blocks[0].Ops = append([]*Op{cc}, f.Body.Blocks[0].Ops...)
+		}, "stablehlo.custom_call: called computation @gone is not a function of this module"},
 		{"missing operand", func(m *Module) {
 			findOp(m.Func("main"), "stablehlo.add").Operands[1] = nil
 		}, "stablehlo.add: operand #1 is missing"},

@@ -127,10 +127,9 @@ func TestBrokenCandidateInSearchPath(t *testing.T) {
 	}
 }
 
-// TestABILayout compares our hand-written PJRT struct layouts and slot
-// numbers with the header go-xla was built with.
-func TestABILayout(t *testing.T) {
-	cc := gcc(t)
+// goxlaHeader locates pjrt_c_api.h in go-xla's module source, or skips.
+func goxlaHeader(t *testing.T) string {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/gomlx/go-xla").Output()
 	dir := strings.TrimSpace(string(out))
 	if err != nil || dir == "" {
@@ -140,6 +139,14 @@ func TestABILayout(t *testing.T) {
 	if _, err := os.Stat(header); err != nil {
 		t.Skipf("go-xla's header is not available: %v", err)
 	}
+	return header
+}
+
+// TestABILayout compares our hand-written PJRT struct layouts and slot
+// numbers with the header go-xla was built with.
+func TestABILayout(t *testing.T) {
+	cc := gcc(t)
+	header := goxlaHeader(t)
 	src := `#include <stdio.h>
 #include <stddef.h>
 #include "pjrt_c_api.h"

@@ -6,3 +6,9 @@ func SetIm2colChunk(n int) func() {
 	im2colChunk = n
 	return func() { im2colChunk = old }
 }
+
+// The raw generators, for known-answer tests.
+var (
+	ThreeFry2x32 = threeFry2x32
+	Philox4x32   = philox4x32
+)

@@ -1,0 +1,249 @@
+package linalg
+
+import (
+	"math/bits"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// rng_bit_generator, bit-exact with XLA's CPU backend, which expands the op
+// (RngBitGeneratorExpander, DEFAULT = PHILOX) into the generators of
+// xla/hlo/builder/lib/prng.cc:
+//
+//   - state[0] is the key of both algorithms, passed through unchanged.
+//   - THREE_FRY: Threefry-2x32 with 20 rounds; state[1] is a 64-bit counter.
+//     64-bit outputs take one counter each (low word from the first output).
+//     Narrower outputs split the shape in two along its first even dimension
+//     (or its largest one): element 2h+c of that dimension is output c of
+//     the counter of half-shape index h. The counter advances by the number
+//     of counters used.
+//   - PHILOX: Philox-4x32 with 10 rounds; the counter is 128 bits, (state[1],
+//     state[2]) for a 3-word state and (state[1], state[0]) for a 2-word one
+//     (only its low word is written back). Each counter gives four 32-bit
+//     outputs (or two 64-bit ones) used in order.
+//   - Outputs narrower than 32 bits keep the low bits of 32-bit values.
+
+func init() {
+	kernel.Register(kernel.Entry{Name: "stablehlo.rng_bit_generator", Compile: compileRngBitGenerator, Fresh: true})
+}
+
+func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
+	if len(c.In) != 1 || len(c.Out) != 2 {
+		return nil, c.Errorf("expects 1 operand and 2 results, has %d and %d", len(c.In), len(c.Out))
+	}
+	st, err := tensorIn(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	ost, err := tensorOut(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	ot, err := tensorOut(c, 1)
+	if err != nil {
+		return nil, err
+	}
+	algo, err := enumAttr(c, "rng_algorithm", "DEFAULT")
+	if err != nil {
+		return nil, err
+	}
+	if algo == "DEFAULT" {
+		algo = "PHILOX"
+	}
+	if st.DType != hlo.U64 || st.Rank() != 1 || !ost.Equal(st) {
+		return nil, c.Errorf("initial state %s and output state %s must be the same 1-D ui64 tensor", st.ShapeString(), ost.ShapeString())
+	}
+	switch algo {
+	case "THREE_FRY":
+		if st.Dims[0] != 2 {
+			return nil, c.Errorf("THREE_FRY needs a state of 2 words, got %s", st.ShapeString())
+		}
+	case "PHILOX":
+		if st.Dims[0] != 2 && st.Dims[0] != 3 {
+			return nil, c.Errorf("PHILOX needs a state of 2 or 3 words, got %s", st.ShapeString())
+		}
+	default:
+		return nil, c.Errorf("unknown rng_algorithm %q", algo)
+	}
+	width := ot.DType.Bits()
+	if ot.DType.IsBool() || ot.DType.IsComplex() || width > 64 || width < 2 {
+		return nil, c.Errorf("output %s: element type must be an integer or float of 2 to 64 bits", ot.ShapeString())
+	}
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		sl, err := argLiteral(c, args, 0)
+		if err != nil {
+			return err
+		}
+		state := append([]uint64(nil), sl.U64()...)
+		out := kernel.Alloc(ot)
+		vals := make([]uint64, out.NumElements())
+		var newState []uint64
+		if algo == "THREE_FRY" {
+			newState = threeFryBits(state, ot.Dims, width, vals)
+		} else {
+			newState = philoxBits(state, width, vals)
+		}
+		storeBits(out, vals)
+		so := kernel.Alloc(ost)
+		copy(so.U64(), newState)
+		results[0], results[1] = so, out
+		return nil
+	}, nil
+}
+
+// storeBits writes raw random words into l, keeping the low bits of each
+// (signed sub-byte integers sign-extend as their storage requires).
+func storeBits(l *hlo.Literal, vals []uint64) {
+	dt := l.DType
+	w := dt.Bits()
+	switch {
+	case w == 64:
+		copy(l.U64(), vals)
+	case w == 32:
+		d := l.U32()
+		for i, v := range vals {
+			d[i] = uint32(v)
+		}
+	case w == 16:
+		d := l.U16()
+		for i, v := range vals {
+			d[i] = uint16(v)
+		}
+	case dt.IsInt():
+		for i, v := range vals {
+			l.SetInt(i, hlo.WrapInt(dt, int64(v&(1<<w-1))))
+		}
+	default: // 8-bit and smaller floats: the raw bit pattern
+		for i, v := range vals {
+			l.Data[i] = byte(v & (1<<w - 1))
+		}
+	}
+}
+
+func threeFry2x32(k0, k1, x0, x1 uint32) (uint32, uint32) {
+	ks2 := 0x1BD11BDA ^ k0 ^ k1
+	ks := [3]uint32{k0, k1, ks2}
+	rot := [2][4]int{{13, 15, 26, 6}, {17, 29, 16, 24}}
+	x0 += k0
+	x1 += k1
+	for i := 0; i < 5; i++ {
+		for _, r := range rot[i%2] {
+			x0 += x1
+			x1 = bits.RotateLeft32(x1, r)
+			x1 ^= x0
+		}
+		x0 += ks[(i+1)%3]
+		x1 += ks[(i+2)%3] + uint32(i+1)
+	}
+	return x0, x1
+}
+
+// threeFryBits fills vals (shape dims) and returns the new state.
+func threeFryBits(state []uint64, dims []int64, width int, vals []uint64) []uint64 {
+	k0, k1 := uint32(state[0]), uint32(state[0]>>32)
+	ctr := state[1]
+	if width > 32 {
+		parallelRange(len(vals), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c := ctr + uint64(i)
+				a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
+				vals[i] = uint64(a) | uint64(b)<<32
+			}
+		})
+		return []uint64{state[0], ctr + uint64(len(vals))}
+	}
+	if len(dims) == 0 {
+		a, _ := threeFry2x32(k0, k1, uint32(ctr), uint32(ctr>>32))
+		vals[0] = uint64(a)
+		return []uint64{state[0], ctr + 1}
+	}
+	split := -1
+	for i, d := range dims {
+		if d%2 == 0 {
+			split = i
+			break
+		}
+	}
+	if split < 0 {
+		for i, d := range dims {
+			if split < 0 || d > dims[split] {
+				split = i
+			}
+		}
+	}
+	half := append([]int64(nil), dims...)
+	half[split] = (dims[split] + 1) / 2
+	// Element index = (outer*d + 2h + c)*inner + j; its counter is the
+	// half-shape index (outer*halfd + h)*inner + j.
+	inner := int(hlo.NumElements(dims[split+1:]))
+	d, hd := int(dims[split]), int(half[split])
+	parallelRange(len(vals), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			j := i % inner
+			t := i / inner
+			s := t % d
+			outer := t / d
+			c := ctr + uint64((outer*hd+s/2)*inner+j)
+			a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
+			if s%2 == 0 {
+				vals[i] = uint64(a)
+			} else {
+				vals[i] = uint64(b)
+			}
+		}
+	})
+	return []uint64{state[0], ctr + uint64(hlo.NumElements(half))}
+}
+
+func philox4x32(ctr [4]uint32, k0, k1 uint32) [4]uint32 {
+	for r := 0; r < 10; r++ {
+		hi0, lo0 := bits.Mul32(ctr[0], 0xD2511F53)
+		hi1, lo1 := bits.Mul32(ctr[2], 0xCD9E8D57)
+		ctr = [4]uint32{hi1 ^ ctr[1] ^ k0, lo1, hi0 ^ ctr[3] ^ k1, lo0}
+		k0 += 0x9E3779B9
+		k1 += 0xBB67AE85
+	}
+	return ctr
+}
+
+// philoxBits fills vals and returns the new state.
+func philoxBits(state []uint64, width int, vals []uint64) []uint64 {
+	k0, k1 := uint32(state[0]), uint32(state[0]>>32)
+	lo, hi := state[1], state[0]
+	if len(state) >= 3 {
+		hi = state[2]
+	}
+	per := 4 // outputs per counter
+	if width > 32 {
+		per = 2
+	}
+	counters := (len(vals) + per - 1) / per
+	parallelRange(counters, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			l, carry := bits.Add64(lo, uint64(c), 0)
+			h := hi + carry
+			o := philox4x32([4]uint32{uint32(l), uint32(l >> 32), uint32(h), uint32(h >> 32)}, k0, k1)
+			base := c * per
+			if per == 4 {
+				for q := 0; q < 4 && base+q < len(vals); q++ {
+					vals[base+q] = uint64(o[q])
+				}
+			} else {
+				vals[base] = uint64(o[0]) | uint64(o[1])<<32
+				if base+1 < len(vals) {
+					vals[base+1] = uint64(o[2]) | uint64(o[3])<<32
+				}
+			}
+		}
+	})
+	nl, carry := bits.Add64(lo, uint64(counters), 0)
+	if len(state) >= 3 {
+		return []uint64{state[0], nl, hi + carry}
+	}
+	return []uint64{state[0], nl}
+}
+
+func parallelRange(n int, fn func(lo, hi int)) {
+	kernel.ParallelFor(n, 8192, fn)
+}

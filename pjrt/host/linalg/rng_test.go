@@ -1,0 +1,182 @@
+package linalg_test
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/linalg"
+)
+
+func rngAttr(algo string) hlo.NamedAttr {
+	return hlo.NamedAttr{Name: "rng_algorithm", Value: hlo.EnumAttr{Dialect: "stablehlo", Kind: "rng_algorithm", Value: algo}}
+}
+
+func runRng(t *testing.T, algo string, state []uint64, out *hlo.TensorType) (*hlo.Literal, *hlo.Literal) {
+	t.Helper()
+	s := hlo.LiteralFromSlice(state)
+	res := mustRun(t, "stablehlo.rng_bit_generator", []*hlo.Literal{s}, []hlo.Type{s.Type(), out}, rngAttr(algo))
+	return res[0], res[1]
+}
+
+func TestThreeFrySpecExample(t *testing.T) {
+	st, out := runRng(t, "THREE_FRY", []uint64{1, 2}, tt(hlo.U64, 2, 2))
+	if got := st.U64(); got[0] != 1 || got[1] != 6 {
+		t.Fatalf("state %v, want [1 6]", got)
+	}
+	want := []uint64{9236835810183407956, 16087790271692313299, 18212823393184779219, 2658481902456610144}
+	for i, w := range want {
+		if out.U64()[i] != w {
+			t.Fatalf("output %v, want %v", out.U64(), want)
+		}
+	}
+	st, out = runRng(t, "THREE_FRY", []uint64{3, 3}, tt(hlo.U64))
+	if st.U64()[1] != 4 || out.U64()[0] != 3349939604322698703 {
+		t.Fatalf("state %v output %v, want [3 4] 3349939604322698703", st.U64(), out.U64())
+	}
+}
+
+// Known-answer vectors of the Random123 reference implementation.
+func TestKnownAnswers(t *testing.T) {
+	for _, c := range []struct{ k, x, want [2]uint32 }{
+		{[2]uint32{0, 0}, [2]uint32{0, 0}, [2]uint32{0x6b200159, 0x99ba4efe}},
+		{[2]uint32{0xffffffff, 0xffffffff}, [2]uint32{0xffffffff, 0xffffffff}, [2]uint32{0x1cb996fc, 0xbb002be7}},
+		{[2]uint32{0x13198a2e, 0x03707344}, [2]uint32{0x243f6a88, 0x85a308d3}, [2]uint32{0xc4923a9c, 0x483df7a0}},
+	} {
+		a, b := linalg.ThreeFry2x32(c.k[0], c.k[1], c.x[0], c.x[1])
+		if a != c.want[0] || b != c.want[1] {
+			t.Errorf("threefry2x32_20(key %x, ctr %x) = %x %x, want %x", c.k, c.x, a, b, c.want)
+		}
+	}
+	for _, c := range []struct {
+		k       [2]uint32
+		x, want [4]uint32
+	}{
+		{[2]uint32{0, 0}, [4]uint32{0, 0, 0, 0}, [4]uint32{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+		{[2]uint32{0xffffffff, 0xffffffff}, [4]uint32{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, [4]uint32{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+		{[2]uint32{0xa4093822, 0x299f31d0}, [4]uint32{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, [4]uint32{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+	} {
+		if got := linalg.Philox4x32(c.x, c.k[0], c.k[1]); got != c.want {
+			t.Errorf("philox4x32_10(key %x, ctr %x) = %x, want %x", c.k, c.x, got, c.want)
+		}
+	}
+}
+
+// TestThreeFryCorpus checks a 100x100 ui64 draw against the value JAX
+// recorded from XLA (a corpus file whose expected constant we decode here).
+func TestThreeFryCorpus(t *testing.T) {
+	path := corpusFile(t, "testdata/rng_bit_generator_uint32_4.mlir")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`dense<"0x([0-9A-F]+)"> : tensor<100x100xui64>`).FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("%s: expected constant not found", path)
+	}
+	raw, err := hex.DecodeString(string(m[1]))
+	if err != nil || len(raw) != 8*10000 {
+		t.Fatalf("%s: bad constant (%v, %d bytes)", path, err, len(raw))
+	}
+	// The program bitcasts ui32 [1, 4, 0, 1] to two ui64 words.
+	state := []uint64{1 | 4<<32, 0 | 1<<32}
+	st, out := runRng(t, "THREE_FRY", state, tt(hlo.U64, 100, 100))
+	if st.U64()[0] != state[0] || st.U64()[1] != 10000|1<<32 {
+		t.Fatalf("state %x", st.U64())
+	}
+	for i := 0; i < 10000; i++ {
+		if w := binary.LittleEndian.Uint64(raw[8*i:]); out.U64()[i] != w {
+			t.Fatalf("element %d = %d, want %d", i, out.U64()[i], w)
+		}
+	}
+}
+
+// TestNarrowLayouts checks the split-in-halves layout of 32-bit and
+// narrower THREE_FRY outputs and the sequential layout of PHILOX against the
+// 64-bit generators: a 32-bit draw of a shape whose split dimension is d
+// holds, at 2h and 2h+1, the low and high words of the u64 draw at h.
+func TestNarrowLayouts(t *testing.T) {
+	for _, c := range []struct {
+		dims  []int64
+		split int
+	}{{[]int64{4, 3}, 0}, {[]int64{3, 6}, 1}, {[]int64{3, 5}, 1}, {[]int64{7}, 0}, {[]int64{2, 0}, 0}} {
+		st32, o32 := runRng(t, "THREE_FRY", []uint64{42, 7}, tt(hlo.U32, c.dims...))
+		half := append([]int64(nil), c.dims...)
+		half[c.split] = (half[c.split] + 1) / 2
+		st64, o64 := runRng(t, "THREE_FRY", []uint64{42, 7}, tt(hlo.U64, half...))
+		if st32.U64()[1] != st64.U64()[1] {
+			t.Fatalf("%v: state %v vs %v", c.dims, st32.U64(), st64.U64())
+		}
+		for i := 0; i < o32.NumElements(); i++ {
+			idx := unravel(i, c.dims)
+			s := idx[c.split]
+			idx[c.split] = s / 2
+			w := o64.U64()[ravel(idx, half)]
+			want := uint32(w)
+			if s%2 == 1 {
+				want = uint32(w >> 32)
+			}
+			if o32.U32()[i] != want {
+				t.Fatalf("%v: element %v = %x, want %x", c.dims, unravel(i, c.dims), o32.U32()[i], want)
+			}
+		}
+		// 8- and 16-bit outputs keep the low bits of the 32-bit ones.
+		_, o8 := runRng(t, "THREE_FRY", []uint64{42, 7}, tt(hlo.I8, c.dims...))
+		_, o16 := runRng(t, "THREE_FRY", []uint64{42, 7}, tt(hlo.F16, c.dims...))
+		for i := 0; i < o32.NumElements(); i++ {
+			if uint8(o8.I8()[i]) != uint8(o32.U32()[i]) || o16.U16()[i] != uint16(o32.U32()[i]) {
+				t.Fatalf("%v: narrow outputs do not keep the low bits", c.dims)
+			}
+		}
+	}
+	// PHILOX: four 32-bit words (or two 64-bit words) per counter, in order.
+	_, p32 := runRng(t, "PHILOX", []uint64{5, 9, 11}, tt(hlo.U32, 3, 3))
+	st, p64 := runRng(t, "PHILOX", []uint64{5, 9, 11}, tt(hlo.U64, 5))
+	if got := st.U64(); got[0] != 5 || got[1] != 9+3 || got[2] != 11 {
+		t.Fatalf("philox state %v, want [5 12 11]", got)
+	}
+	for i := 0; i < 9; i++ {
+		w := p64.U64()[i/2]
+		want := uint32(w)
+		if i%2 == 1 {
+			want = uint32(w >> 32)
+		}
+		if p32.U32()[i] != want {
+			t.Fatalf("philox element %d = %x, want %x", i, p32.U32()[i], want)
+		}
+	}
+	// Counter (state[1], state[2]) of a 3-word state equals (state[1],
+	// state[0]) of a 2-word state whose key is the same word.
+	_, a := runRng(t, "PHILOX", []uint64{5, 9, 5}, tt(hlo.U64, 4))
+	st2, b := runRng(t, "DEFAULT", []uint64{5, 9}, tt(hlo.U64, 4))
+	if !a.Equal(b) || len(st2.U64()) != 2 || st2.U64()[1] != 11 {
+		t.Fatalf("2-word philox state differs: %v vs %v, state %v", a.U64(), b.U64(), st2.U64())
+	}
+	// The 128-bit counter carries into the high word.
+	st, _ = runRng(t, "PHILOX", []uint64{1, ^uint64(0), 7}, tt(hlo.U32, 8))
+	if got := st.U64(); got[1] != 1 || got[2] != 8 {
+		t.Fatalf("carry: state %v, want [1 1 8]", got)
+	}
+}
+
+// corpusFile finds rel under shared/conformance/stablehlo by walking up
+// from the package directory, skipping the test when it is absent.
+func corpusFile(t *testing.T, rel string) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "shared", "conformance", "stablehlo", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skipf("conformance corpus not found above the package directory (looked for shared/conformance/stablehlo/%s)", rel)
+		}
+		dir = parent
+	}
+}

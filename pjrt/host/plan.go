@@ -15,35 +15,49 @@ type Program struct {
 
 	mu    sync.Mutex
 	funcs map[string]*funcPlan
+
+	// pools holds *kernel.Pool: an execution takes one, recycles its dead
+	// intermediates through it and hands it back, so the next execution
+	// reuses that storage.
+	pools sync.Pool
 }
 
-// step runs one op (or a fused group) on frame slots.
+// step runs one op, or a fused group of elementwise ops, on frame slots.
 type step struct {
-	op   *hlo.Op
-	run  kernel.RunFn
-	in   []int
-	out  []int
-	free []int // slots whose last use in this block is this step
+	op    *hlo.Op      // the op (a fused group's first member)
+	run   kernel.RunFn // an op step
+	fused *fusion      // a fused step
+	in    []int32
+	out   []int32
+	// free lists the slots whose last use in this block is this step; the
+	// first nrecycle of them hold storage that goes back to the pool.
+	free     []int32
+	nrecycle int
 }
 
 // blockPlan is a compiled block: its arguments, steps and result slots.
 type blockPlan struct {
-	args    []int
+	args    []int32
 	steps   []step
-	results []int
-	maxIn   int
-	maxOut  int
+	results []int32
+	// scratch is the offset in the frame of this block's operand and result
+	// scratch (maxIn + maxOut slots past the value slots).
+	scratch       int
+	maxIn, maxOut int
 }
 
 // funcPlan is a compiled function: it runs on a fresh frame.
 type funcPlan struct {
 	fn     *hlo.Func
-	nslots int
+	nslots int // value slots plus the blocks' scratch slots
 	body   *blockPlan
 	// copyOut[i] says result i may share storage with an argument or a
 	// constant, so Execute must copy it before handing it out.
 	copyOut []bool
+	frames  sync.Pool // *frameBuf
 }
+
+type frameBuf struct{ slots []kernel.Value }
 
 // regionPlan is a compiled nested region: it runs on its parent's frame.
 type regionPlan struct {
@@ -90,8 +104,9 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 	if fn.Body == nil || len(fn.Body.Blocks) == 0 {
 		return nil, fmt.Errorf("host: function @%s has no body", name)
 	}
-	fp := &funcPlan{fn: fn, nslots: fn.Number()}
-	c := &planner{prog: p, fn: fn, fresh: make([]bool, fp.nslots)}
+	nvals := fn.Number()
+	fp := &funcPlan{fn: fn}
+	c := &planner{prog: p, fn: fn, fresh: make([]bool, nvals), nslots: nvals}
 	body, err := c.block(fn.Body.Blocks[0], fn.Args)
 	if err != nil {
 		p.mu.Lock()
@@ -100,6 +115,7 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 		return nil, err
 	}
 	fp.body = body
+	fp.nslots = c.nslots
 	fp.copyOut = make([]bool, len(body.results))
 	for i, s := range body.results {
 		fp.copyOut[i] = !c.fresh[s]
@@ -112,9 +128,10 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 
 // planner compiles the blocks of one function.
 type planner struct {
-	prog  *Program
-	fn    *hlo.Func
-	fresh []bool // slot produced by a Fresh kernel
+	prog   *Program
+	fn     *hlo.Func
+	fresh  []bool // slot produced by a Fresh kernel (or a fused step)
+	nslots int    // frame size so far: values, then block scratch areas
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
@@ -136,72 +153,184 @@ func isTerminator(name string) bool {
 	return name == "func.return" || name == "stablehlo.return"
 }
 
+// opCtx builds the compile context of op.
+func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
+	oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c}
+	for _, v := range op.Operands {
+		oc.In = append(oc.In, v.Type)
+	}
+	for _, r := range op.Results {
+		oc.Out = append(oc.Out, r.Type)
+	}
+	return oc
+}
+
+// block compiles b: it groups fusible elementwise ops (see group), compiles
+// every step, and computes which slots each step frees and which of those
+// hold storage that may be recycled.
 func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 	bp := &blockPlan{}
 	for _, a := range args {
-		bp.args = append(bp.args, a.ID)
+		bp.args = append(bp.args, int32(a.ID))
 	}
-	// Slots defined in this block (args and results); only these are freed here.
-	local := map[int]bool{}
-	for _, a := range args {
-		local[a.ID] = true
-	}
-	lastUse := map[int]int{}
 	ops := b.Ops
 	var term *hlo.Op
 	if n := len(ops); n > 0 && isTerminator(ops[n-1].Name) {
 		term = ops[n-1]
 		ops = ops[:n-1]
 	}
-	for i, op := range ops {
-		for _, v := range usedValues(op) {
-			lastUse[v.ID] = i
-		}
-		for _, r := range op.Results {
-			local[r.ID] = true
-		}
+	uses := c.useInfo(ops, term)
+	groups := c.group(ops, uses)
+
+	// Slots defined in this block (args and results); only these are freed here.
+	local := map[int]bool{}
+	for _, a := range args {
+		local[a.ID] = true
 	}
 	resultSet := map[int]bool{}
 	if term != nil {
 		for _, v := range term.Operands {
-			bp.results = append(bp.results, v.ID)
+			bp.results = append(bp.results, int32(v.ID))
 			resultSet[v.ID] = true
 		}
 	}
-	for i, op := range ops {
-		e := kernel.Lookup(op.Name)
-		if e == nil {
-			return nil, &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: "unsupported op on the embedded device"}
-		}
-		oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c}
-		for _, v := range op.Operands {
-			oc.In = append(oc.In, v.Type)
-		}
-		for _, r := range op.Results {
-			oc.Out = append(oc.Out, r.Type)
-		}
-		run, err := e.Compile(oc)
-		if err != nil {
-			return nil, err
-		}
-		s := step{op: op, run: run}
-		for _, v := range op.Operands {
-			s.in = append(s.in, v.ID)
-		}
-		for _, r := range op.Results {
-			s.out = append(s.out, r.ID)
-			c.fresh[r.ID] = e.Fresh
-		}
-		for _, v := range usedValues(op) {
-			if lastUse[v.ID] == i && local[v.ID] && !resultSet[v.ID] {
-				s.free = append(s.free, v.ID)
+	// Compile the steps; record per step the values it reads and writes.
+	type stepUse struct{ reads, writes []*hlo.Value }
+	var su []stepUse
+	for _, g := range groups {
+		var s step
+		var u stepUse
+		if g.fused {
+			f, err := c.fuse(g, uses, resultSet)
+			if err != nil {
+				return nil, err
 			}
+			s = step{op: g.ops[0], fused: f}
+			for _, v := range f.inVals {
+				s.in = append(s.in, int32(v.ID))
+			}
+			for _, v := range f.outVals {
+				s.out = append(s.out, int32(v.ID))
+				c.fresh[v.ID] = true
+			}
+			u = stepUse{reads: f.inVals, writes: f.outVals}
+			for _, op := range g.ops {
+				for _, r := range op.Results {
+					local[r.ID] = true
+				}
+			}
+		} else {
+			op := g.ops[0]
+			e := kernel.Lookup(op.Name)
+			if e == nil {
+				return nil, &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: "unsupported op on the embedded device"}
+			}
+			run, err := e.Compile(c.opCtx(op))
+			if err != nil {
+				return nil, err
+			}
+			s = step{op: op, run: run}
+			for _, v := range op.Operands {
+				s.in = append(s.in, int32(v.ID))
+			}
+			for _, r := range op.Results {
+				s.out = append(s.out, int32(r.ID))
+				c.fresh[r.ID] = e.Fresh
+				local[r.ID] = true
+			}
+			u = stepUse{reads: usedValues(op), writes: op.Results}
 		}
 		bp.maxIn = max(bp.maxIn, len(s.in))
 		bp.maxOut = max(bp.maxOut, len(s.out))
 		bp.steps = append(bp.steps, s)
+		su = append(su, u)
 	}
+
+	// Liveness over the steps: the last step reading each value; values
+	// never read die where they are defined.
+	lastUse := map[int]int{}
+	for i, u := range su {
+		for _, v := range u.writes {
+			lastUse[v.ID] = i
+		}
+		for _, v := range u.reads {
+			lastUse[v.ID] = i
+		}
+	}
+	for i := range bp.steps {
+		s := &bp.steps[i]
+		var recycle, drop []int32
+		seen := map[int]bool{}
+		for _, list := range [][]*hlo.Value{su[i].reads, su[i].writes} {
+			for _, v := range list {
+				if seen[v.ID] || lastUse[v.ID] != i || !local[v.ID] || resultSet[v.ID] {
+					continue
+				}
+				seen[v.ID] = true
+				if c.recyclable(v, uses) {
+					recycle = append(recycle, int32(v.ID))
+				} else {
+					drop = append(drop, int32(v.ID))
+				}
+			}
+		}
+		s.free = append(recycle, drop...)
+		s.nrecycle = len(recycle)
+		if s.fused != nil {
+			s.fused.planInPlace(s, su[i].reads, c)
+		}
+	}
+	bp.scratch = c.nslots
+	c.nslots += bp.maxIn + bp.maxOut
 	return bp, nil
+}
+
+// recyclable reports whether v's storage is owned by the plan once v is
+// dead: a tensor made by a Fresh kernel (or a fused step) and read only by
+// steps that cannot keep it alive inside their results (Fresh kernels and
+// fused steps). Arguments, constants and anything that passed through an
+// aliasing op (reshape, tuple, while, call, ...) never qualify.
+func (c *planner) recyclable(v *hlo.Value, uses *useInfo) bool {
+	if v.Def == nil || !c.fresh[v.ID] || v.TensorType() == nil {
+		return false
+	}
+	for _, op := range uses.users[v] {
+		if uses.fusedMember[op] {
+			continue
+		}
+		e := kernel.Lookup(op.Name)
+		if e == nil || !e.Fresh {
+			return false
+		}
+	}
+	return true
+}
+
+// useInfo records, for the values read in one block, the ops of the block
+// reading them (directly or from inside their regions) and whether the
+// terminator returns them.
+type useInfo struct {
+	users    map[*hlo.Value][]*hlo.Op
+	returned map[*hlo.Value]bool
+	// fusedMember marks the ops that ended up inside fused steps.
+	fusedMember map[*hlo.Op]bool
+}
+
+func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
+	u := &useInfo{users: map[*hlo.Value][]*hlo.Op{}, returned: map[*hlo.Value]bool{}, fusedMember: map[*hlo.Op]bool{}}
+	for _, op := range ops {
+		for _, v := range usedValues(op) {
+			if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
+				u.users[v] = append(l, op)
+			}
+		}
+	}
+	if term != nil {
+		for _, v := range term.Operands {
+			u.returned[v] = true
+		}
+	}
+	return u
 }
 
 // usedValues lists the values op reads, including those read inside its
@@ -254,22 +383,35 @@ func (bp *blockPlan) run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, er
 	for i, s := range bp.args {
 		frame[s] = args[i]
 	}
-	scratch := make([]kernel.Value, bp.maxIn+bp.maxOut)
+	scratch := frame[bp.scratch : bp.scratch+bp.maxIn+bp.maxOut]
+	pool := x.Pool
 	for i := range bp.steps {
 		s := &bp.steps[i]
-		in := scratch[:len(s.in)]
-		for k, id := range s.in {
-			in[k] = frame[id]
+		if s.fused != nil {
+			if err := s.fused.run(x, frame, s); err != nil {
+				return nil, err
+			}
+		} else {
+			in := scratch[:len(s.in)]
+			for k, id := range s.in {
+				in[k] = frame[id]
+			}
+			out := scratch[len(s.in) : len(s.in)+len(s.out)]
+			if err := s.run(x, in, out); err != nil {
+				clear(scratch[:len(s.in)+len(s.out)])
+				return nil, err
+			}
+			for k, id := range s.out {
+				frame[id] = out[k]
+			}
+			clear(scratch[:len(s.in)+len(s.out)])
 		}
-		out := scratch[len(s.in) : len(s.in)+len(s.out)]
-		clear(out)
-		if err := s.run(x, in, out); err != nil {
-			return nil, err
-		}
-		for k, id := range s.out {
-			frame[id] = out[k]
-		}
-		for _, id := range s.free {
+		for k, id := range s.free {
+			if k < s.nrecycle && pool != nil {
+				if l, ok := frame[id].(*hlo.Literal); ok {
+					pool.Put(l)
+				}
+			}
 			frame[id] = nil
 		}
 	}
@@ -282,10 +424,16 @@ func (bp *blockPlan) run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, er
 
 // Run executes the function on a fresh frame.
 func (fp *funcPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
+	fb, _ := fp.frames.Get().(*frameBuf)
+	if fb == nil {
+		fb = &frameBuf{slots: make([]kernel.Value, fp.nslots)}
+	}
 	saved := x.Frame
-	x.Frame = make([]kernel.Value, fp.nslots)
+	x.Frame = fb.slots
 	res, err := fp.body.run(x, args)
 	x.Frame = saved
+	clear(fb.slots)
+	fp.frames.Put(fb)
 	return res, err
 }
 
@@ -299,6 +447,7 @@ func (rp *regionPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, e
 func (rp *regionPlan) NumResults() int { return len(rp.body.results) }
 
 // Run executes the entry function with x (nil: a single-device context).
+// Results that may share storage with arguments or constants are copied.
 func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
 	if x == nil {
 		x = &kernel.Ctx{NumReplicas: 1, NumPartitions: 1}
@@ -306,7 +455,19 @@ func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error
 	if x.Program == nil {
 		x.Program = p
 	}
+	var pool *kernel.Pool
+	if x.Pool == nil {
+		pool, _ = p.pools.Get().(*kernel.Pool)
+		if pool == nil {
+			pool = new(kernel.Pool)
+		}
+		x.Pool = pool
+	}
 	res, err := p.entry.Run(x, args)
+	if pool != nil {
+		x.Pool = nil
+		p.pools.Put(pool)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func compileTile(c *kernel.OpCtx, e *kernel.Elementwise) (kernel.RunFn, error) {
 		}
 		n := int(hlo.NumElements(dims))
 		for i, l := range srcs {
-			if m := l.NumElements(); m != n && m != 1 {
+			if m := l.NumElements(); m != n && !(m == 1 && e.ScalarOperands) {
 				return &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: fmt.Sprintf("operand %d is %s, result needs %d elements", i, l.ShapeString(), n)}
 			}
 		}

@@ -11,9 +11,14 @@ import (
 
 func init() {
 	kernel.Register(
-		ew("select", costCheap, prepSelect),
-		ew("clamp", costCheap, prepClamp),
+		withScalars(ew("select", costCheap, prepSelect)),
+		withScalars(ew("clamp", costCheap, prepClamp)),
 	)
+}
+
+func withScalars(e kernel.Entry) kernel.Entry {
+	e.Elementwise.ScalarOperands = true
+	return e
 }
 
 func prepSelect(c *kernel.OpCtx) (kernel.TileFn, error) {

@@ -48,14 +48,18 @@ type Elementwise struct {
 	// Cost is the rough cost of one element relative to an f32 add (0
 	// means 1); the planner sizes parallel chunks with it.
 	Cost int
+	// ScalarOperands says rank-0 operands may stand for every element of a
+	// larger result (select's predicate, clamp's bounds); the op's TileFn
+	// then reads their element 0 for every index.
+	ScalarOperands bool
 }
 
 // TileFn computes dst[lo:hi] from srcs[k][lo:hi]. It reads only DType and
 // Data of its literals (the planner passes tile-sized views with no Dims),
 // works for any sub-range, and tolerates dst sharing storage with a source
-// of the same element type (in-place execution). A source with exactly one
-// element while dst has more is a scalar operand (select's predicate,
-// clamp's bounds): its element 0 applies to every index.
+// of the same element type (in-place execution). For ops with
+// ScalarOperands, a source with exactly one element is a scalar operand:
+// its element 0 applies to every index.
 type TileFn func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int)
 
 // OpCtx is what an op's CompileFn sees.

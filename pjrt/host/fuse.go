@@ -1,0 +1,475 @@
+package host
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// Fusion. A maximal run of elementwise ops over same-shaped tensors becomes
+// one step that walks the elements in cache-sized tiles: each member's
+// TileFn computes one tile into a tile-sized scratch buffer (or straight
+// into the member's result when that value is needed after the step), the
+// next member reads it from there, and tiles are spread over the cores. A
+// broadcast_in_dim of a rank-0 value joins as a splat, filled once per
+// chunk. Every element is computed by the same TileFns as unfused
+// execution, so results are bit-identical.
+
+// group is a run of ops compiled into one step: a single op, or (fused)
+// the members of a fusion in program order.
+type group struct {
+	ops   []*hlo.Op
+	fused bool
+}
+
+// fusible reports whether op can be a fusion member, and its result shape.
+func (c *planner) fusible(op *hlo.Op) ([]int64, bool) {
+	if len(op.Results) != 1 || len(op.Regions) > 0 {
+		return nil, false
+	}
+	rt := op.Results[0].TensorType()
+	if rt == nil || rt.Quant != nil || !rt.IsStatic() {
+		return nil, false
+	}
+	if isSplat(op) {
+		return rt.Dims, true
+	}
+	e := kernel.Lookup(op.Name)
+	if e == nil || e.Elementwise == nil {
+		return nil, false
+	}
+	for _, v := range op.Operands {
+		t := v.TensorType()
+		if t == nil || t.Quant != nil || !t.IsStatic() {
+			return nil, false
+		}
+		if !sameDims(t.Dims, rt.Dims) && !(len(t.Dims) == 0 && e.Elementwise.ScalarOperands) {
+			return nil, false
+		}
+	}
+	return rt.Dims, true
+}
+
+// isSplat matches broadcast_in_dim of a rank-0 tensor: every element of
+// its result is the operand's one element.
+func isSplat(op *hlo.Op) bool {
+	if op.Name != "stablehlo.broadcast_in_dim" || len(op.Operands) != 1 || len(op.Results) != 1 {
+		return false
+	}
+	t, rt := op.Operands[0].TensorType(), op.Results[0].TensorType()
+	return t != nil && rt != nil && len(t.Dims) == 0 && t.Quant == nil && rt.Quant == nil && t.DType == rt.DType
+}
+
+func sameDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// group splits a block's ops into steps. An open fusion collects fusible
+// ops of one shape; other ops are emitted before it (the fusion runs where
+// it closes), and it closes when an op of another shape starts a fusion or
+// a non-member reads one of its values.
+func (c *planner) group(ops []*hlo.Op, uses *useInfo) []group {
+	var out []group
+	var open *group
+	var openDims []int64
+	members := map[*hlo.Value]bool{}
+	closeOpen := func() {
+		if open != nil {
+			out = append(out, *open)
+			open = nil
+			clear(members)
+		}
+	}
+	for _, op := range ops {
+		dims, ok := c.fusible(op)
+		if open != nil && !(ok && sameDims(dims, openDims)) {
+			for _, v := range usedValues(op) {
+				if members[v] {
+					closeOpen()
+					break
+				}
+			}
+		}
+		if !ok {
+			out = append(out, group{ops: []*hlo.Op{op}})
+			continue
+		}
+		if open == nil || !sameDims(dims, openDims) {
+			closeOpen()
+			open, openDims = &group{fused: true}, dims
+		}
+		open.ops = append(open.ops, op)
+		uses.fusedMember[op] = true
+		members[op.Results[0]] = true
+	}
+	closeOpen()
+	return out
+}
+
+// Source kinds of a member's operand.
+const (
+	srcIn     = iota // an external input, tiled
+	srcScalar        // an external rank-0 input, passed whole
+	srcMember        // an earlier member's result
+)
+
+type fsrc struct {
+	kind, idx int
+}
+
+type fmember struct {
+	fn        kernel.TileFn
+	dt        hlo.DType
+	size      int
+	srcs      []fsrc
+	out       int  // index in outVals, or -1 for a value living only in tiles
+	invariant bool // every element equal: computed once per chunk
+}
+
+// fusion is a compiled fused step.
+type fusion struct {
+	n     int
+	dims  []int64
+	tile  int // elements per tile
+	grain int // elements worth a parallel chunk
+
+	members  []fmember
+	inVals   []*hlo.Value // external inputs, one frame slot each
+	inScalar []bool
+	lastRead []int // per input: the last member reading it
+	outVals  []*hlo.Value
+	outType  []*hlo.TensorType
+	outOf    []int // per output: its member
+	inPlace  []int // per output: the input whose storage it takes, or -1
+	single   bool  // one member: run its TileFn on whole literals
+	states   sync.Pool
+}
+
+// fuse compiles the members of g. Members whose result nobody reads are
+// dropped; results read after the step (or returned) are materialized.
+func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, error) {
+	inGroup := map[*hlo.Op]bool{}
+	for _, op := range g.ops {
+		inGroup[op] = true
+	}
+	// Liveness inside the group, last member first.
+	live := map[*hlo.Op]bool{}
+	for i := len(g.ops) - 1; i >= 0; i-- {
+		op := g.ops[i]
+		v := op.Results[0]
+		if returned[v.ID] {
+			live[op] = true
+		}
+		for _, u := range uses.users[v] {
+			if !inGroup[u] || live[u] {
+				live[op] = true
+			}
+		}
+	}
+	f := &fusion{}
+	memberOf := map[*hlo.Value]int{}
+	inputOf := map[*hlo.Value]int{}
+	bytesPerElem := 0
+	cost := 0
+	for _, op := range g.ops {
+		if !live[op] {
+			continue
+		}
+		rt := op.Results[0].TensorType()
+		if f.members == nil {
+			f.dims = rt.Dims
+			f.n = int(rt.NumElements())
+		}
+		m := fmember{dt: rt.DType, size: rt.DType.Size(), out: -1}
+		if isSplat(op) {
+			m.fn = splatTile(rt.DType.Size())
+			cost++
+		} else {
+			e := kernel.Lookup(op.Name)
+			fn, err := e.Elementwise.Prepare(c.opCtx(op))
+			if err != nil {
+				return nil, err
+			}
+			m.fn = fn
+			cost += max(e.Elementwise.Cost, 1)
+		}
+		invariant := true
+		for _, v := range op.Operands {
+			if j, ok := memberOf[v]; ok {
+				m.srcs = append(m.srcs, fsrc{srcMember, j})
+				invariant = invariant && f.members[j].invariant
+				continue
+			}
+			k, ok := inputOf[v]
+			if !ok {
+				k = len(f.inVals)
+				inputOf[v] = k
+				f.inVals = append(f.inVals, v)
+				scalar := len(v.TensorType().Dims) == 0 && f.n != 1
+				f.inScalar = append(f.inScalar, scalar)
+				f.lastRead = append(f.lastRead, 0)
+				if !scalar {
+					bytesPerElem += v.TensorType().DType.Size()
+				}
+			}
+			f.lastRead[k] = len(f.members)
+			if f.inScalar[k] {
+				m.srcs = append(m.srcs, fsrc{srcScalar, k})
+			} else {
+				m.srcs = append(m.srcs, fsrc{srcIn, k})
+				invariant = false
+			}
+		}
+		v := op.Results[0]
+		materialize := returned[v.ID]
+		for _, u := range uses.users[v] {
+			if !inGroup[u] {
+				materialize = true
+			}
+		}
+		if materialize {
+			m.out = len(f.outVals)
+			f.outVals = append(f.outVals, v)
+			f.outType = append(f.outType, rt)
+			f.outOf = append(f.outOf, len(f.members))
+			f.inPlace = append(f.inPlace, -1)
+			invariant = false
+		}
+		m.invariant = invariant
+		bytesPerElem += m.size
+		memberOf[v] = len(f.members)
+		f.members = append(f.members, m)
+	}
+	f.single = len(f.members) == 1
+	f.tile = tileFor(bytesPerElem)
+	f.grain = kernel.ElementGrain(cost)
+	f.states.New = func() any { return f.newState() }
+	return f, nil
+}
+
+// tileFor picks the elements per tile so that one tile of every member and
+// input fits comfortably in a core's L1/L2 cache.
+func tileFor(bytesPerElem int) int {
+	t := (64 << 10) / max(bytesPerElem, 1)
+	t = min(max(t, 256), 4096)
+	return t &^ 63
+}
+
+// planInPlace lets outputs take the storage of inputs that die at this
+// step: same element type and size, owned by the plan (recycled), and read
+// by no member after the one writing the output.
+func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner) {
+	for j := range f.outVals {
+		for k, iv := range f.inVals {
+			if f.inScalar[k] || iv.TensorType().DType != f.outType[j].DType || f.lastRead[k] > f.outOf[j] {
+				continue
+			}
+			pos := -1
+			for r := 0; r < s.nrecycle; r++ {
+				if int(s.free[r]) == iv.ID {
+					pos = r
+				}
+			}
+			if pos < 0 {
+				continue
+			}
+			// The input's slot is still cleared, but its storage is no longer
+			// recycled: move it past the recycled prefix.
+			s.free[pos], s.free[s.nrecycle-1] = s.free[s.nrecycle-1], s.free[pos]
+			s.nrecycle--
+			f.inPlace[j] = k
+			break
+		}
+	}
+}
+
+// fuseState is one worker's view of a fused step: tile views of the
+// inputs and member results, each member's operand list, and scratch.
+type fuseState struct {
+	ins    []*hlo.Literal // bound inputs (whole literals)
+	outs   []*hlo.Literal // output literals
+	inView []hlo.Literal
+	mView  []hlo.Literal
+	srcs   [][]*hlo.Literal
+	bufs   [][]byte
+}
+
+func (f *fusion) newState() *fuseState {
+	st := &fuseState{
+		ins:    make([]*hlo.Literal, len(f.inVals)),
+		outs:   make([]*hlo.Literal, len(f.outVals)),
+		inView: make([]hlo.Literal, len(f.inVals)),
+		mView:  make([]hlo.Literal, len(f.members)),
+		srcs:   make([][]*hlo.Literal, len(f.members)),
+		bufs:   make([][]byte, len(f.members)),
+	}
+	for k, v := range f.inVals {
+		st.inView[k].DType = v.TensorType().DType
+	}
+	for j := range f.members {
+		m := &f.members[j]
+		st.mView[j].DType = m.dt
+		if !f.single && m.out < 0 {
+			st.bufs[j] = hlo.AlignedBytes(f.tile * m.size)
+		}
+		st.srcs[j] = make([]*hlo.Literal, len(m.srcs))
+		for k, s := range m.srcs {
+			switch s.kind {
+			case srcIn:
+				st.srcs[j][k] = &st.inView[s.idx]
+			case srcMember:
+				st.srcs[j][k] = &st.mView[s.idx]
+			}
+		}
+	}
+	return st
+}
+
+// run executes the fused step of s on frame.
+func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
+	st := f.states.Get().(*fuseState)
+	for k, id := range s.in {
+		l, ok := frame[id].(*hlo.Literal)
+		want := f.n
+		if f.inScalar[k] {
+			want = 1
+		}
+		if !ok || l.NumElements() != want || l.DType != st.inView[k].DType {
+			f.states.Put(st)
+			return &kernel.OpError{Op: s.op.Name, Loc: s.op.Loc, Msg: fmt.Sprintf("fused operand %s is %s, want %d elements of %s", f.inVals[k].Name, describe(frame[id]), want, st.inView[k].DType)}
+		}
+		st.ins[k] = l
+	}
+	for j, t := range f.outType {
+		if k := f.inPlace[j]; k >= 0 {
+			st.outs[j] = st.ins[k]
+		} else {
+			st.outs[j] = allocLiteral(x, t.DType, f.dims)
+		}
+	}
+	switch {
+	case f.single:
+		f.runSingle(st)
+	case f.n <= f.grain || f.n <= f.tile:
+		f.chunk(st, st, 0, f.n)
+	default:
+		tiles := (f.n + f.tile - 1) / f.tile
+		kernel.ParallelFor(tiles, max(f.grain/f.tile, 1), func(lo, hi int) {
+			w := f.states.Get().(*fuseState)
+			f.chunk(w, st, lo*f.tile, min(hi*f.tile, f.n))
+			f.states.Put(w)
+		})
+	}
+	for j, id := range s.out {
+		frame[id] = st.outs[j]
+	}
+	clear(st.ins)
+	clear(st.outs)
+	f.states.Put(st)
+	return nil
+}
+
+func describe(v kernel.Value) string {
+	if l, ok := v.(*hlo.Literal); ok {
+		return l.ShapeString()
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// runSingle runs a one-member fusion's TileFn on whole literals.
+func (f *fusion) runSingle(st *fuseState) {
+	m := &f.members[0]
+	srcs := st.srcs[0]
+	for k, s := range m.srcs {
+		srcs[k] = st.ins[s.idx]
+	}
+	dst := st.outs[0]
+	if f.n <= f.grain {
+		m.fn(dst, srcs, 0, f.n)
+	} else {
+		kernel.ParallelFor(f.n, f.grain, func(lo, hi int) { m.fn(dst, srcs, lo, hi) })
+	}
+	clear(srcs)
+}
+
+// chunk computes elements [lo, hi) tile by tile with w's views and scratch;
+// b holds the bound inputs and outputs (b may be w).
+func (f *fusion) chunk(w, b *fuseState, lo, hi int) {
+	for j := range f.members {
+		m := &f.members[j]
+		for k, s := range m.srcs {
+			if s.kind == srcScalar {
+				w.srcs[j][k] = b.ins[s.idx]
+			}
+		}
+	}
+	if span := min(f.tile, hi-lo); span > 0 {
+		for j := range f.members {
+			if m := &f.members[j]; m.invariant {
+				w.mView[j].Data = w.bufs[j][:span*m.size]
+				m.fn(&w.mView[j], w.srcs[j], 0, span)
+			}
+		}
+	}
+	for t := lo; t < hi; t += f.tile {
+		n := min(f.tile, hi-t)
+		for k, l := range b.ins {
+			if !f.inScalar[k] {
+				s := l.DType.Size()
+				w.inView[k].Data = l.Data[t*s : (t+n)*s]
+			}
+		}
+		for j := range f.members {
+			m := &f.members[j]
+			if m.invariant {
+				continue
+			}
+			if m.out >= 0 {
+				w.mView[j].Data = b.outs[m.out].Data[t*m.size : (t+n)*m.size]
+			} else {
+				w.mView[j].Data = w.bufs[j][:n*m.size]
+			}
+			m.fn(&w.mView[j], w.srcs[j], 0, n)
+		}
+	}
+	// Drop references to this execution's storage.
+	for k := range w.inView {
+		w.inView[k].Data = nil
+	}
+	for j := range w.mView {
+		if f.members[j].out >= 0 {
+			w.mView[j].Data = nil
+		}
+	}
+	for j := range f.members {
+		for k, s := range f.members[j].srcs {
+			if s.kind == srcScalar {
+				w.srcs[j][k] = nil
+			}
+		}
+	}
+}
+
+// splatTile fills dst[lo:hi] with element 0 of srcs[0].
+func splatTile(size int) kernel.TileFn {
+	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
+		if hi <= lo {
+			return
+		}
+		d := dst.Data[lo*size : hi*size]
+		n := copy(d, srcs[0].Data[:size])
+		for n < len(d) {
+			n += copy(d[n:], d[:n])
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package host
+
+import (
+	"math"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+func TestAddOne(t *testing.T) {
+	b := newFunc("main", f32t())
+	one := b.constant(hlo.ScalarLiteral(hlo.F32, 1))
+	m := module(b.ret(b.op("stablehlo.add", f32t(), []*hlo.Value{b.arg(0), one})))
+	p := compile(t, m)
+	for _, x := range []float32{1, -3.5, 1e30} {
+		got := run(t, p, hlo.LiteralFromSlice([]float32{x}, []int64{}...))
+		if got[0].F32()[0] != x+1 {
+			t.Errorf("%v + 1 = %v", x, got[0].F32()[0])
+		}
+	}
+}
+
+// TestChainFusion checks tanh(x*a+b)*c against a float64 reference and the
+// fused plan's shape: one fused step.
+func TestChainFusion(t *testing.T) {
+	const n = 10000
+	p := compile(t, tanhChain(n))
+	steps := p.entry.body.steps
+	fused := 0
+	for _, s := range steps {
+		if s.fused != nil {
+			fused++
+			if len(s.fused.members) != 7 || len(s.fused.outVals) != 1 {
+				t.Errorf("fused step has %d members and %d outputs, want 7 and 1", len(s.fused.members), len(s.fused.outVals))
+			}
+		}
+	}
+	if fused != 1 {
+		t.Errorf("%d fused steps, want 1", fused)
+	}
+	x := hlo.NewLiteral(hlo.F32, n)
+	for i := range x.F32() {
+		x.F32()[i] = float32(i-n/2) / 1000
+	}
+	got := run(t, p, x, hlo.ScalarLiteral(hlo.F32, 0.5), hlo.ScalarLiteral(hlo.F32, 0.25), hlo.ScalarLiteral(hlo.F32, 2))[0]
+	for i, v := range x.F32() {
+		a := float32(v * 0.5)
+		a = a + 0.25
+		want := float32(math.Tanh(float64(a))) * 2
+		if got.F32()[i] != want {
+			t.Fatalf("element %d (x=%v): got %v, want %v", i, v, got.F32()[i], want)
+		}
+	}
+}
+
+// tanhChain is main(x: f32[n], a, b, c: f32[]) = tanh(x*a+b)*c.
+func tanhChain(n int64) *hlo.Module {
+	b := newFunc("main", f32t(n), f32t(), f32t(), f32t())
+	x := b.arg(0)
+	y := b.op("stablehlo.multiply", f32t(n), []*hlo.Value{x, b.splat(b.arg(1), n)})
+	y = b.op("stablehlo.add", f32t(n), []*hlo.Value{y, b.splat(b.arg(2), n)})
+	y = b.op("stablehlo.tanh", f32t(n), []*hlo.Value{y})
+	y = b.op("stablehlo.multiply", f32t(n), []*hlo.Value{y, b.splat(b.arg(3), n)})
+	return module(b.ret(y))
+}

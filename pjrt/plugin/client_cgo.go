@@ -29,6 +29,9 @@ type Client struct {
 	mu     sync.RWMutex // write-held by Close; read-held by calls into the client
 	closed bool
 
+	exesMu sync.Mutex
+	exes   map[*Executable]bool // live executables, destroyed before the client
+
 	inUse, peak atomic.Int64 // bytes of live buffers this client created
 }
 
@@ -100,6 +103,17 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
+	// PJRT objects must not outlive their client: destroy the executables
+	// first (buffers are handled by go-xla, which skips them once the
+	// client is gone).
+	c.exesMu.Lock()
+	for e := range c.exes {
+		if e.closed.CompareAndSwap(false, true) {
+			_ = protect("closing an executable", e.le.Destroy)
+		}
+	}
+	c.exes = nil
+	c.exesMu.Unlock()
 	return protect("closing the client", c.xc.Destroy)
 }
 

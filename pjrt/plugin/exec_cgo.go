@@ -66,7 +66,14 @@ func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executab
 	if err != nil {
 		return nil, fmt.Errorf("pjrt/plugin: %s failed to compile %s (%s): %w", c.platform, moduleName(m), entry.Loc, err)
 	}
-	return &Executable{c: c, le: le, name: moduleName(m), topo: topo, argTypes: entry.ArgTypes(), nOut: le.NumOutputs}, nil
+	e := &Executable{c: c, le: le, name: moduleName(m), topo: topo, argTypes: entry.ArgTypes(), nOut: le.NumOutputs}
+	c.exesMu.Lock()
+	if c.exes == nil {
+		c.exes = map[*Executable]bool{}
+	}
+	c.exes[e] = true
+	c.exesMu.Unlock()
+	return e, nil
 }
 
 func moduleName(m *hlo.Module) string {
@@ -78,11 +85,19 @@ func moduleName(m *hlo.Module) string {
 
 func (e *Executable) NumOutputs() int { return e.nOut }
 
-// Close releases the executable.
+// Close releases the executable (a no-op once its client is closed, which
+// released it already).
 func (e *Executable) Close() error {
+	if err := e.c.enter(); err != nil {
+		return nil
+	}
+	defer e.c.mu.RUnlock()
 	if !e.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	e.c.exesMu.Lock()
+	delete(e.c.exes, e)
+	e.c.exesMu.Unlock()
 	return protect("closing an executable", e.le.Destroy)
 }
 
@@ -210,11 +225,10 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 	if err != nil {
 		return nil, fmt.Errorf("pjrt/plugin: %s: execute on %s: %w", e.name, c.platform, err)
 	}
-	for i, a := range args {
+	for _, a := range args {
 		for _, j := range opts.Donate {
-			a[j].Delete()
+			a[j].Delete() // go-xla destroyed it; this updates our accounting
 		}
-		_ = i
 	}
 	if len(outs) != n*e.nOut {
 		return nil, fmt.Errorf("pjrt/plugin: %s: the plugin returned %d buffers, want %d", e.name, len(outs), n*e.nOut)

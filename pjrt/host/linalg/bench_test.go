@@ -35,3 +35,30 @@ func BenchmarkDotGeneral(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConvolution times NHWC 3x3 "same" convolutions (ResNet-like
+// layers) through a compiled module and reports GFLOP/s.
+func BenchmarkConvolution(b *testing.B) {
+	for _, s := range []struct{ n, hw, c, o int64 }{{1, 56, 64, 64}, {8, 28, 128, 128}, {1, 224, 3, 32}} {
+		b.Run(fmt.Sprintf("f32/%dx%dx%dx%d_o%d", s.n, s.hw, s.hw, s.c, s.o), func(b *testing.B) {
+			c := convCase{lhs: []int64{s.n, s.hw, s.hw, s.c}, rhs: []int64{3, 3, s.c, s.o}, dn: nhwc(2), pad: []int64{1, 1, 1, 1}}
+			c.fill()
+			od := c.outDims()
+			m := singleOpModule("stablehlo.convolution", []hlo.Type{tt(hlo.F32, c.lhs...), tt(hlo.F32, c.rhs...)}, []hlo.Type{tt(hlo.F32, od...)}, c.attrs()...)
+			p, err := host.Compile(m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			args := []kernel.Value{randLiteral(r, hlo.F32, c.lhs...), randLiteral(r, hlo.F32, c.rhs...)}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Run(nil, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+			flops := 2 * float64(hlo.NumElements(od)) * float64(9*s.c)
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

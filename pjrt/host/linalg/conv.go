@@ -463,7 +463,8 @@ func convCompute[T number](p *convPlan, lhs, rhs, out []T, mm func(m, n, k int, 
 		return
 	}
 	chunk := max(1, min(rows, im2colChunk/max(kcols, 1)))
-	pbuf := make([]T, chunk*kcols)
+	pbuf, release := scratch[T](chunk * kcols)
+	defer release()
 	for g := 0; g < p.groups; g++ {
 		bs, fs := 0, 0
 		if p.bgc > 1 {
@@ -489,13 +490,63 @@ func convCompute[T number](p *convPlan, lhs, rhs, out []T, mm func(m, n, k int, 
 							clear(d)
 							continue
 						}
-						src := (base+int(off))*p.c + fs
-						copy(d, lhs[src:src+in])
+						src := lhs[(base+int(off))*p.c+fs:]
+						if in <= 8 { // a call to copy costs more than a few moves
+							for q := range d {
+								d[q] = src[q]
+							}
+						} else {
+							copy(d, src[:in])
+						}
 					}
 				}
 			})
 			mm(nr, og, kcols, matrix[T]{data: pm, off: []int{0}, rs: kcols, cs: 1}, w,
 				matrix[T]{data: out, off: []int{r0*p.o + g*og}, rs: p.o, cs: 1})
 		}
+	}
+}
+
+// scratchCache keeps a few large buffers per element type across runs. A
+// sync.Pool would not do: the GC empties it, and these buffers are big
+// enough that each run would otherwise fault in fresh pages.
+var scratchCache struct {
+	sync.Mutex
+	free map[any][]any // zero value of T -> *[]T
+}
+
+const scratchKeep = 4
+
+// scratch returns a reusable buffer of n elements (contents undefined) and
+// the function that gives it back.
+func scratch[T any](n int) ([]T, func()) {
+	var z T
+	key := any(z)
+	scratchCache.Lock()
+	if scratchCache.free == nil {
+		scratchCache.free = map[any][]any{}
+	}
+	var bp *[]T
+	list := scratchCache.free[key]
+	for i, v := range list {
+		if b := v.(*[]T); cap(*b) >= n {
+			bp = b
+			scratchCache.free[key] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	scratchCache.Unlock()
+	if bp == nil {
+		b := make([]T, n)
+		bp = &b
+	}
+	return (*bp)[:n], func() {
+		scratchCache.Lock()
+		defer scratchCache.Unlock()
+		list := scratchCache.free[key]
+		if len(list) >= scratchKeep {
+			list = list[1:]
+		}
+		scratchCache.free[key] = append(list, any(bp))
 	}
 }

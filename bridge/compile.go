@@ -1,0 +1,132 @@
+package bridge
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// source names where a value comes from on each call.
+type source struct {
+	capture bool // false: argument
+	index   int
+}
+
+// outRef is one output of a program: a root of the compiled graph, or a
+// placeholder passed through unchanged.
+type outRef struct {
+	root int // index into the executable's outputs; -1 for a pass-through
+	src  source
+}
+
+// Program is a compiled fx graph ready to replay.
+type Program struct {
+	dev    *lazy.Device
+	graph  *lazy.Graph // kept to recompile after an eviction
+	exe    *lazy.Executable
+	params []source // one per executable parameter
+	outs   []outRef // one per fx output
+	muts   []mutRef // one per fx mutation
+	// Hash is the compiled graph's hash (zero when nothing needs a device).
+	Hash lazy.Hash
+	// Fresh reports that Compile compiled the executable (rather than
+	// finding it in the compile cache).
+	Fresh bool
+	// Shapes of the placeholders the program was compiled for.
+	argShapes, capShapes []lazy.Shape
+}
+
+type mutRef struct {
+	target source
+	val    outRef
+}
+
+// Compiled reports whether the program has device code (a graph whose
+// outputs are all pass-throughs has none).
+func (p *Program) Compiled() bool { return p.exe != nil }
+
+// Executable returns the compiled executable (nil when none).
+func (p *Program) Executable() *lazy.Executable { return p.exe }
+
+// Compile lowers g to StableHLO through the lazy runtime (placeholders for
+// its inputs), hashes it, and finds or compiles the executable under the
+// hash. Nothing executes. The counters show the compile (UncachedCompile
+// or CachedCompile).
+func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
+	var nArgs, nCaps int
+	for _, n := range g.Placeholders() {
+		if n.Input == fx.Capture {
+			nCaps = max(nCaps, n.Index+1)
+		} else {
+			nArgs = max(nArgs, n.Index+1)
+		}
+	}
+	args := make([]*lazy.Tensor, nArgs)
+	caps := make([]*lazy.Tensor, nCaps)
+	p := &Program{dev: dev, argShapes: make([]lazy.Shape, nArgs), capShapes: make([]lazy.Shape, nCaps)}
+	byData := map[any]source{}
+	for _, n := range g.Placeholders() {
+		t := lazy.NewPlaceholder(n.Shapes[0], dev)
+		src := source{capture: n.Input == fx.Capture, index: n.Index}
+		if src.capture {
+			caps[n.Index] = t
+			p.capShapes[n.Index] = n.Shapes[0]
+		} else {
+			args[n.Index] = t
+			p.argShapes[n.Index] = n.Shapes[0]
+		}
+		byData[t.DataID()] = src
+	}
+	for i := range args {
+		if args[i] == nil {
+			return nil, fmt.Errorf("bridge: graph has no placeholder for argument %d", i)
+		}
+	}
+	in := fx.Interpreter{G: g}
+	outs, muts, err := in.Run(args, caps)
+	if err != nil {
+		return nil, err
+	}
+	var roots []lazy.Value
+	rootOf := map[lazy.Value]int{}
+	ref := func(t *lazy.Tensor) outRef {
+		if src, ok := byData[t.DataID()]; ok && !t.IsPending() {
+			return outRef{root: -1, src: src}
+		}
+		v := t.Value()
+		k, ok := rootOf[v]
+		if !ok {
+			k = len(roots)
+			rootOf[v] = k
+			roots = append(roots, v)
+		}
+		return outRef{root: k}
+	}
+	for _, o := range outs {
+		p.outs = append(p.outs, ref(o))
+	}
+	out := g.Output()
+	for i, m := range muts {
+		t := out.Mutations[i].Target
+		p.muts = append(p.muts, mutRef{target: source{capture: t.Input == fx.Capture, index: t.Index}, val: ref(m)})
+	}
+	if len(roots) == 0 {
+		return p, nil
+	}
+	lg := lazy.CollectGraph(roots)
+	for _, leaf := range lg.Params {
+		src, ok := byData[leaf.DataID()]
+		if !ok {
+			return nil, fmt.Errorf("bridge: graph reads device data that is not one of its placeholders")
+		}
+		p.params = append(p.params, src)
+	}
+	p.graph, p.Hash = lg, lg.Hash
+	exe, fresh, err := lazy.CompileGraph(dev, lg, "jit")
+	if err != nil {
+		return nil, err
+	}
+	p.exe, p.Fresh = exe, fresh
+	return p, nil
+}

@@ -1,0 +1,61 @@
+package bridge
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Run replays the program: args and captures supply the placeholders (in
+// the order Trace saw them), pending ones are computed first, the
+// executable runs by hash, results are written into mutated inputs and the
+// outputs returned (an input passed through unchanged comes back as itself).
+func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	if len(args) != len(p.argShapes) || len(captures) != len(p.capShapes) {
+		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
+			len(p.argShapes), len(p.capShapes), len(args), len(captures))
+	}
+	get := func(s source) *lazy.Tensor {
+		if s.capture {
+			return captures[s.index]
+		}
+		return args[s.index]
+	}
+	var res []*lazy.Tensor
+	if p.exe != nil {
+		if p.exe.Evicted() {
+			exe, _, err := lazy.CompileGraph(p.dev, p.graph, "jit")
+			if err != nil {
+				return nil, err
+			}
+			p.exe = exe
+		}
+		ins := make([]*lazy.Tensor, len(p.params))
+		for i, s := range p.params {
+			ins[i] = get(s)
+		}
+		var err error
+		if res, err = p.exe.Run(ins); err != nil {
+			return nil, err
+		}
+	}
+	pick := func(r outRef) *lazy.Tensor {
+		if r.root < 0 {
+			return get(r.src)
+		}
+		return res[r.root]
+	}
+	outs := make([]*lazy.Tensor, len(p.outs))
+	for i, r := range p.outs {
+		outs[i] = pick(r)
+	}
+	// Read every written value before writing any (a swap of two inputs).
+	states := make([]lazy.TensorState, len(p.muts))
+	for i, m := range p.muts {
+		states[i] = pick(m.val).State()
+	}
+	for i, m := range p.muts {
+		get(m.target).Restore(states[i])
+	}
+	return outs, nil
+}

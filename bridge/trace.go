@@ -1,0 +1,149 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// TraceOptions control a trace.
+type TraceOptions struct{}
+
+// Break is a graph break: user code forced a cut inside the traced function.
+type Break struct {
+	Reason string // Item, Float32s, Sync, String, ...
+	Site   string // file:line of the read
+}
+
+// ErrGraphBreak is returned (wrapped in *BreakError) when the traced
+// function reads a tensor value.
+var ErrGraphBreak = errors.New("graph break")
+
+// BreakError describes a graph break.
+type BreakError struct{ Break Break }
+
+func (e *BreakError) Error() string {
+	return fmt.Sprintf("graph break: %s at %s reads a tensor value inside the traced function", e.Break.Reason, e.Break.Site)
+}
+
+func (e *BreakError) Unwrap() error { return ErrGraphBreak }
+
+// Traced is the result of a trace.
+type Traced struct {
+	Graph *fx.Graph
+	// Outputs are the tensors the function returned (identity matters: the
+	// same tensor returned twice, an argument returned unchanged).
+	Outputs []*lazy.Tensor
+}
+
+type recorder struct {
+	mutated []*lazy.Tensor
+	before  map[*lazy.Tensor]lazy.TensorState
+	synced  map[any]lazy.Value
+	hostOps []fx.HostOp
+	brk     *Break
+}
+
+type breakPanic struct{}
+
+func (r *recorder) OnAssign(t *lazy.Tensor, before lazy.TensorState) {
+	if _, ok := r.before[t]; !ok {
+		r.before[t] = before
+		r.mutated = append(r.mutated, t)
+	}
+}
+
+func (r *recorder) OnCut(reason, site string) {
+	r.brk = &Break{Reason: reason, Site: site}
+	panic(breakPanic{})
+}
+
+func (r *recorder) OnSync(ts []*lazy.Tensor, before []lazy.Value) {
+	for i, t := range ts {
+		r.synced[t.DataID()] = before[i]
+	}
+}
+
+func (r *recorder) OnHostOp(op *lazy.OpDef, a lazy.Attrs, in []lazy.Value, out []*lazy.Tensor) {
+	r.hostOps = append(r.hostOps, fx.HostOp{Op: op, Attrs: a, Inputs: in, Outputs: out})
+}
+
+// undo puts every mutated tensor back as it was before the trace.
+func (r *recorder) undo() {
+	for _, t := range r.mutated {
+		t.Restore(r.before[t])
+	}
+}
+
+// Trace runs fn once with the lazy runtime recording. args are the flattened
+// tensor arguments fn reads (pending ones are computed first). On return
+// every tensor fn assigned holds its old contents again, the RNG state
+// included; on failure the counters are as before too. A read of a tensor
+// value inside fn aborts the trace with a *BreakError.
+func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOptions) (tr *Traced, err error) {
+	if err := lazy.Sync(args...); err != nil {
+		return nil, err
+	}
+	counters := lazy.CounterSnapshot()
+	states := make([]lazy.TensorState, len(args))
+	for i, a := range args {
+		states[i] = a.State()
+	}
+	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{}}
+	end := lazy.BeginTrace(rec)
+	var outs []*lazy.Tensor
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(breakPanic); ok {
+					err = &BreakError{Break: *rec.brk}
+					return
+				}
+				if e := lazy.AsError(p); e != nil {
+					err = e
+					return
+				}
+				end()
+				rec.undo()
+				lazy.RestoreCounters(counters)
+				panic(p)
+			}
+		}()
+		outs, err = fn()
+		if err == nil {
+			lazy.SyncExternal(outs)
+		}
+	}()
+	var t *fx.Trace
+	if err == nil {
+		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps}
+		for i, o := range outs {
+			if o == nil {
+				end()
+				rec.undo()
+				lazy.RestoreCounters(counters)
+				return nil, fmt.Errorf("bridge: output %d is a nil tensor", i)
+			}
+			t.Outputs = append(t.Outputs, o.Value())
+		}
+		for _, m := range rec.mutated {
+			t.Mutated = append(t.Mutated, m)
+			t.MutStates = append(t.MutStates, rec.before[m])
+			t.MutValues = append(t.MutValues, m.Value())
+		}
+	}
+	end()
+	rec.undo()
+	if err != nil {
+		lazy.RestoreCounters(counters)
+		return nil, err
+	}
+	g, err := fx.FromTrace(t)
+	if err != nil {
+		lazy.RestoreCounters(counters)
+		return nil, err
+	}
+	return &Traced{Graph: g, Outputs: outs}, nil
+}

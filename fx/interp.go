@@ -1,0 +1,111 @@
+package fx
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Interpreter runs a graph node by node over lazy tensors (torch.fx's
+// Interpreter). Each value is dropped after its last use.
+type Interpreter struct {
+	G *Graph
+	// Call, when set, runs call nodes instead of lazy.Apply (the
+	// partitioner uses it to watch or redirect individual nodes).
+	Call func(n *Node, args []*lazy.Tensor) ([]*lazy.Tensor, error)
+}
+
+// NodeError is an error raised while running one node.
+type NodeError struct {
+	Node *Node
+	Err  error
+}
+
+func (e *NodeError) Error() string {
+	where := ""
+	if e.Node.Site != "" {
+		where = " at " + e.Node.Site
+	}
+	return fmt.Sprintf("fx: node %%%s (%s%s): %v", e.Node.Name, e.Node.Op, where, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// Run executes the graph: args feed Arg placeholders by index, captures
+// feed Capture placeholders. It returns the outputs and, for each mutation
+// of the output node, the value to write.
+func (in *Interpreter) Run(args, captures []*lazy.Tensor) (outs, mutations []*lazy.Tensor, err error) {
+	g := in.G
+	uses := g.Uses()
+	remaining := make([]int, len(g.Nodes))
+	for i, u := range uses {
+		remaining[i] = len(u)
+	}
+	env := make([][]*lazy.Tensor, len(g.Nodes))
+	get := func(r Ref) *lazy.Tensor { return env[r.Node.ID][r.Index] }
+	release := func(n *Node) {
+		for _, a := range n.Args {
+			if remaining[a.Node.ID]--; remaining[a.Node.ID] == 0 {
+				env[a.Node.ID] = nil
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		switch n.Kind {
+		case Placeholder:
+			src := args
+			if n.Input == Capture {
+				src = captures
+			}
+			if n.Index >= len(src) {
+				return nil, nil, &NodeError{n, fmt.Errorf("no input for placeholder %s %d", kindName(n.Input), n.Index)}
+			}
+			t := src[n.Index]
+			if !t.Shape().Equal(n.Shapes[0]) {
+				return nil, nil, &NodeError{n, fmt.Errorf("input is %s, graph wants %s", t.Shape(), n.Shapes[0])}
+			}
+			env[n.ID] = []*lazy.Tensor{t}
+		case Call:
+			a := make([]*lazy.Tensor, len(n.Args))
+			for k, r := range n.Args {
+				a[k] = get(r)
+			}
+			res, err := in.call(n, a)
+			if err != nil {
+				return nil, nil, &NodeError{n, err}
+			}
+			env[n.ID] = res
+			release(n)
+		case Output:
+			for _, r := range n.Args {
+				outs = append(outs, get(r))
+			}
+			for _, m := range n.Mutations {
+				mutations = append(mutations, get(m.Value))
+			}
+		}
+	}
+	return outs, mutations, nil
+}
+
+func kindName(k InputKind) string {
+	if k == Capture {
+		return "capture"
+	}
+	return "arg"
+}
+
+func (in *Interpreter) call(n *Node, args []*lazy.Tensor) (res []*lazy.Tensor, err error) {
+	if in.Call != nil {
+		return in.Call(n, args)
+	}
+	op := lazy.LookupOp(n.Op)
+	if op == nil {
+		return nil, fmt.Errorf("unknown op %s", n.Op)
+	}
+	err = lazy.Try(func() { res = lazy.Apply(op, n.Attrs, args...) })
+	if err == nil && len(res) != len(n.Shapes) {
+		err = fmt.Errorf("%s returned %d results, graph records %d", n.Op, len(res), len(n.Shapes))
+	}
+	return res, err
+}

@@ -1,0 +1,94 @@
+package fx
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Lint checks the graph's invariants: unique names, operands defined
+// before use, known ops whose shape rule reproduces the recorded shapes,
+// one output node at the end, mutations that target placeholders with
+// matching shapes.
+func (g *Graph) Lint() error {
+	var errs []error
+	bad := func(n *Node, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("fx lint: %%%s: %s", n.Name, fmt.Sprintf(format, args...)))
+	}
+	pos := map[*Node]int{}
+	names := map[string]bool{}
+	for i, n := range g.Nodes {
+		if n.Kind != Output {
+			if names[n.Name] {
+				bad(n, "name used twice")
+			}
+			names[n.Name] = true
+		}
+		for k, a := range n.Args {
+			j, ok := pos[a.Node]
+			if !ok || j >= i {
+				bad(n, "operand %d (%%%s) is not defined before use", k, a.Node.Name)
+				continue
+			}
+			if a.Index < 0 || a.Index >= len(a.Node.Shapes) {
+				bad(n, "operand %d refers to missing output %d of %%%s", k, a.Index, a.Node.Name)
+			}
+		}
+		switch n.Kind {
+		case Placeholder:
+			if len(n.Shapes) != 1 {
+				bad(n, "a placeholder has one output")
+			}
+		case Call:
+			op := lazy.LookupOp(n.Op)
+			if op == nil {
+				bad(n, "unknown op %s", n.Op)
+				break
+			}
+			in := make([]lazy.Shape, len(n.Args))
+			for k, a := range n.Args {
+				if a.Index < len(a.Node.Shapes) {
+					in[k] = a.Shape()
+				}
+			}
+			out, err := op.Infer(in, n.Attrs)
+			switch {
+			case err != nil:
+				bad(n, "%s rejects its operands: %v", n.Op, err)
+			case out == nil:
+				// data-dependent shapes (host ops): recorded shapes stand
+			case !shapesEqual(out, n.Shapes):
+				bad(n, "recorded shapes %s differ from %s's rule %s", shapesString(n.Shapes), n.Op, shapesString(out))
+			}
+		case Output:
+			if i != len(g.Nodes)-1 {
+				bad(n, "output is not the last node")
+			}
+			for _, m := range n.Mutations {
+				if m.Target.Kind != Placeholder {
+					bad(n, "mutation of %%%s, which is not a placeholder", m.Target.Name)
+				} else if !m.Target.Shapes[0].Equal(m.Value.Shape()) {
+					bad(n, "mutation of %%%s with %s, want %s", m.Target.Name, m.Value.Shape(), m.Target.Shapes[0])
+				}
+			}
+		}
+		pos[n] = i
+	}
+	if g.Output() == nil {
+		errs = append(errs, errors.New("fx lint: graph has no output node"))
+	}
+	return errors.Join(errs...)
+}
+
+func shapesEqual(a, b []lazy.Shape) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,161 @@
+package fx
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// String prints the graph, one node per line, with call sites and
+// partitions as trailing comments.
+func (g *Graph) String() string { return g.Format(true) }
+
+// Format prints the graph; sites controls the call-site comments (golden
+// tests leave them out, since they change with unrelated edits).
+func (g *Graph) Format(sites bool) string {
+	var b strings.Builder
+	for _, n := range g.Nodes {
+		writeNode(&b, n, sites)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func refString(r Ref) string {
+	if len(r.Node.Shapes) > 1 {
+		return fmt.Sprintf("%%%s#%d", r.Node.Name, r.Index)
+	}
+	return "%" + r.Node.Name
+}
+
+func shapesString(ss []lazy.Shape) string {
+	if len(ss) == 1 {
+		return ss[0].String()
+	}
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.String()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func writeNode(b *strings.Builder, n *Node, sites bool) {
+	switch n.Kind {
+	case Placeholder:
+		kind := "arg"
+		if n.Input == Capture {
+			kind = "capture"
+		}
+		fmt.Fprintf(b, "%%%s : %s = placeholder[%s %d]", n.Name, shapesString(n.Shapes), kind, n.Index)
+	case Call:
+		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.Op)
+		for i, a := range n.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(refString(a))
+		}
+		for i, a := range n.Attrs {
+			if i > 0 || len(n.Args) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(a.Key)
+			b.WriteByte('=')
+			b.WriteString(formatValue(a.Val))
+		}
+		b.WriteByte(')')
+	case Output:
+		b.WriteString("output(")
+		for i, a := range n.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(refString(a))
+		}
+		for i, m := range n.Mutations {
+			if i == 0 {
+				b.WriteString("; ")
+			} else {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%%%s <- %s", m.Target.Name, refString(m.Value))
+		}
+		b.WriteByte(')')
+	}
+	var notes []string
+	switch {
+	case n.Kind == Call && n.Partition > 0:
+		notes = append(notes, fmt.Sprintf("device %d", n.Partition))
+	case n.Kind == Call && n.Partition < 0:
+		notes = append(notes, "host")
+	}
+	if sites && n.Site != "" {
+		notes = append(notes, n.Site)
+	}
+	if len(notes) > 0 {
+		b.WriteString("  # ")
+		b.WriteString(strings.Join(notes, ", "))
+	}
+}
+
+// formatValue prints an attribute value in the form parseValue reads.
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case []int64:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatInt(x, 10)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
+	case float64:
+		switch {
+		case math.IsNaN(v):
+			return "nan"
+		case math.IsInf(v, 1):
+			return "inf"
+		case math.IsInf(v, -1):
+			return "-inf"
+		}
+		s := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	case bool:
+		return strconv.FormatBool(v)
+	case string:
+		return strconv.Quote(v)
+	case lazy.DType:
+		return "dtype(" + v.String() + ")"
+	case *hlo.Literal:
+		return formatLiteral(v)
+	}
+	return fmt.Sprintf("<%T>", v)
+}
+
+// formatLiteral prints `lit(f32[2], [1.5, 2.0])`, or the raw bytes in hex
+// for more than 16 elements: `lit(f32[100], 0x...)`.
+func formatLiteral(l *hlo.Literal) string {
+	var b strings.Builder
+	b.WriteString("lit(" + l.ShapeString() + ", ")
+	n := l.NumElements()
+	if n > 16 {
+		fmt.Fprintf(&b, "0x%X)", l.Data)
+		return b.String()
+	}
+	b.WriteByte('[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(l.ElemString(i))
+	}
+	b.WriteString("])")
+	return b.String()
+}

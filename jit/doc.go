@@ -1,0 +1,15 @@
+// Package jit is the public face of xlajit: Compile wraps a Go function over
+// lazy tensors so that its first call with a new input signature traces it
+// once on the real tensors, compiles the recorded graph by hash without
+// running it, restores every input the trace touched, and every later call
+// with the same signature replays the compiled program.
+//
+// Place in the flow: user code → jit.Compile → bridge.Trace → partitioner
+// (device regions and host nodes) → bridge.Compile per region → replay.
+// Imports bridge, partitioner, fx and lazy.
+//
+//	step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).Relu() })
+//	y := step(x, w)            // call 1: trace + compile; later calls replay by hash
+//	fmt.Println(jit.StatsOf(step))
+//	// calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0
+package jit

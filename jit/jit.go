@@ -1,0 +1,351 @@
+package jit
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/xlajit/xlajit/bridge"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Error is an error of the jit machinery (an unsupported signature, a
+// failed trace or compile, a graph break under FullGraph). Functions whose
+// last result is an error return it there; others panic with it.
+type Error struct {
+	Fn  string
+	Msg string
+	Err error
+}
+
+func (e *Error) Error() string {
+	s := "jit"
+	if e.Fn != "" {
+		s += " " + e.Fn
+	}
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// runner replays one traced signature.
+type runner interface {
+	Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error)
+}
+
+// entry is one input signature of a compiled function.
+type entry struct {
+	key      string
+	guard    []guardItem
+	run      runner // nil: the function runs in lazy mode (graph break)
+	captures []*lazy.Tensor
+	results  []*outPlan
+}
+
+// fnState is everything jit keeps for one compiled function.
+type fnState struct {
+	name   string
+	fn     reflect.Value
+	typ    reflect.Type
+	opts   options
+	codecs []codec
+	hasErr bool
+
+	traceMu sync.Mutex // one trace at a time per function
+	mu      sync.RWMutex
+	entries map[string]*entry
+	last    atomic.Pointer[entry]
+	lastG   []guardItem // guard of the most recent trace (Explain)
+	limited bool        // recompile limit reached: lazy mode for new signatures
+	events  []string
+
+	calls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
+}
+
+var (
+	registry   sync.Map // funcval pointer → *fnState
+	walkerPool = sync.Pool{New: func() any { return &walker{key: make([]byte, 0, 64), tensors: make([]*lazy.Tensor, 0, 8)} }}
+)
+
+// funcKey identifies a func value (its closure pointer).
+func funcKey(f any) uintptr {
+	type eface struct{ typ, data unsafe.Pointer }
+	return uintptr((*eface)(unsafe.Pointer(&f)).data)
+}
+
+// Compile wraps fn, a function over *lazy.Tensor values (and slices,
+// arrays, structs and pointers of them, plus plain values that become part
+// of the guard), into a function of the same type that traces once per
+// input signature and replays the compiled program afterwards. It panics on
+// an unsupported signature (CompileE returns the error).
+func Compile[F any](fn F, opts ...Option) F {
+	f, err := CompileE(fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// CompileE is Compile returning an error for a signature it cannot handle.
+func CompileE[F any](fn F, opts ...Option) (F, error) {
+	var zero F
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return zero, &Error{Msg: fmt.Sprintf("Compile needs a non-nil function, got %T", fn)}
+	}
+	t := v.Type()
+	s := &fnState{fn: v, typ: t, opts: defaultOptions(), entries: map[string]*entry{}}
+	for _, o := range opts {
+		o(&s.opts)
+	}
+	s.name = s.opts.name
+	if s.name == "" {
+		s.name = funcName(v)
+	}
+	if t.IsVariadic() {
+		return zero, &Error{Fn: s.name, Msg: "variadic functions are not supported"}
+	}
+	for i := 0; i < t.NumIn(); i++ {
+		if err := checkArgType(t.In(i), map[reflect.Type]bool{}); err != nil {
+			return zero, &Error{Fn: s.name, Msg: fmt.Sprintf("argument %d", i), Err: err}
+		}
+		s.codecs = append(s.codecs, codecFor(t.In(i)))
+	}
+	for i := 0; i < t.NumOut(); i++ {
+		ot := t.Out(i)
+		if ot == errorType {
+			if i != t.NumOut()-1 {
+				return zero, &Error{Fn: s.name, Msg: "an error result must be last"}
+			}
+			s.hasErr = true
+			continue
+		}
+		if err := checkArgType(ot, map[reflect.Type]bool{}); err != nil {
+			return zero, &Error{Fn: s.name, Msg: fmt.Sprintf("result %d", i), Err: err}
+		}
+	}
+	wrapped := reflect.MakeFunc(t, s.call).Interface().(F)
+	registry.Store(funcKey(any(wrapped)), s)
+	return wrapped, nil
+}
+
+func funcName(v reflect.Value) string {
+	if f := runtimeFuncName(v.Pointer()); f != "" {
+		return f
+	}
+	return v.Type().String()
+}
+
+func (s *fnState) fail(err error) []reflect.Value {
+	var je *Error
+	if !errors.As(err, &je) {
+		je = &Error{Fn: s.name, Err: err}
+	}
+	if !s.hasErr {
+		panic(je)
+	}
+	out := make([]reflect.Value, s.typ.NumOut())
+	for i := range out {
+		out[i] = reflect.Zero(s.typ.Out(i))
+	}
+	out[len(out)-1] = reflect.ValueOf(error(je))
+	return out
+}
+
+// call is the compiled function's body.
+func (s *fnState) call(args []reflect.Value) []reflect.Value {
+	s.calls.Add(1)
+	if lazy.Tracing() {
+		// Called from inside another traced function: inline.
+		return s.fn.Call(args)
+	}
+	w := walkerPool.Get().(*walker)
+	w.key, w.tensors = w.key[:0], w.tensors[:0]
+	defer walkerPool.Put(w)
+	if err := encodeArgs(w, s.codecs, args); err != nil {
+		return s.fail(err)
+	}
+	e := s.last.Load()
+	if e == nil || e.key != string(w.key) {
+		s.mu.RLock()
+		e = s.entries[string(w.key)]
+		s.mu.RUnlock()
+		if e == nil {
+			var err error
+			if e, err = s.trace(args, w); err != nil {
+				return s.fail(err)
+			}
+		}
+		s.last.Store(e)
+	}
+	if e.run == nil {
+		return s.fn.Call(args)
+	}
+	outs, err := e.run.Run(w.tensors, e.captures)
+	if err != nil {
+		return s.fail(err)
+	}
+	s.replays.Add(1)
+	lazy.AddCounter(lazy.MetricJitReplay, 1)
+	res := make([]reflect.Value, s.typ.NumOut())
+	for i, p := range e.results {
+		res[i] = p.build(outs)
+	}
+	if s.hasErr {
+		res[len(res)-1] = reflect.Zero(errorType)
+	}
+	return res
+}
+
+func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(*Error); ok {
+				err = e
+				return
+			}
+			panic(r)
+		}
+	}()
+	for i, c := range codecs {
+		c(w, args[i])
+	}
+	return nil
+}
+
+// trace handles a new input signature: trace, partition, compile, and store
+// the entry. Concurrent callers with the same signature wait for one trace.
+func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
+	s.traceMu.Lock()
+	defer s.traceMu.Unlock()
+	key := string(w.key)
+	s.mu.RLock()
+	e := s.entries[key]
+	s.mu.RUnlock()
+	if e != nil {
+		return e, nil
+	}
+	guard := describe(args)
+	e = &entry{key: key, guard: guard}
+	if s.limited || len(s.entries) >= s.opts.recompileLimit {
+		if s.opts.fullGraph {
+			return nil, &Error{Fn: s.name, Msg: fmt.Sprintf("recompile limit %d reached (%s)", s.opts.recompileLimit, diffGuards(s.lastG, guard))}
+		}
+		if !s.limited {
+			log.Printf("xlajit: warning: %s was traced for %d input signatures; new signatures run in lazy mode (raise jit.WithRecompileLimit)", s.name, s.opts.recompileLimit)
+			s.limited = true
+		}
+		s.event("lazy fallback (recompile limit): %s", diffGuards(s.lastG, guard))
+		s.store(e)
+		return e, nil
+	}
+	tensors := append([]*lazy.Tensor(nil), w.tensors...)
+	rp := &resultPlanner{slots: map[*lazy.Tensor]int{}}
+	traced, err := bridge.Trace(tensors, func() ([]*lazy.Tensor, error) {
+		rs := s.fn.Call(args)
+		if s.hasErr {
+			if errv := rs[len(rs)-1]; !errv.IsNil() {
+				return nil, errv.Interface().(error)
+			}
+			rs = rs[:len(rs)-1]
+		}
+		for i, r := range rs {
+			p, err := rp.plan(r, 0)
+			if err != nil {
+				return nil, fmt.Errorf("result %d: %w", i, err)
+			}
+			e.results = append(e.results, p)
+		}
+		return rp.tensors, nil
+	}, bridge.TraceOptions{})
+	var be *bridge.BreakError
+	switch {
+	case errors.As(err, &be):
+		s.breaks.Add(1)
+		lazy.AddCounter(lazy.MetricJitGraphBreak, 1)
+		s.event("graph break: %s at %s", be.Break.Reason, be.Break.Site)
+		if s.opts.fullGraph {
+			return nil, &Error{Fn: s.name, Err: err}
+		}
+		e.results = nil
+		s.store(e)
+		return e, nil
+	case err != nil:
+		return nil, err
+	}
+	s.traces.Add(1)
+	lazy.AddCounter(lazy.MetricJitTrace, 1)
+	if n := s.traces.Load(); n > 1 {
+		s.recompiles.Add(1)
+		lazy.AddCounter(lazy.MetricJitRecompile, 1)
+		s.event("recompile %d: %s", n-1, diffGuards(s.lastG, guard))
+	} else {
+		s.event("trace: %s", guardString(guard))
+	}
+	s.lastG = guard
+	run, compiled, err := s.build(traced, tensors)
+	if err != nil {
+		return nil, err
+	}
+	s.compiles.Add(int64(compiled))
+	e.run, e.captures = run, traced.Graph.Captures
+	s.store(e)
+	return e, nil
+}
+
+func (s *fnState) store(e *entry) {
+	s.mu.Lock()
+	s.entries[e.key] = e
+	s.mu.Unlock()
+}
+
+func (s *fnState) event(format string, args ...any) {
+	s.events = append(s.events, fmt.Sprintf(format, args...))
+}
+
+func guardString(g []guardItem) string {
+	out := ""
+	for i, it := range g {
+		if i > 0 {
+			out += ", "
+		}
+		out += it.path + "=" + it.value
+	}
+	if out == "" {
+		return "no inputs"
+	}
+	return out
+}
+
+// device picks the device of a trace: that of the first tensor argument.
+func device(tensors []*lazy.Tensor) *lazy.Device {
+	for _, t := range tensors {
+		if t != nil {
+			return t.Device()
+		}
+	}
+	return lazy.DefaultDevice()
+}
+
+// build compiles the traced graph into a runner.
+func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int, error) {
+	p, err := bridge.Compile(tr.Graph, device(tensors))
+	if err != nil {
+		return nil, 0, err
+	}
+	n := 0
+	if p.Fresh {
+		n = 1
+	}
+	return p, n, nil
+}

@@ -1,0 +1,193 @@
+package jit
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+type planKind int
+
+const (
+	planTensor planKind = iota
+	planValue           // a non-tensor value, returned as traced
+	planNil             // a nil tensor, slice or pointer
+	planSlice
+	planArray
+	planStruct
+	planPointer
+)
+
+// outPlan rebuilds one result of a replayed call from the output tensors.
+type outPlan struct {
+	kind  planKind
+	typ   reflect.Type
+	slot  int           // planTensor: index into the output tensors
+	val   reflect.Value // planValue
+	elems []*outPlan    // slices, arrays, structs (fields), pointers (one)
+}
+
+// resultPlanner assigns one slot per distinct tensor the function returned.
+type resultPlanner struct {
+	slots   map[*lazy.Tensor]int
+	tensors []*lazy.Tensor
+}
+
+func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
+	t := v.Type()
+	if depth > 64 {
+		return nil, fmt.Errorf("result nesting too deep")
+	}
+	if t == tensorPtrType {
+		if v.IsNil() {
+			return &outPlan{kind: planNil, typ: t}, nil
+		}
+		x := (*lazy.Tensor)(v.UnsafePointer())
+		k, ok := rp.slots[x]
+		if !ok {
+			k = len(rp.tensors)
+			rp.slots[x] = k
+			rp.tensors = append(rp.tensors, x)
+		}
+		return &outPlan{kind: planTensor, typ: t, slot: k}, nil
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			return &outPlan{kind: planNil, typ: t}, nil
+		}
+		fallthrough
+	case reflect.Array:
+		p := &outPlan{kind: planSlice, typ: t}
+		if t.Kind() == reflect.Array {
+			p.kind = planArray
+		}
+		for i := 0; i < v.Len(); i++ {
+			e, err := rp.plan(v.Index(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			p.elems = append(p.elems, e)
+		}
+		if !p.hasTensor() {
+			return &outPlan{kind: planValue, typ: t, val: v}, nil
+		}
+		return p, nil
+	case reflect.Pointer:
+		if v.IsNil() {
+			return &outPlan{kind: planNil, typ: t}, nil
+		}
+		e, err := rp.plan(v.Elem(), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if !e.hasTensor() {
+			return &outPlan{kind: planValue, typ: t, val: v}, nil
+		}
+		return &outPlan{kind: planPointer, typ: t, elems: []*outPlan{e}}, nil
+	case reflect.Struct:
+		p := &outPlan{kind: planStruct, typ: t}
+		for i := 0; i < t.NumField(); i++ {
+			if !t.Field(i).IsExported() {
+				if containsTensor(t.Field(i).Type, map[reflect.Type]bool{}) {
+					return nil, fmt.Errorf("result field %s.%s holds tensors but is unexported", t, t.Field(i).Name)
+				}
+				p.elems = append(p.elems, nil)
+				continue
+			}
+			e, err := rp.plan(v.Field(i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			p.elems = append(p.elems, e)
+		}
+		if !p.hasTensor() {
+			return &outPlan{kind: planValue, typ: t, val: v}, nil
+		}
+		return p, nil
+	case reflect.Interface:
+		if v.IsNil() {
+			return &outPlan{kind: planNil, typ: t}, nil
+		}
+		if containsTensor(v.Elem().Type(), map[reflect.Type]bool{}) {
+			return nil, fmt.Errorf("tensors inside interface results are not supported")
+		}
+	}
+	return &outPlan{kind: planValue, typ: t, val: v}, nil
+}
+
+func (p *outPlan) hasTensor() bool {
+	if p == nil {
+		return false
+	}
+	if p.kind == planTensor {
+		return true
+	}
+	for _, e := range p.elems {
+		if e.hasTensor() {
+			return true
+		}
+	}
+	return false
+}
+
+func containsTensor(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == tensorPtrType {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		return containsTensor(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if containsTensor(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	case reflect.Interface:
+		return true
+	}
+	return false
+}
+
+// build makes the result value from the replayed output tensors.
+func (p *outPlan) build(outs []*lazy.Tensor) reflect.Value {
+	switch p.kind {
+	case planTensor:
+		return reflect.ValueOf(outs[p.slot])
+	case planValue:
+		return p.val
+	case planNil:
+		return reflect.Zero(p.typ)
+	case planSlice:
+		s := reflect.MakeSlice(p.typ, len(p.elems), len(p.elems))
+		for i, e := range p.elems {
+			s.Index(i).Set(e.build(outs))
+		}
+		return s
+	case planArray:
+		a := reflect.New(p.typ).Elem()
+		for i, e := range p.elems {
+			a.Index(i).Set(e.build(outs))
+		}
+		return a
+	case planStruct:
+		s := reflect.New(p.typ).Elem()
+		for i, e := range p.elems {
+			if e != nil {
+				s.Field(i).Set(e.build(outs))
+			}
+		}
+		return s
+	case planPointer:
+		ptr := reflect.New(p.typ.Elem())
+		ptr.Elem().Set(p.elems[0].build(outs))
+		return ptr
+	}
+	panic("jit: bad result plan")
+}

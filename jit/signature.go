@@ -1,0 +1,242 @@
+package jit
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+var (
+	tensorPtrType = reflect.TypeOf((*lazy.Tensor)(nil))
+	errorType     = reflect.TypeOf((*error)(nil)).Elem()
+)
+
+// walker flattens arguments: the tensors in order, and the guard key that
+// identifies the input signature (structure, shapes, dtypes, devices,
+// static values).
+type walker struct {
+	key     []byte
+	tensors []*lazy.Tensor
+}
+
+func (w *walker) tag(b byte)     { w.key = append(w.key, b) }
+func (w *walker) u64(v uint64)   { w.key = binary.LittleEndian.AppendUint64(w.key, v) }
+func (w *walker) varint(v int64) { w.key = binary.AppendVarint(w.key, v) }
+
+// codec encodes values of one Go type.
+type codec func(w *walker, v reflect.Value)
+
+var codecs sync.Map // reflect.Type → codec
+
+// checkArgType reports whether values of t can be arguments.
+func checkArgType(t reflect.Type, seen map[reflect.Type]bool) error {
+	if t == tensorPtrType {
+		return nil
+	}
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.String, reflect.Interface:
+		return nil
+	case reflect.Slice, reflect.Array, reflect.Pointer:
+		return checkArgType(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if err := checkArgType(t.Field(i).Type, seen); err != nil {
+				return fmt.Errorf("field %s: %w", t.Field(i).Name, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("values of type %s cannot be jit arguments (want tensors, slices, arrays, structs, pointers and plain values)", t)
+}
+
+func codecFor(t reflect.Type) codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(codec)
+	}
+	var c codec
+	// A placeholder breaks recursion through self-referential types.
+	codecs.Store(t, codec(func(w *walker, v reflect.Value) { c(w, v) }))
+	c = buildCodec(t)
+	codecs.Store(t, c)
+	return c
+}
+
+func buildCodec(t reflect.Type) codec {
+	if t == tensorPtrType {
+		return func(w *walker, v reflect.Value) {
+			if v.IsNil() {
+				w.tag('n')
+				return
+			}
+			x := (*lazy.Tensor)(v.UnsafePointer())
+			w.tag('T')
+			w.tag(byte(x.DType()))
+			w.varint(int64(x.Rank()))
+			for _, d := range x.Dims() {
+				w.varint(d)
+			}
+			w.varint(int64(x.Device().Ordinal()))
+			w.tensors = append(w.tensors, x)
+		}
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(w *walker, v reflect.Value) {
+			if v.Bool() {
+				w.tag('1')
+			} else {
+				w.tag('0')
+			}
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(w *walker, v reflect.Value) { w.tag('i'); w.varint(v.Int()) }
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return func(w *walker, v reflect.Value) { w.tag('u'); w.u64(v.Uint()) }
+	case reflect.Float32, reflect.Float64:
+		return func(w *walker, v reflect.Value) { w.tag('f'); w.u64(math.Float64bits(v.Float())) }
+	case reflect.String:
+		return func(w *walker, v reflect.Value) {
+			w.tag('s')
+			w.varint(int64(v.Len()))
+			w.key = append(w.key, v.String()...)
+		}
+	case reflect.Slice, reflect.Array:
+		elem := codecFor(t.Elem())
+		return func(w *walker, v reflect.Value) {
+			if t.Kind() == reflect.Slice && v.IsNil() {
+				w.tag('n')
+				return
+			}
+			w.tag('L')
+			w.varint(int64(v.Len()))
+			for i := 0; i < v.Len(); i++ {
+				elem(w, v.Index(i))
+			}
+		}
+	case reflect.Pointer:
+		elem := codecFor(t.Elem())
+		return func(w *walker, v reflect.Value) {
+			if v.IsNil() {
+				w.tag('n')
+				return
+			}
+			w.tag('P')
+			elem(w, v.Elem())
+		}
+	case reflect.Struct:
+		fields := make([]codec, t.NumField())
+		for i := range fields {
+			fields[i] = codecFor(t.Field(i).Type)
+		}
+		return func(w *walker, v reflect.Value) {
+			w.tag('S')
+			for i, f := range fields {
+				f(w, v.Field(i))
+			}
+		}
+	case reflect.Interface:
+		return func(w *walker, v reflect.Value) {
+			if v.IsNil() {
+				w.tag('n')
+				return
+			}
+			e := v.Elem()
+			w.tag('I')
+			w.key = append(w.key, e.Type().String()...)
+			w.tag(0)
+			if err := checkArgType(e.Type(), map[reflect.Type]bool{}); err != nil {
+				panic(&Error{Msg: err.Error()})
+			}
+			codecFor(e.Type())(w, e)
+		}
+	}
+	return func(w *walker, v reflect.Value) {
+		panic(&Error{Msg: fmt.Sprintf("values of type %s cannot be jit arguments", t)})
+	}
+}
+
+// describe lists the guard of an argument list for Explain: one entry per
+// tensor or static value, with a path ("arg 1.W[2]").
+func describe(args []reflect.Value) []guardItem {
+	var out []guardItem
+	for i, a := range args {
+		describeValue(&out, fmt.Sprintf("arg %d", i), a, 0)
+	}
+	return out
+}
+
+type guardItem struct{ path, value string }
+
+func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
+	if depth > 32 {
+		return
+	}
+	t := v.Type()
+	if t == tensorPtrType {
+		if v.IsNil() {
+			*out = append(*out, guardItem{path, "nil"})
+		} else {
+			x := (*lazy.Tensor)(v.UnsafePointer())
+			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String()})
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && v.IsNil() {
+			*out = append(*out, guardItem{path, "nil"})
+			return
+		}
+		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len())})
+		for i := 0; i < v.Len(); i++ {
+			describeValue(out, fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1)
+		}
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			*out = append(*out, guardItem{path, "nil"})
+			return
+		}
+		describeValue(out, path, v.Elem(), depth+1)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			describeValue(out, path+"."+t.Field(i).Name, v.Field(i), depth+1)
+		}
+	case reflect.String:
+		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String())})
+	case reflect.Bool:
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Bool())})
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Int())})
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Uint())})
+	case reflect.Float32, reflect.Float64:
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Float())})
+	}
+}
+
+// diffGuards names the first difference between two guards ("arg 0:
+// f32[2,3] -> f32[4,3]").
+func diffGuards(old, cur []guardItem) string {
+	for i := 0; i < len(old) && i < len(cur); i++ {
+		if old[i].path != cur[i].path {
+			return fmt.Sprintf("argument structure changed at %s", cur[i].path)
+		}
+		if old[i].value != cur[i].value {
+			return fmt.Sprintf("%s: %s -> %s", cur[i].path, old[i].value, cur[i].value)
+		}
+	}
+	if len(old) != len(cur) {
+		return "argument structure changed"
+	}
+	return "no difference"
+}

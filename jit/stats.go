@@ -1,0 +1,66 @@
+package jit
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+// Stats are the counters of one compiled function.
+type Stats struct {
+	Calls         int64 // calls of the compiled function
+	Traces        int64 // traces (one per new input signature)
+	Compiles      int64 // device programs compiled for it (cache misses)
+	Replays       int64 // calls served by a compiled program
+	Recompiles    int64 // traces after the first
+	GraphBreaks   int64 // signatures whose trace read a tensor value (run lazily)
+	HostFallbacks int64 // host-node executions between device programs
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("calls=%d traces=%d compiles=%d replays=%d recompiles=%d graph_breaks=%d host_fallbacks=%d",
+		s.Calls, s.Traces, s.Compiles, s.Replays, s.Recompiles, s.GraphBreaks, s.HostFallbacks)
+}
+
+func stateOf(f any) *fnState {
+	v, ok := registry.Load(funcKey(f))
+	if !ok {
+		return nil
+	}
+	return v.(*fnState)
+}
+
+// StatsOf returns the counters of a function returned by Compile (zero
+// Stats for any other function).
+func StatsOf[F any](f F) Stats {
+	s := stateOf(any(f))
+	if s == nil {
+		return Stats{}
+	}
+	return Stats{s.calls.Load(), s.traces.Load(), s.compiles.Load(), s.replays.Load(), s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
+}
+
+// Explain describes why a compiled function traced: its first signature,
+// every recompile with the argument that changed (from -> to), every graph
+// break with its call site, and lazy-mode fallbacks.
+func Explain[F any](f F) string {
+	s := stateOf(any(f))
+	if s == nil {
+		return "not a function returned by jit.Compile"
+	}
+	s.traceMu.Lock()
+	defer s.traceMu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", s.name, StatsOf(f))
+	for _, e := range s.events {
+		b.WriteString("  " + e + "\n")
+	}
+	return b.String()
+}
+
+func runtimeFuncName(pc uintptr) string {
+	if f := runtime.FuncForPC(pc); f != nil {
+		return f.Name()
+	}
+	return ""
+}

@@ -1,0 +1,78 @@
+package lazy
+
+import (
+	"math"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// Full returns a tensor of dims filled with v (a constant in the IR: no
+// transfer).
+func Full(dt DType, v float64, dims ...int64) *Tensor { return FullOn(DefaultDevice(), dt, v, dims...) }
+
+// FullOn is Full on device dev.
+func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
+	c := constOn(dev, hlo.ScalarLiteral(dt, v))
+	if len(dims) == 0 {
+		return c
+	}
+	return c.BroadcastTo(dims...)
+}
+
+func constOn(dev *Device, l *hlo.Literal) *Tensor {
+	n := newNode(table[opConstant], Attrs{{"value", l}}, nil)
+	t := newPending(Value{n, 0}, dev)
+	if eager() && !Tracing() {
+		mustSync("Eager", t)
+	}
+	return t
+}
+
+// Constant returns a tensor holding l as an IR constant (hashed by value).
+func Constant(l *hlo.Literal) *Tensor { return constOn(DefaultDevice(), l) }
+
+// Zeros returns a zero tensor.
+func Zeros(dt DType, dims ...int64) *Tensor { return Full(dt, 0, dims...) }
+
+// Ones returns a tensor of ones.
+func Ones(dt DType, dims ...int64) *Tensor { return Full(dt, 1, dims...) }
+
+// ZerosLike returns zeros of x's shape on x's device.
+func ZerosLike(x *Tensor) *Tensor { return FullOn(x.dev, x.DType(), 0, x.Dims()...) }
+
+// OnesLike returns ones of x's shape on x's device.
+func OnesLike(x *Tensor) *Tensor { return FullOn(x.dev, x.DType(), 1, x.Dims()...) }
+
+// Iota returns a tensor of dims whose values count along axis.
+func Iota(dt DType, axis int, dims ...int64) *Tensor {
+	return applyOn(DefaultDevice(), opIota, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}, {"axis", int64(axis)}})
+}
+
+// Arange returns [start, start+step, ...) below stop, as dt.
+func Arange(dt DType, start, stop, step float64) *Tensor {
+	if step == 0 {
+		throw("Arange", nil, "step must not be zero")
+	}
+	n := int64(math.Ceil((stop - start) / step))
+	if n < 0 {
+		n = 0
+	}
+	t := Iota(dt, 0, n)
+	if step != 1 {
+		t = t.MulScalar(step)
+	}
+	if start != 0 {
+		t = t.AddScalar(start)
+	}
+	return t
+}
+
+// applyOn applies an op with no tensor operands on dev.
+func applyOn(dev *Device, code opCode, attrs Attrs) *Tensor {
+	n := newNode(table[code], attrs, nil)
+	t := newPending(Value{n, 0}, dev)
+	if eager() && !Tracing() {
+		mustSync("Eager", t)
+	}
+	return t
+}

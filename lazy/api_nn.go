@@ -1,0 +1,413 @@
+package lazy
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// MatMul is numpy's matmul: [..., m, k] x [..., k, n] -> [..., m, n], with
+// broadcast batch dimensions; 1-D operands are treated as a row or column.
+func (x *Tensor) MatMul(y *Tensor) *Tensor {
+	a, b := x, y
+	squeezeA, squeezeB := a.Rank() == 1, b.Rank() == 1
+	if squeezeA {
+		a = a.Unsqueeze(0)
+	}
+	if squeezeB {
+		b = b.Unsqueeze(1)
+	}
+	if a.Rank() < 2 || b.Rank() < 2 {
+		throw("MatMul", []Shape{x.shape, y.shape}, "operands must have rank >= 1")
+	}
+	var out *Tensor
+	if b.Rank() == 2 && a.Rank() > 2 {
+		// [..., m, k] x [k, n]: fold the batch into m.
+		lead := a.Dims()[:a.Rank()-1]
+		k := a.Dims()[a.Rank()-1]
+		flat := dotGeneral(a.Reshape(-1, k), b, dotDims{lc: []int64{1}, rc: []int64{0}})
+		out = flat.Reshape(append(append([]int64(nil), lead...), b.Dims()[1])...)
+	} else {
+		ba, bb := a.Dims()[:a.Rank()-2], b.Dims()[:b.Rank()-2]
+		batch, ok := broadcastDims(ba, bb)
+		if !ok {
+			throw("MatMul", []Shape{x.shape, y.shape}, "batch dimensions %v and %v do not broadcast", ba, bb)
+		}
+		a = a.BroadcastTo(append(append([]int64(nil), batch...), a.Dims()[a.Rank()-2:]...)...)
+		b = b.BroadcastTo(append(append([]int64(nil), batch...), b.Dims()[b.Rank()-2:]...)...)
+		nb := int64(len(batch))
+		out = dotGeneral(a, b, dotDims{lb: seq(0, nb), rb: seq(0, nb), lc: []int64{nb + 1}, rc: []int64{nb}})
+	}
+	if squeezeA {
+		out = out.Squeeze(out.Rank() - 2)
+	}
+	if squeezeB {
+		out = out.Squeeze(out.Rank() - 1)
+	}
+	return out
+}
+
+// Linear computes x @ w^T + b (w is [out, in]; b may be nil).
+func Linear(x, w, b *Tensor) *Tensor {
+	y := x.MatMul(w.T())
+	if b != nil {
+		y = y.Add(b)
+	}
+	return y
+}
+
+// Einsum evaluates an Einstein summation over one or two operands, e.g.
+// "ij,jk->ik", "bij,bkj->bik", "ij->ji", "ij->". Repeated labels within one
+// operand (diagonals) are not supported.
+func Einsum(spec string, ts ...*Tensor) *Tensor {
+	spec = strings.ReplaceAll(spec, " ", "")
+	lhs, out, hasOut := strings.Cut(spec, "->")
+	ins := strings.Split(lhs, ",")
+	shapes := make([]Shape, len(ts))
+	for i, t := range ts {
+		shapes[i] = t.shape
+	}
+	fail := func(format string, args ...any) {
+		throw("Einsum", shapes, "%q: %s", spec, fmt.Sprintf(format, args...))
+	}
+	if len(ins) != len(ts) || len(ts) < 1 || len(ts) > 2 {
+		fail("needs one or two operands matching the spec")
+	}
+	size := map[rune]int64{}
+	count := map[rune]int{}
+	for i, s := range ins {
+		if len(s) != ts[i].Rank() {
+			fail("operand %d has rank %d, spec gives %d labels", i, ts[i].Rank(), len(s))
+		}
+		seen := map[rune]bool{}
+		for j, c := range s {
+			if seen[c] {
+				fail("repeated label %c in one operand", c)
+			}
+			seen[c] = true
+			d := ts[i].Dims()[j]
+			if old, ok := size[c]; ok && old != d {
+				fail("label %c has sizes %d and %d", c, old, d)
+			}
+			size[c] = d
+			count[c]++
+		}
+	}
+	if !hasOut {
+		var labels []rune
+		for c, n := range count {
+			if n == 1 {
+				labels = append(labels, c)
+			}
+		}
+		sortRunes(labels)
+		out = string(labels)
+	}
+	inOut := map[rune]bool{}
+	for _, c := range out {
+		if _, ok := size[c]; !ok {
+			fail("output label %c not in any operand", c)
+		}
+		inOut[c] = true
+	}
+	// Sum out labels that appear in one operand only and not in the output.
+	labels := make([]string, len(ts))
+	ops := append([]*Tensor(nil), ts...)
+	for i, s := range ins {
+		var axes []int
+		var kept []rune
+		for j, c := range s {
+			if !inOut[c] && count[c] == 1 {
+				axes = append(axes, j)
+			} else {
+				kept = append(kept, c)
+			}
+		}
+		if len(axes) > 0 {
+			ops[i] = ops[i].Sum(axes...)
+		}
+		labels[i] = string(kept)
+	}
+	var res *Tensor
+	var resLabels string
+	if len(ops) == 1 {
+		res, resLabels = ops[0], labels[0]
+	} else {
+		a, b := labels[0], labels[1]
+		var d dotDims
+		var batch, aFree, bFree []rune
+		for j, c := range a {
+			k := strings.IndexRune(b, c)
+			switch {
+			case k >= 0 && inOut[c]:
+				d.lb = append(d.lb, int64(j))
+				d.rb = append(d.rb, int64(indexRune(b, c)))
+				batch = append(batch, c)
+			case k >= 0:
+				d.lc = append(d.lc, int64(j))
+				d.rc = append(d.rc, int64(indexRune(b, c)))
+			default:
+				aFree = append(aFree, c)
+			}
+		}
+		for _, c := range b {
+			if !strings.ContainsRune(a, c) {
+				bFree = append(bFree, c)
+			}
+		}
+		res = dotGeneral(ops[0], ops[1], d)
+		resLabels = string(batch) + string(aFree) + string(bFree)
+	}
+	if len([]rune(resLabels)) != len([]rune(out)) {
+		fail("output labels %q do not match the result %q", out, resLabels)
+	}
+	perm := make([]int, 0, len(out))
+	for _, c := range out {
+		perm = append(perm, indexRune(resLabels, c))
+	}
+	return res.Permute(perm...)
+}
+
+func indexRune(s string, c rune) int {
+	i := 0
+	for _, r := range s {
+		if r == c {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+func sortRunes(rs []rune) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// Softmax normalises exp(x) along axis.
+func (x *Tensor) Softmax(axis int) *Tensor {
+	e := x.Sub(x.ReduceMaxKeepDims(axis)).Exp()
+	return e.Div(e.SumKeepDims(axis))
+}
+
+// LogSoftmax is log(Softmax(x)) computed stably.
+func (x *Tensor) LogSoftmax(axis int) *Tensor { return x.Sub(x.LogSumExp(true, axis)) }
+
+// LayerNorm normalises over the last len(shape) axes and applies weight and
+// bias (either may be nil).
+func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Tensor {
+	if normalized < 1 || normalized > x.Rank() {
+		throw("LayerNorm", []Shape{x.shape}, "cannot normalise over the last %d axes", normalized)
+	}
+	axes := make([]int, normalized)
+	for i := range axes {
+		axes[i] = x.Rank() - normalized + i
+	}
+	mu := x.MeanKeepDims(axes...)
+	d := x.Sub(mu)
+	v := d.Square().MeanKeepDims(axes...)
+	y := d.Mul(v.AddScalar(eps).Rsqrt())
+	if weight != nil {
+		y = y.Mul(weight)
+	}
+	if bias != nil {
+		y = y.Add(bias)
+	}
+	return y
+}
+
+// Conv2dOpts configures Conv2d (zero values mean stride 1, no padding,
+// dilation 1, one group).
+type Conv2dOpts struct {
+	Stride, Padding, Dilation [2]int64
+	Groups                    int64
+}
+
+// Conv2d convolves x [N, C, H, W] with w [O, C/groups, kH, kW] and adds b [O]
+// (nil: none).
+func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
+	one := func(v int64) int64 {
+		if v == 0 {
+			return 1
+		}
+		return v
+	}
+	g := o.Groups
+	if g == 0 {
+		g = 1
+	}
+	p := convParams{
+		strides: []int64{one(o.Stride[0]), one(o.Stride[1])},
+		padLo:   []int64{o.Padding[0], o.Padding[1]}, padHi: []int64{o.Padding[0], o.Padding[1]},
+		lhsDil: []int64{1, 1}, rhsDil: []int64{one(o.Dilation[0]), one(o.Dilation[1])},
+		groups: g, batchGroups: 1,
+		spec: convSpec{lhs: []int64{0, 1, 2, 3}, rhs: []int64{0, 1, 2, 3}, out: []int64{0, 1, 2, 3}},
+	}
+	if x.Rank() != 4 || w.Rank() != 4 {
+		throw("Conv2d", []Shape{x.shape, w.shape}, "input and kernel must be 4-D (NCHW, OIHW)")
+	}
+	y := conv(x, w, p)
+	if b != nil {
+		y = y.Add(b.Reshape(1, -1, 1, 1))
+	}
+	return y
+}
+
+func (x *Tensor) pool2d(kind string, kernel, stride, pad [2]int64) *Tensor {
+	if x.Rank() != 4 {
+		throw("Pool2d", []Shape{x.shape}, "input must be 4-D (NCHW)")
+	}
+	if stride[0] == 0 {
+		stride = kernel
+	}
+	w := windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
+		[]int64{0, 0, pad[0], pad[1]}, []int64{0, 0, pad[0], pad[1]}}
+	return apply1(opReduceWindow, w.attrs(), x)
+}
+
+// MaxPool2d takes the maximum over kernel windows of x [N, C, H, W]
+// (stride 0 means stride = kernel).
+func (x *Tensor) MaxPool2d(kernel, stride, pad [2]int64) *Tensor {
+	return x.pool2d("max", kernel, stride, pad)
+}
+
+// AvgPool2d averages over kernel windows (padding counts as zeros).
+func (x *Tensor) AvgPool2d(kernel, stride, pad [2]int64) *Tensor {
+	return x.pool2d("sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
+}
+
+// CrossEntropy is the mean negative log-likelihood of integer labels
+// [N] under logits [N, C].
+func CrossEntropy(logits, labels *Tensor) *Tensor {
+	if logits.Rank() != 2 || labels.Rank() != 1 || labels.Dims()[0] != logits.Dims()[0] || !labels.DType().IsInt() {
+		throw("CrossEntropy", []Shape{logits.shape, labels.shape}, "want logits [N, C] and integer labels [N]")
+	}
+	lp := logits.LogSoftmax(1)
+	picked := lp.TakeAlong(1, labels.Unsqueeze(1))
+	return picked.Mean().Neg()
+}
+
+// OneHot encodes integer indices as dt vectors of length n (a new last axis).
+func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
+	if !idx.DType().IsInt() {
+		throw("OneHot", []Shape{idx.shape}, "indices must be integers")
+	}
+	dims := append(append([]int64(nil), idx.Dims()...), n)
+	io := Iota(idx.DType(), idx.Rank(), dims...)
+	return idx.Unsqueeze(-1).BroadcastTo(dims...).Eq(io).Cast(dt)
+}
+
+// Dropout zeroes elements with probability p and scales the rest by
+// 1/(1-p) when training; otherwise it returns x.
+func (x *Tensor) Dropout(p float64, training bool) *Tensor {
+	if !training || p == 0 {
+		return x
+	}
+	if p < 0 || p >= 1 {
+		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1)", p)
+	}
+	keep := RandUniformOn(x.dev, x.DType(), 0, 1, x.Dims()...).GeScalar(p)
+	return Where(keep, x.MulScalar(1/(1-p)), ZerosLike(x))
+}
+
+// Cumsum is the running sum along axis.
+func (x *Tensor) Cumsum(axis int) *Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("Cumsum", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	return apply1(opCumsum, Attrs{{"axis", int64(a)}, {"reverse", false}}, x)
+}
+
+// Sort sorts along axis and returns the values and their i64 source
+// indices (stable; NaN last ascending).
+func (x *Tensor) Sort(axis int, descending bool) (values, indices *Tensor) {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("Sort", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	r := apply(opSort, Attrs{{"axis", int64(a)}, {"descending", descending}}, x)
+	return r[0], r[1]
+}
+
+// TopK returns the k largest values along the last axis and their indices.
+func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
+	if x.Rank() == 0 || k < 0 || k > x.Dim(-1) {
+		throw("TopK", []Shape{x.shape}, "k = %d out of range", k)
+	}
+	v, i := x.Sort(-1, true)
+	return v.Narrow(-1, 0, k), i.Narrow(-1, 0, k)
+}
+
+// TakeAlong is torch.gather: out[..., j, ...] = x[..., idx[..., j, ...], ...]
+// along axis; idx has x's rank and may be smaller on the other axes.
+func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok || idx.Rank() != x.Rank() {
+		throw("TakeAlong", []Shape{x.shape, idx.shape}, "axis %d out of range or rank mismatch", axis)
+	}
+	xs := x
+	for d := 0; d < x.Rank(); d++ {
+		if d != a && idx.Dims()[d] < x.Dims()[d] {
+			xs = xs.Narrow(d, 0, idx.Dims()[d])
+		}
+	}
+	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, xs, idx)
+}
+
+// ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add).
+func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("ScatterAdd", []Shape{x.shape, idx.shape, src.shape}, "axis %d out of range", axis)
+	}
+	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, idx, src)
+}
+
+// IndexSelect picks the entries idx (1-D integers) of axis.
+func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok || idx.Rank() != 1 {
+		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want a valid axis and 1-D indices")
+	}
+	dims := append([]int64(nil), x.Dims()...)
+	dims[a] = idx.Dims()[0]
+	shape := make([]int64, x.Rank())
+	for i := range shape {
+		shape[i] = 1
+	}
+	shape[a] = idx.Dims()[0]
+	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, x, idx.Reshape(shape...).BroadcastTo(dims...))
+}
+
+// DynamicSlice takes sizes elements starting at run-time indices starts
+// (integer scalars, clamped into range).
+func (x *Tensor) DynamicSlice(starts []*Tensor, sizes []int64) *Tensor {
+	return apply1(opDynamicSlice, Attrs{{"sizes", append([]int64(nil), sizes...)}}, append([]*Tensor{x}, starts...)...)
+}
+
+// DynamicUpdateSlice writes upd into a copy of x at run-time indices.
+func (x *Tensor) DynamicUpdateSlice(upd *Tensor, starts []*Tensor) *Tensor {
+	return apply1(opDynamicUpdateSlice, nil, append([]*Tensor{x, upd}, starts...)...)
+}
+
+// NonZero returns the i64 coordinates [n, rank] of non-zero elements (runs
+// on the host: its output shape depends on the data).
+func (x *Tensor) NonZero() *Tensor { return apply1(opNonZero, nil, x) }
+
+// Unique returns the sorted distinct values of x, flattened (host op).
+func (x *Tensor) Unique() *Tensor { return apply1(opUnique, nil, x.Flatten()) }
+
+// MaskedSelect returns the elements of x where mask is true, flattened
+// (host op).
+func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor { return apply1(opMaskedSelect, nil, x, mask) }
+
+// GELU is the tanh approximation of the Gaussian error linear unit.
+func (x *Tensor) GELU() *Tensor {
+	c := math.Sqrt(2 / math.Pi)
+	inner := x.Add(x.Mul(x).Mul(x).MulScalar(0.044715)).MulScalar(c)
+	return x.Mul(inner.Tanh().AddScalar(1)).MulScalar(0.5)
+}

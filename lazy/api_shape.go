@@ -1,0 +1,254 @@
+package lazy
+
+import "sort"
+
+// Reshape returns x with new dims (one may be -1: inferred).
+func (x *Tensor) Reshape(dims ...int64) *Tensor {
+	d := append([]int64(nil), dims...)
+	infer := -1
+	known := int64(1)
+	for i, v := range d {
+		if v == -1 {
+			if infer >= 0 {
+				throw("Reshape", []Shape{x.shape}, "more than one -1 in %v", dims)
+			}
+			infer = i
+		} else {
+			known *= v
+		}
+	}
+	if infer >= 0 {
+		if known == 0 || x.Size()%known != 0 {
+			throw("Reshape", []Shape{x.shape}, "cannot infer -1 in %v for %d elements", dims, x.Size())
+		}
+		d[infer] = x.Size() / known
+	}
+	if sameDims(d, x.Dims()) {
+		return x
+	}
+	return apply1(opReshape, Attrs{{"dims", d}}, x)
+}
+
+// Flatten reshapes to one dimension.
+func (x *Tensor) Flatten() *Tensor { return x.Reshape(x.Size()) }
+
+// Permute reorders axes: output axis i is input axis perm[i].
+func (x *Tensor) Permute(perm ...int) *Tensor {
+	p := make([]int64, len(perm))
+	identity := true
+	for i, v := range perm {
+		a, ok := normAxis(v, x.Rank())
+		if !ok {
+			throw("Permute", []Shape{x.shape}, "axis %d out of range", v)
+		}
+		p[i] = int64(a)
+		identity = identity && a == i
+	}
+	if identity && len(p) == x.Rank() {
+		return x
+	}
+	return apply1(opTranspose, Attrs{{"perm", p}}, x)
+}
+
+// Transpose swaps axes a and b.
+func (x *Tensor) Transpose(a, b int) *Tensor {
+	r := x.Rank()
+	a1, ok1 := normAxis(a, r)
+	b1, ok2 := normAxis(b, r)
+	if !ok1 || !ok2 {
+		throw("Transpose", []Shape{x.shape}, "axes %d, %d out of range for rank %d", a, b, r)
+	}
+	perm := make([]int, r)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[a1], perm[b1] = perm[b1], perm[a1]
+	return x.Permute(perm...)
+}
+
+// T swaps the last two axes.
+func (x *Tensor) T() *Tensor { return x.Transpose(-2, -1) }
+
+// BroadcastTo broadcasts x numpy-style (right-aligned) to dims.
+func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
+	if sameDims(dims, x.Dims()) {
+		return x
+	}
+	if len(dims) < x.Rank() {
+		throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast to fewer dimensions %v", dims)
+	}
+	off := len(dims) - x.Rank()
+	bd := make([]int64, x.Rank())
+	for i := range bd {
+		bd[i] = int64(off + i)
+	}
+	return apply1(opBroadcast, Attrs{{"dims", append([]int64(nil), dims...)}, {"bdims", bd}}, x)
+}
+
+// Expand is BroadcastTo where -1 keeps a dimension.
+func (x *Tensor) Expand(dims ...int64) *Tensor {
+	d := append([]int64(nil), dims...)
+	off := len(d) - x.Rank()
+	for i := range d {
+		if d[i] == -1 && i >= off {
+			d[i] = x.Dims()[i-off]
+		}
+	}
+	return x.BroadcastTo(d...)
+}
+
+// Unsqueeze inserts an axis of size 1 at axis.
+func (x *Tensor) Unsqueeze(axis int) *Tensor {
+	a, ok := normAxis(axis, x.Rank()+1)
+	if !ok {
+		throw("Unsqueeze", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	d := append(append(append([]int64(nil), x.Dims()[:a]...), 1), x.Dims()[a:]...)
+	return x.Reshape(d...)
+}
+
+// Squeeze removes the given axes of size 1 (all size-1 axes when none).
+func (x *Tensor) Squeeze(axes ...int) *Tensor {
+	drop := make([]bool, x.Rank())
+	if len(axes) == 0 {
+		for i, d := range x.Dims() {
+			drop[i] = d == 1
+		}
+	}
+	for _, ax := range axes {
+		a, ok := normAxis(ax, x.Rank())
+		if !ok || x.Dims()[a] != 1 {
+			throw("Squeeze", []Shape{x.shape}, "axis %d is not of size 1", ax)
+		}
+		drop[a] = true
+	}
+	var d []int64
+	for i, v := range x.Dims() {
+		if !drop[i] {
+			d = append(d, v)
+		}
+	}
+	return x.Reshape(d...)
+}
+
+// SliceStrided returns x[start:limit:strides] per axis.
+func (x *Tensor) SliceStrided(start, limit, strides []int64) *Tensor {
+	return apply1(opSlice, Attrs{{"start", append([]int64(nil), start...)}, {"limit", append([]int64(nil), limit...)}, {"strides", append([]int64(nil), strides...)}}, x)
+}
+
+// Narrow returns length elements of axis starting at start.
+func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	if start == 0 && length == x.Dims()[a] {
+		return x
+	}
+	st := make([]int64, x.Rank())
+	lim := append([]int64(nil), x.Dims()...)
+	str := make([]int64, x.Rank())
+	for i := range str {
+		str[i] = 1
+	}
+	st[a], lim[a] = start, start+length
+	return x.SliceStrided(st, lim, str)
+}
+
+// Concat joins tensors along axis.
+func Concat(axis int, ts ...*Tensor) *Tensor {
+	if len(ts) == 0 {
+		throw("Concat", nil, "no tensors")
+	}
+	if len(ts) == 1 {
+		return ts[0]
+	}
+	a, ok := normAxis(axis, ts[0].Rank())
+	if !ok {
+		throw("Concat", []Shape{ts[0].shape}, "axis %d out of range", axis)
+	}
+	return apply1(opConcat, Attrs{{"axis", int64(a)}}, ts...)
+}
+
+// Stack joins tensors along a new axis.
+func Stack(axis int, ts ...*Tensor) *Tensor {
+	if len(ts) == 0 {
+		throw("Stack", nil, "no tensors")
+	}
+	us := make([]*Tensor, len(ts))
+	for i, t := range ts {
+		us[i] = t.Unsqueeze(axis)
+	}
+	return Concat(axis, us...)
+}
+
+// Split cuts x along axis into pieces of the given sizes.
+func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("Split", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	var total int64
+	for _, s := range sizes {
+		total += s
+	}
+	if total != x.Dims()[a] {
+		throw("Split", []Shape{x.shape}, "sizes %v do not add up to %d", sizes, x.Dims()[a])
+	}
+	out := make([]*Tensor, len(sizes))
+	off := int64(0)
+	for i, s := range sizes {
+		out[i] = x.Narrow(a, off, s)
+		off += s
+	}
+	return out
+}
+
+// Chunk splits x along axis into n equal pieces.
+func (x *Tensor) Chunk(axis int, n int) []*Tensor {
+	a, _ := normAxis(axis, x.Rank())
+	d := x.Dim(a)
+	if n <= 0 || d%int64(n) != 0 {
+		throw("Chunk", []Shape{x.shape}, "axis size %d not divisible into %d pieces", d, n)
+	}
+	sizes := make([]int64, n)
+	for i := range sizes {
+		sizes[i] = d / int64(n)
+	}
+	return x.Split(a, sizes...)
+}
+
+// PadWith pads each axis by lo/hi elements (negative removes) and interior
+// elements between values, filled with value.
+func (x *Tensor) PadWith(lo, hi, interior []int64, value float64) *Tensor {
+	return apply1(opPad, Attrs{{"lo", append([]int64(nil), lo...)}, {"hi", append([]int64(nil), hi...)},
+		{"interior", append([]int64(nil), interior...)}, {"value", value}}, x)
+}
+
+// Pad pads the last len(pads)/2 axes, torch-style: pads = (last lo, last hi,
+// second-to-last lo, ...), with zeros.
+func (x *Tensor) Pad(pads ...int64) *Tensor {
+	r := x.Rank()
+	if len(pads)%2 != 0 || len(pads)/2 > r {
+		throw("Pad", []Shape{x.shape}, "pads %v must come in lo/hi pairs for at most %d axes", pads, r)
+	}
+	lo, hi, in := make([]int64, r), make([]int64, r), make([]int64, r)
+	for k := 0; k < len(pads)/2; k++ {
+		lo[r-1-k], hi[r-1-k] = pads[2*k], pads[2*k+1]
+	}
+	return x.PadWith(lo, hi, in, 0)
+}
+
+// Flip reverses the given axes.
+func (x *Tensor) Flip(axes ...int) *Tensor {
+	ax := make([]int64, len(axes))
+	for i, v := range axes {
+		a, ok := normAxis(v, x.Rank())
+		if !ok {
+			throw("Flip", []Shape{x.shape}, "axis %d out of range", v)
+		}
+		ax[i] = int64(a)
+	}
+	sort.Slice(ax, func(i, j int) bool { return ax[i] < ax[j] })
+	return apply1(opReverse, Attrs{{"axes", ax}}, x)
+}

@@ -1,0 +1,131 @@
+package lazy
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// apply records op code on the inputs and returns one tensor per output.
+// Shape errors panic with an *Error naming the op, the operand shapes and
+// the caller. In eager mode the outputs are computed at once.
+func apply(code opCode, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	return Apply(table[code], attrs, inputs...)
+}
+
+func apply1(code opCode, attrs Attrs, inputs ...*Tensor) *Tensor {
+	return apply(code, attrs, inputs...)[0]
+}
+
+// Apply records op on the inputs (the generic entry used by the fx
+// Interpreter and by composite ops).
+func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	dev, err := commonDevice(inputs)
+	if err != nil {
+		in := make([]Shape, len(inputs))
+		for i, t := range inputs {
+			if t != nil {
+				in[i] = t.shape
+			}
+		}
+		throw(op.Name, in, "%v", err)
+	}
+	if dev == nil {
+		dev = DefaultDevice()
+	}
+	if Tracing() {
+		SyncExternal(inputs)
+	}
+	if op.Lower == nil && op.Host != nil && !(Tracing() && staticShapes(op, attrs, inputs)) {
+		return applyHost(op, attrs, inputs, dev)
+	}
+	vals := make([]Value, len(inputs))
+	for i, t := range inputs {
+		vals[i] = t.value()
+	}
+	n := newNode(op, attrs, vals)
+	outs := make([]*Tensor, len(n.out))
+	for i := range n.out {
+		outs[i] = newPending(Value{n, i}, dev)
+	}
+	if eager() && !n.symbolic && !Tracing() {
+		mustSync("Eager", outs...)
+	}
+	return outs
+}
+
+func commonDevice(inputs []*Tensor) (*Device, error) {
+	var dev *Device
+	for i, t := range inputs {
+		if t == nil {
+			return nil, fmt.Errorf("operand %d is nil", i)
+		}
+		if dev == nil {
+			dev = t.dev
+		} else if t.dev != dev {
+			return nil, fmt.Errorf("operands are on different devices (%s and %s)", dev, t.dev)
+		}
+	}
+	return dev, nil
+}
+
+// applyHost runs a host-only op at once: its inputs are computed (a cut),
+// copied to the host, the Go kernel runs, and the results go back to the
+// device. HostFallback.<op> counts it.
+func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, dev *Device) []*Tensor {
+	in := make([]Shape, len(inputs))
+	before := make([]Value, len(inputs))
+	for i, t := range inputs {
+		in[i] = t.shape
+		before[i] = t.value()
+	}
+	if _, err := op.Infer(in, attrs); err != nil {
+		throw(op.Name, in, "%v", err)
+	}
+	if err := syncTensors("internal:HostOp", inputs); err != nil {
+		throw(op.Name, in, "%v", err)
+	}
+	lits := make([]*hlo.Literal, len(inputs))
+	for i, t := range inputs {
+		l, err := t.data.buf.ToHost()
+		if err != nil {
+			throw(op.Name, in, "%v", err)
+		}
+		cFromDevice.v.Add(1)
+		lits[i] = l
+	}
+	res, err := op.Host(lits, attrs)
+	if err != nil {
+		throw(op.Name, in, "%v", err)
+	}
+	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	outs := make([]*Tensor, len(res))
+	for i, l := range res {
+		outs[i] = FromLiteralOn(dev, l)
+	}
+	if tr := currentTracer(); tr != nil {
+		tr.OnHostOp(op, attrs, before, outs)
+	}
+	return outs
+}
+
+// RunHost runs op's host kernel on literals (for the partitioner's host
+// nodes). Ops with a lowering but no Go kernel run through the embedded
+// device's executor.
+func RunHost(op *OpDef, attrs Attrs, in []*hlo.Literal) ([]*hlo.Literal, error) {
+	if op.Host != nil {
+		return op.Host(in, attrs)
+	}
+	return nil, fmt.Errorf("lazy: op %s has no host kernel", op.Name)
+}
+
+// staticShapes reports whether a host op's output shapes are known without
+// running it (then a trace records it as a node for the partitioner).
+func staticShapes(op *OpDef, attrs Attrs, inputs []*Tensor) bool {
+	in := make([]Shape, len(inputs))
+	for i, t := range inputs {
+		in[i] = t.shape
+	}
+	out, err := op.Infer(in, attrs)
+	return err == nil && out != nil
+}

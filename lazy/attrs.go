@@ -1,0 +1,133 @@
+package lazy
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// Attr is one op attribute. Val is one of int64, []int64, float64, bool,
+// string, DType, *hlo.Literal.
+type Attr struct {
+	Key string
+	Val any
+}
+
+// Attrs are an op's attributes, in a fixed order per op (they are hashed
+// and printed in that order).
+type Attrs []Attr
+
+func (a Attrs) get(key string) any {
+	for _, x := range a {
+		if x.Key == key {
+			return x.Val
+		}
+	}
+	return nil
+}
+
+// Int returns an int64 attribute (0 if absent).
+func (a Attrs) Int(key string) int64 { v, _ := a.get(key).(int64); return v }
+
+// Ints returns an []int64 attribute.
+func (a Attrs) Ints(key string) []int64 { v, _ := a.get(key).([]int64); return v }
+
+// Float returns a float64 attribute.
+func (a Attrs) Float(key string) float64 { v, _ := a.get(key).(float64); return v }
+
+// Bool returns a bool attribute.
+func (a Attrs) Bool(key string) bool { v, _ := a.get(key).(bool); return v }
+
+// Str returns a string attribute.
+func (a Attrs) Str(key string) string { v, _ := a.get(key).(string); return v }
+
+// DType returns a DType attribute.
+func (a Attrs) DType(key string) DType { v, _ := a.get(key).(DType); return v }
+
+// Lit returns a literal attribute.
+func (a Attrs) Lit(key string) *hlo.Literal { v, _ := a.get(key).(*hlo.Literal); return v }
+
+func (a Attrs) hashInto(h *hasher) {
+	h.int(len(a))
+	for _, x := range a {
+		h.str(x.Key)
+		switch v := x.Val.(type) {
+		case int64:
+			h.u64(1)
+			h.i64(v)
+		case []int64:
+			h.u64(2)
+			h.ints(v)
+		case float64:
+			h.u64(3)
+			h.f64(v)
+		case bool:
+			h.u64(4)
+			h.bool(v)
+		case string:
+			h.u64(5)
+			h.str(v)
+		case DType:
+			h.u64(6)
+			h.u64(uint64(v))
+		case *hlo.Literal:
+			h.u64(7)
+			h.u64(uint64(v.DType))
+			h.ints(v.Dims)
+			h.bytes(v.Data)
+		default:
+			panic(fmt.Sprintf("lazy: attribute %s has unsupported type %T", x.Key, v))
+		}
+	}
+}
+
+// String prints "key=value, ...".
+func (a Attrs) String() string {
+	var b strings.Builder
+	for i, x := range a {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(x.Key)
+		b.WriteByte('=')
+		b.WriteString(formatAttrVal(x.Val))
+	}
+	return b.String()
+}
+
+func formatAttrVal(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case []int64:
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatInt(x, 10)
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		s := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0"
+		}
+		return s
+	case bool:
+		return strconv.FormatBool(v)
+	case string:
+		return strconv.Quote(v)
+	case DType:
+		return v.String()
+	case *hlo.Literal:
+		if v.NumElements() <= 8 {
+			return v.String()
+		}
+		return "<" + v.ShapeString() + ">"
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,108 @@
+package lazy
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/xlajit/xlajit/pjrt"
+	_ "github.com/xlajit/xlajit/pjrt/host" // the embedded device, the default
+)
+
+// Device is one device of a pjrt client. Tensors live on a device; an op's
+// operands must share one.
+type Device struct {
+	client pjrt.Client
+	ord    int
+	state  *clientState
+
+	rngMu sync.Mutex
+	rng   *Tensor // RNG state (u64[2]), device data advanced by each random op
+}
+
+// clientState is what all devices of one client share: the compile cache.
+type clientState struct {
+	cache *compileCache
+}
+
+var (
+	devMu      sync.Mutex
+	defaultDev *Device
+	devices    = map[pjrt.Client][]*Device{}
+	states     = map[pjrt.Client]*clientState{}
+)
+
+// String returns "cpu:0".
+func (d *Device) String() string { return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord) }
+
+// Client returns the device's pjrt client.
+func (d *Device) Client() pjrt.Client { return d.client }
+
+// Ordinal is the device's index in its client.
+func (d *Device) Ordinal() int { return d.ord }
+
+// DevicesOf returns the devices of client c (one Device value per client
+// device, created once).
+func DevicesOf(c pjrt.Client) []*Device {
+	devMu.Lock()
+	defer devMu.Unlock()
+	return devicesLocked(c)
+}
+
+func devicesLocked(c pjrt.Client) []*Device {
+	if ds, ok := devices[c]; ok {
+		return ds
+	}
+	st := states[c]
+	if st == nil {
+		st = &clientState{cache: newCompileCache(cacheSizeFromEnv())}
+		states[c] = st
+	}
+	var ds []*Device
+	for i := range c.Devices() {
+		ds = append(ds, &Device{client: c, ord: i, state: st})
+	}
+	devices[c] = ds
+	return ds
+}
+
+// DefaultDevice returns device 0 of the client chosen by PJRT_DEVICE (the
+// embedded CPU device when unset). It panics with the client's error when
+// that device cannot be opened (use DefaultDeviceE to get the error).
+func DefaultDevice() *Device {
+	d, err := DefaultDeviceE()
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// DefaultDeviceE is DefaultDevice returning the error.
+func DefaultDeviceE() (*Device, error) {
+	devMu.Lock()
+	d := defaultDev
+	devMu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	c, err := pjrt.Default()
+	if err != nil {
+		return nil, err
+	}
+	devMu.Lock()
+	defer devMu.Unlock()
+	if defaultDev == nil {
+		ds := devicesLocked(c)
+		if len(ds) == 0 {
+			return nil, fmt.Errorf("lazy: client %s has no devices", c.Platform())
+		}
+		defaultDev = ds[0]
+	}
+	return defaultDev, nil
+}
+
+// SetDefaultDevice makes d the device of newly created tensors.
+func SetDefaultDevice(d *Device) {
+	devMu.Lock()
+	defaultDev = d
+	devMu.Unlock()
+}

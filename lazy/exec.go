@@ -1,0 +1,195 @@
+package lazy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
+)
+
+// buildRevision is folded into every graph hash: bump it when lowering
+// changes so persistent and AOT caches written by older builds miss.
+const buildRevision = "xlajit-lowering-1"
+
+// Graph is a pending computation cut from the IR: the distinct output
+// values, the nodes in post-order, and the device-data parameters in
+// first-seen order.
+type Graph struct {
+	Roots  []Value
+	Nodes  []*Node // post-order, leaves included
+	Params []*Node // one leaf per distinct device data, first-seen order
+	// ParamOf maps each leaf node to its parameter index.
+	ParamOf map[*Node]int
+	Hash    Hash
+}
+
+// CollectGraph walks the IR of roots in post-order and computes the graph
+// hash (DESIGN.md §3: config flags, build revision, output hashes,
+// parameter order, donated buffers, sharding mode).
+func CollectGraph(roots []Value) *Graph {
+	g := &Graph{Roots: roots, ParamOf: map[*Node]int{}}
+	visited := make(map[*Node]bool)
+	dataIdx := map[*deviceData]int{}
+	type frame struct {
+		n    *Node
+		next int
+	}
+	var stack []frame
+	for _, r := range roots {
+		if visited[r.Node] {
+			continue
+		}
+		visited[r.Node] = true
+		stack = append(stack, frame{r.Node, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next < len(top.n.inputs) {
+				in := top.n.inputs[top.next].Node
+				top.next++
+				if !visited[in] {
+					visited[in] = true
+					stack = append(stack, frame{in, 0})
+				}
+				continue
+			}
+			n := top.n
+			stack = stack[:len(stack)-1]
+			g.Nodes = append(g.Nodes, n)
+			if n.data != nil {
+				idx, ok := dataIdx[n.data]
+				if !ok {
+					idx = len(g.Params)
+					dataIdx[n.data] = idx
+					g.Params = append(g.Params, n)
+				}
+				g.ParamOf[n] = idx
+			}
+		}
+	}
+	h := newHasher()
+	h.u64(configFlags())
+	h.str(buildRevision)
+	h.int(len(roots))
+	for _, r := range roots {
+		h.hash(r.Node.hash)
+		h.int(r.Index)
+	}
+	h.int(len(g.Params))
+	for _, n := range g.Nodes {
+		if n.data != nil {
+			h.int(g.ParamOf[n])
+		}
+	}
+	h.int(0) // donated buffers: none in this graph form
+	h.int(0) // sharding mode: replicated, one device
+	g.Hash = h.sum()
+	return g
+}
+
+// configFlags are the settings that change lowering.
+func configFlags() uint64 { return 1 }
+
+// Lower builds the StableHLO module of g: parameters in order, then every
+// node's lowering, returning the roots.
+func (g *Graph) Lower(name string) (*hlo.Module, error) {
+	b := hlo.NewBuilder(name)
+	f := b.Func("main")
+	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
+	params := make([]*hlo.Value, len(g.Params))
+	for i, p := range g.Params {
+		params[i] = f.Arg(p.out[0].TensorType())
+	}
+	lc := &LowerCtx{S: f.Scope}
+	for _, n := range g.Nodes {
+		if n.data != nil {
+			vals[n] = []*hlo.Value{params[g.ParamOf[n]]}
+			continue
+		}
+		if n.op.Lower == nil {
+			return nil, fmt.Errorf("lazy: op %s has no lowering (it must run on the host)", n.op.Name)
+		}
+		in := make([]*hlo.Value, len(n.inputs))
+		for i, v := range n.inputs {
+			in[i] = vals[v.Node][v.Index]
+		}
+		vals[n] = n.op.Lower(lc, n, in)
+	}
+	outs := make([]*hlo.Value, len(g.Roots))
+	for i, r := range g.Roots {
+		outs[i] = vals[r.Node][r.Index]
+	}
+	f.Return(outs...)
+	return b.Build()
+}
+
+// Sync computes every pending tensor of ts in one graph (a cut).
+func Sync(ts ...*Tensor) error { return syncTensors("Sync", ts) }
+
+// syncTensors is every cut: it collects the pending IR of ts, finds or
+// compiles the graph by hash, executes it and stores the results.
+func syncTensors(reason string, ts []*Tensor) error {
+	var pending []*Tensor
+	seen := map[*Tensor]bool{}
+	for _, t := range ts {
+		if t != nil && t.data == nil && !seen[t] {
+			seen[t] = true
+			pending = append(pending, t)
+		}
+	}
+	if tr := currentTracer(); tr != nil && reason != "Eager" && !strings.HasPrefix(reason, "internal:") {
+		tr.OnCut(reason, callerSite())
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	getCounter(MetricGraphCutPrefix + strings.TrimPrefix(reason, "internal:")).v.Add(1)
+	dev := pending[0].dev
+	for _, t := range pending[1:] {
+		if t.dev != dev {
+			return fmt.Errorf("lazy: cut of tensors on different devices (%s, %s)", dev, t.dev)
+		}
+	}
+	// Distinct output values.
+	var roots []Value
+	rootIdx := map[Value]int{}
+	outOf := make([]int, len(pending))
+	for i, t := range pending {
+		k, ok := rootIdx[t.val]
+		if !ok {
+			k = len(roots)
+			rootIdx[t.val] = k
+			roots = append(roots, t.val)
+		}
+		outOf[i] = k
+	}
+	g := CollectGraph(roots)
+	x, err := Compile(dev, g.Hash, func() (*hlo.Module, error) { return g.Lower("lazy_" + g.Hash.String()[:16]) })
+	if err != nil {
+		return err
+	}
+	args := make([]pjrt.Buffer, len(g.Params))
+	for i, p := range g.Params {
+		args[i] = p.data.buf
+	}
+	saveGraph(g, x)
+	outs, err := x.Execute(args, nil)
+	if err != nil {
+		return fmt.Errorf("lazy: executing graph %s: %w", g.Hash, err)
+	}
+	datas := make([]*deviceData, len(outs))
+	for i, b := range outs {
+		datas[i] = &deviceData{buf: b, dev: dev}
+	}
+	before := make([]Value, len(pending))
+	for i, t := range pending {
+		before[i] = t.val
+		t.data = datas[outOf[i]]
+		t.val = Value{}
+		t.leaf.Store(nil)
+	}
+	if tr := currentTracer(); tr != nil && reason != "internal:TraceInput" {
+		tr.OnSync(pending, before)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package lazy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Metric names (DESIGN.md §3). Counters count events; timers accumulate
+// durations and samples.
+const (
+	MetricUncachedCompile    = "UncachedCompile"
+	MetricCachedCompile      = "CachedCompile"
+	MetricExecuteCount       = "ExecuteCount"
+	MetricCompileTime        = "CompileTime"
+	MetricExecuteTime        = "ExecuteTime"
+	MetricTransferToDevice   = "TransferToDevice"
+	MetricTransferFromDevice = "TransferFromDevice"
+	MetricJitTrace           = "JitTrace"
+	MetricJitReplay          = "JitReplay"
+	MetricJitRecompile       = "JitRecompile"
+	MetricJitGraphBreak      = "JitGraphBreak"
+	MetricPersistentCacheHit = "PersistentCacheHit"
+	// Prefixes of per-op and per-reason counters.
+	MetricHostFallbackPrefix = "HostFallback."
+	MetricGraphCutPrefix     = "GraphCut."
+)
+
+type counter struct{ v atomic.Int64 }
+
+type timer struct {
+	n     atomic.Int64
+	total atomic.Int64 // ns
+}
+
+var (
+	metricsMu sync.RWMutex
+	counters  = map[string]*counter{}
+	timers    = map[string]*timer{}
+)
+
+func getCounter(name string) *counter {
+	metricsMu.RLock()
+	c := counters[name]
+	metricsMu.RUnlock()
+	if c != nil {
+		return c
+	}
+	metricsMu.Lock()
+	defer metricsMu.Unlock()
+	if c = counters[name]; c == nil {
+		c = &counter{}
+		counters[name] = c
+	}
+	return c
+}
+
+func getTimer(name string) *timer {
+	metricsMu.RLock()
+	t := timers[name]
+	metricsMu.RUnlock()
+	if t != nil {
+		return t
+	}
+	metricsMu.Lock()
+	defer metricsMu.Unlock()
+	if t = timers[name]; t == nil {
+		t = &timer{}
+		timers[name] = t
+	}
+	return t
+}
+
+// Fixed counters, resolved once so the hot paths do no map lookups.
+var (
+	cUncached   = getCounter(MetricUncachedCompile)
+	cCached     = getCounter(MetricCachedCompile)
+	cExecute    = getCounter(MetricExecuteCount)
+	cToDevice   = getCounter(MetricTransferToDevice)
+	cFromDevice = getCounter(MetricTransferFromDevice)
+	cPersistHit = getCounter(MetricPersistentCacheHit)
+	tCompile    = getTimer(MetricCompileTime)
+	tExecute    = getTimer(MetricExecuteTime)
+)
+
+// AddCounter adds delta to the named counter (used by jit for the Jit*
+// counters).
+func AddCounter(name string, delta int64) { getCounter(name).v.Add(delta) }
+
+// Counter returns the value of a counter (0 if it never counted).
+func Counter(name string) int64 {
+	metricsMu.RLock()
+	c := counters[name]
+	metricsMu.RUnlock()
+	if c == nil {
+		return 0
+	}
+	return c.v.Load()
+}
+
+// TimerData returns a timer's sample count and total duration.
+func TimerData(name string) (n int64, total time.Duration) {
+	metricsMu.RLock()
+	t := timers[name]
+	metricsMu.RUnlock()
+	if t == nil {
+		return 0, 0
+	}
+	return t.n.Load(), time.Duration(t.total.Load())
+}
+
+func (t *timer) since(start time.Time) {
+	t.n.Add(1)
+	t.total.Add(int64(time.Since(start)))
+}
+
+// Snapshot is a copy of every counter.
+type Snapshot map[string]int64
+
+// CounterSnapshot returns all counters (used to restore them after work
+// that must not count, such as capability discovery).
+func CounterSnapshot() Snapshot {
+	metricsMu.RLock()
+	defer metricsMu.RUnlock()
+	s := make(Snapshot, len(counters))
+	for k, c := range counters {
+		s[k] = c.v.Load()
+	}
+	return s
+}
+
+// RestoreCounters sets every counter back to the snapshot (counters not in
+// it become 0).
+func RestoreCounters(s Snapshot) {
+	metricsMu.RLock()
+	defer metricsMu.RUnlock()
+	for k, c := range counters {
+		c.v.Store(s[k])
+	}
+}
+
+// ResetMetrics zeroes every counter and timer.
+func ResetMetrics() {
+	metricsMu.RLock()
+	defer metricsMu.RUnlock()
+	for _, c := range counters {
+		c.v.Store(0)
+	}
+	for _, t := range timers {
+		t.n.Store(0)
+		t.total.Store(0)
+	}
+}
+
+// MetricsReport prints every non-zero counter and timer, sorted by name.
+func MetricsReport() string {
+	metricsMu.RLock()
+	defer metricsMu.RUnlock()
+	var b strings.Builder
+	names := make([]string, 0, len(counters))
+	for k, c := range counters {
+		if c.v.Load() != 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	b.WriteString("Counters:\n")
+	for _, k := range names {
+		fmt.Fprintf(&b, "  %-28s %d\n", k, counters[k].v.Load())
+	}
+	names = names[:0]
+	for k, t := range timers {
+		if t.n.Load() != 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	b.WriteString("Timers:\n")
+	for _, k := range names {
+		t := timers[k]
+		n, tot := t.n.Load(), time.Duration(t.total.Load())
+		fmt.Fprintf(&b, "  %-28s samples=%d total=%v mean=%v\n", k, n, tot, tot/time.Duration(n))
+	}
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package lazy
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// Node is one IR node: an op applied to operand values with attributes. Its
+// hash is computed when it is built, from the op, the attributes and the
+// operand hashes; a device-data leaf hashes by dtype and shape only, so the
+// same program over new data has the same hash.
+type Node struct {
+	op     *OpDef
+	inputs []Value
+	attrs  Attrs
+	out    []Shape
+	hash   Hash
+	seq    uint64 // creation order, global
+	// symbolic marks IR that depends on a placeholder (NewPlaceholder): it
+	// can be lowered and hashed but never executed.
+	symbolic bool
+	pcs      [6]uintptr
+
+	// Leaves only.
+	data *deviceData // DeviceData: the buffer
+	src  *Tensor     // DeviceData: the tensor the buffer belonged to when used
+}
+
+// Value is one output of a node.
+type Value struct {
+	Node  *Node
+	Index int
+}
+
+// Shape returns the value's shape.
+func (v Value) Shape() Shape { return v.Node.out[v.Index] }
+
+func (v Value) valid() bool { return v.Node != nil }
+
+var nodeSeq atomic.Uint64
+
+// captureSites controls whether nodes record their Go call site (always
+// while tracing for the jit, or when XLAJIT_DEBUG >= 1).
+var captureSites atomic.Int32
+
+// Op returns the node's table row.
+func (n *Node) Op() *OpDef { return n.op }
+
+// Inputs returns the operand values.
+func (n *Node) Inputs() []Value { return n.inputs }
+
+// Attrs returns the attributes.
+func (n *Node) Attrs() Attrs { return n.attrs }
+
+// Shapes returns the output shapes.
+func (n *Node) Shapes() []Shape { return n.out }
+
+// Hash returns the node's hash.
+func (n *Node) Hash() Hash { return n.hash }
+
+// Seq is the node's global creation number.
+func (n *Node) Seq() uint64 { return n.seq }
+
+// IsData reports whether the node is a device-data leaf.
+func (n *Node) IsData() bool { return n.data != nil }
+
+// Source returns the tensor a device-data leaf was taken from.
+func (n *Node) Source() *Tensor { return n.src }
+
+// Site returns the Go call site (file:line) that built the node, when
+// recorded.
+func (n *Node) Site() string {
+	if n.pcs[0] == 0 {
+		return ""
+	}
+	k := 0
+	for k < len(n.pcs) && n.pcs[k] != 0 {
+		k++
+	}
+	return siteFromPCs(n.pcs[:k])
+}
+
+func (n *Node) computeHash() {
+	h := newHasher()
+	h.str(n.op.Name)
+	if n.data != nil {
+		s := n.out[0]
+		h.u64(uint64(s.DType))
+		h.ints(s.Dims)
+		n.hash = h.sum()
+		return
+	}
+	n.attrs.hashInto(&h)
+	h.int(len(n.inputs))
+	for _, in := range n.inputs {
+		h.hash(in.Node.hash)
+		h.int(in.Index)
+	}
+	n.hash = h.sum()
+}
+
+// newNode builds a node, running the op's shape rule (which panics with an
+// *Error on bad input).
+func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
+	in := make([]Shape, len(inputs))
+	for i, v := range inputs {
+		in[i] = v.Shape()
+	}
+	out, err := op.Infer(in, attrs)
+	if err != nil {
+		throw(op.Name, in, "%v", err)
+	}
+	n := &Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
+	for _, in := range inputs {
+		n.symbolic = n.symbolic || in.Node.symbolic
+	}
+	if captureSites.Load() > 0 {
+		runtime.Callers(3, n.pcs[:])
+	}
+	n.computeHash()
+	return n
+}
+
+func newDataNode(d *deviceData, src *Tensor, s Shape) *Node {
+	n := &Node{op: table[opDeviceData], out: []Shape{s}, data: d, src: src, seq: nodeSeq.Add(1), symbolic: d.buf == nil}
+	n.computeHash()
+	return n
+}
+
+// DataID identifies the buffer of a device-data leaf (comparable with
+// TensorState.DataID); nil for other nodes.
+func (n *Node) DataID() any {
+	if n.data == nil {
+		return nil
+	}
+	return n.data
+}

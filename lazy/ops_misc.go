@@ -1,0 +1,244 @@
+package lazy
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+func init() {
+	define(opDeviceData, &OpDef{
+		Name: "DeviceData",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			return nil, fmt.Errorf("device data is made by tensors, not applied")
+		},
+	})
+	define(opConstant, &OpDef{
+		Name: "Constant",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			l := a.Lit("value")
+			if l == nil {
+				return nil, fmt.Errorf("missing value")
+			}
+			return []Shape{NewShape(l.DType, l.Dims...)}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			return []*hlo.Value{lc.S.Constant(n.attrs.Lit("value"))}
+		},
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			return []*hlo.Literal{a.Lit("value").Clone()}, nil
+		},
+		NoGrad: true,
+	})
+	define(opIota, &OpDef{
+		Name: "Iota",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			dims := a.Ints("dims")
+			if ax := a.Int("axis"); ax < 0 || int(ax) >= len(dims) {
+				return nil, fmt.Errorf("axis %d out of range for rank %d", ax, len(dims))
+			}
+			return []Shape{NewShape(a.DType("dtype"), dims...)}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			return []*hlo.Value{lc.S.Iota(hlo.NewTensorType(n.attrs.DType("dtype"), n.attrs.Ints("dims")...), n.attrs.Int("axis"))}
+		},
+		NoGrad: true,
+	})
+	define(opRngBits, &OpDef{
+		Name: "RngBits",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if !in[0].Equal(NewShape(U64, 2)) {
+				return nil, fmt.Errorf("RNG state must be u64[2], got %s", in[0])
+			}
+			dt := a.DType("dtype")
+			if dt != U32 && dt != U64 {
+				return nil, fmt.Errorf("random bits must be u32 or u64")
+			}
+			return []Shape{in[0], NewShape(dt, a.Ints("dims")...)}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			st, bits := lc.S.RngBitGenerator(hlo.RngAlgorithm("THREE_FRY"), in[0], hlo.NewTensorType(n.attrs.DType("dtype"), n.attrs.Ints("dims")...))
+			return []*hlo.Value{st, bits}
+		},
+		NoGrad: true,
+		Random: true,
+	})
+
+	define(opNonZero, &OpDef{
+		Name:  "NonZero",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) { return nil, nil },
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			x := in[0]
+			var idx []int64
+			strides := make([]int64, len(x.Dims))
+			acc := int64(1)
+			for i := len(x.Dims) - 1; i >= 0; i-- {
+				strides[i] = acc
+				acc *= x.Dims[i]
+			}
+			for i := 0; i < x.NumElements(); i++ {
+				if x.Complex(i) != 0 {
+					r := int64(i)
+					for d := range x.Dims {
+						idx = append(idx, r/strides[d])
+						r %= strides[d]
+					}
+				}
+			}
+			n := int64(len(idx))
+			if len(x.Dims) > 0 {
+				n /= int64(len(x.Dims))
+			}
+			return []*hlo.Literal{hlo.LiteralFromSlice(append([]int64{}, idx...), n, int64(len(x.Dims)))}, nil
+		},
+		NoGrad: true,
+	})
+	define(opUnique, &OpDef{
+		Name: "Unique",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if in[0].DType.IsComplex() {
+				return nil, fmt.Errorf("cannot order complex values")
+			}
+			return nil, nil
+		},
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			x := in[0]
+			n := x.NumElements()
+			order := make([]int, n)
+			for i := range order {
+				order[i] = i
+			}
+			less := func(i, j int) bool { return x.Float(i) < x.Float(j) }
+			if x.DType.IsInt() {
+				less = func(i, j int) bool { return x.Int(i) < x.Int(j) }
+			}
+			sort.SliceStable(order, func(a, b int) bool { return less(order[a], order[b]) })
+			var keep []int
+			for k, i := range order {
+				if k == 0 || less(order[k-1], i) {
+					keep = append(keep, i)
+				}
+			}
+			out := hlo.NewLiteral(x.DType, int64(len(keep)))
+			s := x.DType.Size()
+			for k, i := range keep {
+				copy(out.Data[k*s:(k+1)*s], x.Data[i*s:(i+1)*s])
+			}
+			return []*hlo.Literal{out}, nil
+		},
+		NoGrad: true,
+	})
+	define(opMaskedSelect, &OpDef{
+		Name: "MaskedSelect",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if in[1].DType != Bool || !sameDims(in[0].Dims, in[1].Dims) {
+				return nil, fmt.Errorf("mask must be bool with the operand's shape")
+			}
+			return nil, nil
+		},
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			x, m := in[0], in[1]
+			s := x.DType.Size()
+			var data []byte
+			n := 0
+			for i := 0; i < x.NumElements(); i++ {
+				if m.Data[i] != 0 {
+					data = append(data, x.Data[i*s:(i+1)*s]...)
+					n++
+				}
+			}
+			out := hlo.NewLiteral(x.DType, int64(n))
+			copy(out.Data, data)
+			return []*hlo.Literal{out}, nil
+		},
+		NoGrad: true,
+	})
+	define(opHostFunc, &OpDef{
+		Name: "HostFunc",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if lookupHostFunc(a.Str("name")) == nil {
+				return nil, fmt.Errorf("no host function %q is registered", a.Str("name"))
+			}
+			return decodeShapes(a.Ints("outs"))
+		},
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			fn := lookupHostFunc(a.Str("name"))
+			if fn == nil {
+				return nil, fmt.Errorf("no host function %q is registered", a.Str("name"))
+			}
+			out, err := fn(in)
+			if err != nil {
+				return nil, err
+			}
+			want, _ := decodeShapes(a.Ints("outs"))
+			if len(out) != len(want) {
+				return nil, fmt.Errorf("host function %q returned %d results, declared %d", a.Str("name"), len(out), len(want))
+			}
+			for i, l := range out {
+				if !NewShape(l.DType, l.Dims...).Equal(want[i]) {
+					return nil, fmt.Errorf("host function %q result %d is %s, declared %s", a.Str("name"), i, l.ShapeString(), want[i])
+				}
+			}
+			return out, nil
+		},
+		NoGrad: true,
+	})
+}
+
+// encodeShapes packs shapes into one int list: per shape dtype, rank, dims.
+func encodeShapes(ss []Shape) []int64 {
+	var out []int64
+	for _, s := range ss {
+		out = append(out, int64(s.DType), int64(s.Rank()))
+		out = append(out, s.Dims...)
+	}
+	return out
+}
+
+func decodeShapes(xs []int64) ([]Shape, error) {
+	out := []Shape{}
+	for len(xs) > 0 {
+		if len(xs) < 2 || int64(len(xs)) < 2+xs[1] {
+			return nil, fmt.Errorf("malformed output shapes")
+		}
+		out = append(out, NewShape(DType(xs[0]), xs[2:2+xs[1]]...))
+		xs = xs[2+xs[1]:]
+	}
+	return out, nil
+}
+
+// HostFn is user Go code run on the host between device graphs.
+type HostFn func(in []*hlo.Literal) ([]*hlo.Literal, error)
+
+var (
+	hostFuncsMu sync.RWMutex
+	hostFuncs   = map[string]HostFn{}
+)
+
+// RegisterHostFunc makes fn callable by name through HostFunc (inside
+// traced functions it becomes a host node between device partitions).
+// Registering a name twice replaces the function.
+func RegisterHostFunc(name string, fn HostFn) {
+	hostFuncsMu.Lock()
+	hostFuncs[name] = fn
+	hostFuncsMu.Unlock()
+}
+
+func lookupHostFunc(name string) HostFn {
+	hostFuncsMu.RLock()
+	defer hostFuncsMu.RUnlock()
+	return hostFuncs[name]
+}
+
+// HostFunc runs user Go code fn on the host: the inputs are computed and
+// copied to the host, fn runs, and its results (which must have the declared
+// output shapes) come back to the device. Outside a trace it runs at once;
+// inside a jit-traced function it becomes a host node between device
+// partitions. fn is registered under name (a later call with the same name
+// replaces it).
+func HostFunc(name string, fn HostFn, outs []Shape, inputs ...*Tensor) []*Tensor {
+	RegisterHostFunc(name, fn)
+	return apply(opHostFunc, Attrs{{"name", name}, {"outs", encodeShapes(outs)}}, inputs...)
+}

@@ -1,0 +1,198 @@
+package lazy
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// windowParams are ReduceWindow's attributes (one entry per axis).
+type windowParams struct {
+	kind                          string // sum, max, min
+	window, strides, padLo, padHi []int64
+}
+
+func (w windowParams) attrs() Attrs {
+	return Attrs{{"kind", w.kind}, {"window", w.window}, {"strides", w.strides}, {"pad_lo", w.padLo}, {"pad_hi", w.padHi}}
+}
+
+func windowFrom(a Attrs) windowParams {
+	return windowParams{a.Str("kind"), a.Ints("window"), a.Ints("strides"), a.Ints("pad_lo"), a.Ints("pad_hi")}
+}
+
+func inferWindow(in []Shape, a Attrs) ([]Shape, error) {
+	w := windowFrom(a)
+	r := in[0].Rank()
+	if len(w.window) != r || len(w.strides) != r || len(w.padLo) != r || len(w.padHi) != r {
+		return nil, fmt.Errorf("window attributes need %d entries", r)
+	}
+	switch w.kind {
+	case "sum", "max", "min":
+	default:
+		return nil, fmt.Errorf("unknown window reduction %q", w.kind)
+	}
+	out := make([]int64, r)
+	for i := 0; i < r; i++ {
+		if w.window[i] < 1 || w.strides[i] < 1 {
+			return nil, fmt.Errorf("window and strides must be positive")
+		}
+		x := in[0].Dims[i] + w.padLo[i] + w.padHi[i]
+		if x < w.window[i] {
+			out[i] = 0
+		} else {
+			out[i] = (x-w.window[i])/w.strides[i] + 1
+		}
+	}
+	return []Shape{NewShape(in[0].DType, out...)}, nil
+}
+
+func lowerWindow(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+	w := windowFrom(n.attrs)
+	dt := tensorType(in[0]).DType
+	pad := make([][2]int64, len(w.padLo))
+	for i := range pad {
+		pad[i] = [2]int64{w.padLo[i], w.padHi[i]}
+	}
+	body := reducer(w.kind)
+	return lc.S.ReduceWindow([]*hlo.Value{in[0]}, []*hlo.Value{lc.scalar(dt, reduceInit(dt, w.kind))}, hlo.Window{
+		Dimensions: w.window, Strides: w.strides, Padding: pad,
+	}, func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value { return []*hlo.Value{body(s, args[0], args[1])} })
+}
+
+func windowVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
+	w := windowFrom(a)
+	if w.kind == "sum" {
+		// Spread each output gradient over its window: dilate by the
+		// strides, pad by window-1 minus the original padding, sum windows.
+		r := x[0].Rank()
+		lo, hi, interior := make([]int64, r), make([]int64, r), make([]int64, r)
+		ones := make([]int64, r)
+		for i := 0; i < r; i++ {
+			ones[i] = 1
+			interior[i] = w.strides[i] - 1
+			lo[i] = w.window[i] - 1 - w.padLo[i]
+			covered := dilate(dy[0].Dims()[i], w.strides[i])
+			hi[i] = x[0].Dims()[i] + w.window[i] - 1 - covered - lo[i]
+		}
+		p := dy[0].PadWith(lo, hi, interior, 0)
+		zero := make([]int64, r)
+		return []*Tensor{apply1(opReduceWindow, windowParams{"sum", w.window, ones, zero, zero}.attrs(), p)}
+	}
+	sel := "GE"
+	if w.kind == "min" {
+		sel = "LE"
+	}
+	return []*Tensor{apply1(opSelectAndScatterMax, append(w.attrs(), Attr{"select", sel}), x[0], dy[0])}
+}
+
+func init() {
+	define(opReduceWindow, &OpDef{Name: "ReduceWindow", Infer: inferWindow, Lower: lowerWindow, VJP: windowVJP})
+	define(opSelectAndScatterMax, &OpDef{
+		Name: "SelectAndScatter",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			out, err := inferWindow(in[:1], a)
+			if err != nil {
+				return nil, err
+			}
+			if !out[0].Equal(in[1]) {
+				return nil, fmt.Errorf("source %s does not match the window output %s", in[1], out[0])
+			}
+			return []Shape{in[0]}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			w := windowFrom(n.attrs)
+			dt := tensorType(in[0]).DType
+			pad := make([][2]int64, len(w.padLo))
+			for i := range pad {
+				pad[i] = [2]int64{w.padLo[i], w.padHi[i]}
+			}
+			sel := n.attrs.Str("select")
+			return []*hlo.Value{lc.S.SelectAndScatter(in[0], in[1], lc.scalar(dt, 0), hlo.Window{
+				Dimensions: w.window, Strides: w.strides, Padding: pad,
+			}, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
+				return s.Compare(hlo.CompareDir(sel), args[0], args[1])
+			}, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
+				return s.Add(args[0], args[1])
+			})}
+		},
+	})
+	define(opCumsum, &OpDef{
+		Name: "Cumsum",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if !numeric.accepts(in[0].DType) {
+				return nil, fmt.Errorf("needs a numeric tensor")
+			}
+			if ax := a.Int("axis"); ax < 0 || int(ax) >= in[0].Rank() {
+				return nil, fmt.Errorf("axis %d out of range for rank %d", ax, in[0].Rank())
+			}
+			return []Shape{in[0]}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			t := tensorType(in[0])
+			axis := n.attrs.Int("axis")
+			r := len(t.Dims)
+			win, strides := make([]int64, r), make([]int64, r)
+			pad := make([][2]int64, r)
+			for i := range win {
+				win[i], strides[i] = 1, 1
+			}
+			win[axis] = t.Dims[axis]
+			if n.attrs.Bool("reverse") {
+				pad[axis][1] = t.Dims[axis] - 1
+			} else {
+				pad[axis][0] = t.Dims[axis] - 1
+			}
+			if t.Dims[axis] == 0 {
+				return in
+			}
+			return lc.S.ReduceWindow([]*hlo.Value{in[0]}, []*hlo.Value{lc.scalar(t.DType, 0)}, hlo.Window{
+				Dimensions: win, Strides: strides, Padding: pad,
+			}, func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value { return []*hlo.Value{s.Add(args[0], args[1])} })
+		},
+		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
+			return []*Tensor{apply1(opCumsum, Attrs{{"axis", a.Int("axis")}, {"reverse", !a.Bool("reverse")}}, dy[0])}
+		},
+	})
+	define(opSort, &OpDef{
+		Name: "Sort",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if ax := a.Int("axis"); ax < 0 || int(ax) >= in[0].Rank() {
+				return nil, fmt.Errorf("axis %d out of range for rank %d", ax, in[0].Rank())
+			}
+			if in[0].DType.IsComplex() {
+				return nil, fmt.Errorf("cannot sort complex values")
+			}
+			return []Shape{in[0], in[0].with(I64)}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			t := tensorType(in[0])
+			axis := n.attrs.Int("axis")
+			idx := lc.S.Iota(hlo.NewTensorType(I64, t.Dims...), axis)
+			dir := "LT"
+			if n.attrs.Bool("descending") {
+				dir = "GT"
+			}
+			return lc.S.Sort([]*hlo.Value{in[0], idx}, axis, true, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
+				return s.CompareWithType(hlo.CompareDir(dir), args[0], args[1], totalOrderType(t.DType))
+			})
+		},
+		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
+			if dy[0] == nil {
+				return []*Tensor{nil}
+			}
+			return []*Tensor{apply1(opScatterAddAlong, Attrs{{"axis", a.Int("axis")}}, ZerosLike(x[0]), y[1], dy[0])}
+		},
+	})
+}
+
+// totalOrderType is the comparison type for sorting: TOTALORDER for floats
+// (NaN last, -0 before +0), SIGNED/UNSIGNED for integers.
+func totalOrderType(dt DType) string {
+	switch {
+	case dt.IsFloat():
+		return "TOTALORDER"
+	case dt.IsUnsigned() || dt.IsBool():
+		return "UNSIGNED"
+	}
+	return "SIGNED"
+}

@@ -1,0 +1,319 @@
+package lazy
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
+)
+
+// deviceData is a buffer on a device. Tensors and device-data leaves point
+// to it; it is immutable except through donation.
+type deviceData struct {
+	buf pjrt.Buffer
+	dev *Device
+}
+
+// Tensor is a lazy tensor: a dtype, a shape, a device, and either device
+// data or a pending IR value that a cut (Sync, Item, Float32s, String) will
+// compute.
+type Tensor struct {
+	shape Shape
+	dev   *Device
+	data  *deviceData // materialized value; nil while pending
+	val   Value       // pending IR value; Node nil when materialized
+	leaf  atomic.Pointer[Node]
+}
+
+// Shape returns the tensor's dtype and dims.
+func (t *Tensor) Shape() Shape { return t.shape }
+
+// DType returns the element type.
+func (t *Tensor) DType() DType { return t.shape.DType }
+
+// Dims returns the dimensions (do not modify).
+func (t *Tensor) Dims() []int64 { return t.shape.Dims }
+
+// Rank returns the number of dimensions.
+func (t *Tensor) Rank() int { return len(t.shape.Dims) }
+
+// Dim returns dimension i (negative counts from the end).
+func (t *Tensor) Dim(i int) int64 {
+	j, ok := normAxis(i, t.Rank())
+	if !ok {
+		throw("Dim", []Shape{t.shape}, "axis %d out of range for rank %d", i, t.Rank())
+	}
+	return t.shape.Dims[j]
+}
+
+// Size returns the number of elements.
+func (t *Tensor) Size() int64 { return t.shape.Size() }
+
+// Device returns the tensor's device.
+func (t *Tensor) Device() *Device { return t.dev }
+
+// IsPending reports whether the tensor holds unexecuted IR.
+func (t *Tensor) IsPending() bool { return t.data == nil }
+
+// IR returns the pending IR value (Node nil when materialized).
+func (t *Tensor) IR() Value { return t.val }
+
+// Buffer returns the device buffer of a materialized tensor (nil while
+// pending).
+func (t *Tensor) Buffer() pjrt.Buffer {
+	if t.data == nil {
+		return nil
+	}
+	return t.data.buf
+}
+
+// value returns the IR value for using t as an operand: its pending value,
+// or a device-data leaf for its data (one leaf per data, reused).
+func (t *Tensor) value() Value {
+	if t.val.Node != nil {
+		return t.val
+	}
+	if n := t.leaf.Load(); n != nil && n.data == t.data {
+		return Value{n, 0}
+	}
+	n := newDataNode(t.data, t, t.shape)
+	t.leaf.Store(n)
+	return Value{n, 0}
+}
+
+func newPending(v Value, dev *Device) *Tensor {
+	return &Tensor{shape: v.Shape(), dev: dev, val: v}
+}
+
+func newMaterialized(buf pjrt.Buffer, s Shape, dev *Device) *Tensor {
+	return &Tensor{shape: s, dev: dev, data: &deviceData{buf: buf, dev: dev}}
+}
+
+// FromBuffer wraps an existing device buffer of device dev.
+func FromBuffer(buf pjrt.Buffer, dev *Device) *Tensor {
+	return newMaterialized(buf, NewShape(buf.DType(), buf.Dims()...), dev)
+}
+
+// FromLiteral copies a host literal to the default device.
+func FromLiteral(l *hlo.Literal) *Tensor { return FromLiteralOn(DefaultDevice(), l) }
+
+// FromLiteralOn copies a host literal to dev.
+func FromLiteralOn(dev *Device, l *hlo.Literal) *Tensor {
+	buf, err := dev.client.BufferFromHost(l, dev.ord)
+	if err != nil {
+		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite()})
+	}
+	cToDevice.v.Add(1)
+	return newMaterialized(buf, NewShape(l.DType, l.Dims...), dev)
+}
+
+// Element is a Go type a tensor can be built from.
+type Element interface {
+	bool | int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64 | complex64 | complex128
+}
+
+// FromSlice copies data to the default device as a tensor of the given dims
+// (none: 1-D of len(data)). The dtype follows the Go element type.
+func FromSlice[T Element](data []T, dims ...int64) *Tensor {
+	if len(dims) == 0 {
+		dims = []int64{int64(len(data))}
+	}
+	if n := hlo.NumElements(dims); n != int64(len(data)) {
+		throw("FromSlice", nil, "%d values do not fill shape %v (%d elements)", len(data), dims, n)
+	}
+	return FromLiteral(hlo.LiteralFromSlice(data, dims...))
+}
+
+// Scalar returns a 0-d tensor of v (float64 converted to dt) as a constant.
+func Scalar(dt DType, v float64) *Tensor { return Full(dt, v) }
+
+// Literal syncs t and copies its value to the host.
+func (t *Tensor) Literal() (*hlo.Literal, error) {
+	if err := syncTensors("Literal", []*Tensor{t}); err != nil {
+		return nil, err
+	}
+	l, err := t.data.buf.ToHost()
+	if err != nil {
+		return nil, err
+	}
+	cFromDevice.v.Add(1)
+	return l, nil
+}
+
+func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
+	if err := syncTensors(reason, []*Tensor{t}); err != nil {
+		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite()})
+	}
+	l, err := t.data.buf.ToHost()
+	if err != nil {
+		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite()})
+	}
+	cFromDevice.v.Add(1)
+	return l
+}
+
+// Item returns the single element as float64 (a cut).
+func (t *Tensor) Item() float64 {
+	if t.Size() != 1 {
+		throw("Item", []Shape{t.shape}, "tensor has %d elements, want 1", t.Size())
+	}
+	l := t.mustLiteral("Item")
+	return l.Float(0)
+}
+
+// Float32s returns the elements converted to float32 (a cut).
+func (t *Tensor) Float32s() []float32 {
+	l := t.mustLiteral("Float32s")
+	if l.DType == hlo.F32 {
+		return append([]float32(nil), l.F32()...)
+	}
+	out := make([]float32, l.NumElements())
+	for i := range out {
+		out[i] = float32(l.Float(i))
+	}
+	return out
+}
+
+// Float64s returns the elements converted to float64 (a cut).
+func (t *Tensor) Float64s() []float64 {
+	l := t.mustLiteral("Float64s")
+	out := make([]float64, l.NumElements())
+	for i := range out {
+		out[i] = l.Float(i)
+	}
+	return out
+}
+
+// Int32s returns the elements converted to int32 (a cut).
+func (t *Tensor) Int32s() []int32 {
+	l := t.mustLiteral("Int32s")
+	out := make([]int32, l.NumElements())
+	for i := range out {
+		out[i] = int32(l.Int(i))
+	}
+	return out
+}
+
+// Int64s returns the elements converted to int64 (a cut).
+func (t *Tensor) Int64s() []int64 {
+	l := t.mustLiteral("Int64s")
+	out := make([]int64, l.NumElements())
+	for i := range out {
+		out[i] = l.Int(i)
+	}
+	return out
+}
+
+// Bools returns the elements as bools (non-zero is true; a cut).
+func (t *Tensor) Bools() []bool {
+	l := t.mustLiteral("Bools")
+	out := make([]bool, l.NumElements())
+	for i := range out {
+		out[i] = l.Float(i) != 0
+	}
+	return out
+}
+
+// String prints the tensor's shape and values (a cut).
+func (t *Tensor) String() string {
+	l := t.mustLiteral("String")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s ", t.shape)
+	if l.NumElements() <= 64 {
+		s := hlo.DenseString(l)
+		b.WriteString(strings.TrimSuffix(strings.TrimPrefix(s, "dense<"), ">"))
+	} else {
+		fmt.Fprintf(&b, "[%d elements]", l.NumElements())
+	}
+	return b.String()
+}
+
+// TensorState is a snapshot of a tensor's contents (for undoing a trace).
+type TensorState struct {
+	data *deviceData
+	val  Value
+}
+
+// State returns a snapshot of t's contents.
+func (t *Tensor) State() TensorState { return TensorState{t.data, t.val} }
+
+// Restore puts back a snapshot taken with State.
+func (t *Tensor) Restore(s TensorState) {
+	t.data, t.val = s.data, s.val
+	t.leaf.Store(nil)
+}
+
+// SameData reports whether two states hold the same device data.
+func (s TensorState) SameData(o TensorState) bool { return s.data == o.data && s.val == o.val }
+
+// Assign writes v into t in place: t takes v's value (pending until the
+// next cut). This is the mutation primitive the jit tracks.
+func (t *Tensor) Assign(v *Tensor) {
+	if !t.shape.Equal(v.shape) {
+		throw("Assign", []Shape{t.shape, v.shape}, "shapes differ")
+	}
+	if t.dev != v.dev {
+		throw("Assign", []Shape{t.shape, v.shape}, "tensors are on different devices (%s, %s)", t.dev, v.dev)
+	}
+	if tr := currentTracer(); tr != nil {
+		SyncExternal([]*Tensor{v})
+		tr.OnAssign(t, t.State())
+	}
+	t.val = v.value()
+	t.data = nil
+	t.leaf.Store(nil)
+	if eager() && !Tracing() {
+		mustSync("Eager", t)
+	}
+}
+
+// SetData replaces t's contents with a buffer (used by jit replay to write
+// back mutated inputs and by Sync).
+func (t *Tensor) SetData(buf pjrt.Buffer) {
+	t.data = &deviceData{buf: buf, dev: t.dev}
+	t.val = Value{}
+	t.leaf.Store(nil)
+}
+
+func mustSync(reason string, ts ...*Tensor) {
+	if err := syncTensors(reason, ts); err != nil {
+		panic(&Error{Op: reason, Msg: err.Error(), Site: callerSite()})
+	}
+}
+
+// DataID identifies the device data the state holds (nil while pending).
+func (s TensorState) DataID() any {
+	if s.data == nil {
+		return nil
+	}
+	return s.data
+}
+
+// Pending returns the IR value the state holds (Node nil when materialized).
+func (s TensorState) Pending() Value { return s.val }
+
+// DataID identifies t's current device data (nil while pending).
+func (t *Tensor) DataID() any { return t.State().DataID() }
+
+// Value returns the IR value for t as an operand (a device-data leaf when t
+// is materialized).
+func (t *Tensor) Value() Value { return t.value() }
+
+// NewPlaceholder returns a tensor of shape s on dev that stands for data
+// supplied later: it has no buffer and can only be used to build IR that is
+// lowered (never executed directly). Each placeholder is its own parameter.
+func NewPlaceholder(s Shape, dev *Device) *Tensor {
+	return &Tensor{shape: NewShape(s.DType, s.Dims...), dev: dev, data: &deviceData{dev: dev}}
+}
+
+// TakeData makes t hold src's device data (src must be materialized and of
+// t's shape): the write-back of a replayed mutation.
+func (t *Tensor) TakeData(src *Tensor) {
+	if src.data == nil || !t.shape.Equal(src.shape) {
+		panic(&Error{Op: "TakeData", Shapes: []string{t.shape.String(), src.shape.String()}, Msg: "source must be materialized with the same shape"})
+	}
+	t.data, t.val = src.data, Value{}
+	t.leaf.Store(nil)
+}

@@ -1,8 +1,6 @@
 package hlo
 
 import (
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -107,6 +105,10 @@ type (
 	// OpaqueAttr is any other attribute, kept as its source text
 	// (`#sdy.sharding<@mesh, [{}]>`).
 	OpaqueAttr struct{ Text string }
+	// BoundsAttr is the tensor encoding #stablehlo.bounds<3, ?>: an upper
+	// bound per dimension (DynamicDim where unbounded), used with dynamic
+	// dimensions.
+	BoundsAttr struct{ Bounds []int64 }
 )
 
 func (IntAttr) attr()            {}
@@ -127,6 +129,7 @@ func (*ScatterDimsAttr) attr()   {}
 func (*DotDimsAttr) attr()       {}
 func (*ConvDimsAttr) attr()      {}
 func (OpaqueAttr) attr()         {}
+func (*BoundsAttr) attr()        {}
 
 // Get returns the attribute called name in the dictionary, or nil.
 func (d DictAttr) Get(name string) Attr { return LookupAttr(d, name) }
@@ -148,161 +151,6 @@ func writeInts(b *strings.Builder, xs []int64) {
 		b.WriteString(strconv.FormatInt(x, 10))
 	}
 	b.WriteByte(']')
-}
-
-// FormatFloat prints a float so that parsing it back gives the same value,
-// always with a '.' or exponent so that MLIR reads it as a float.
-func FormatFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "0x7FF8000000000000"
-	case math.IsInf(f, 1):
-		return "0x7FF0000000000000"
-	case math.IsInf(f, -1):
-		return "0xFFF0000000000000"
-	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".e") {
-		s += ".0"
-	}
-	return s
-}
-
-func writeAttr(b *strings.Builder, a Attr) {
-	switch a := a.(type) {
-	case nil:
-		b.WriteString("<<null>>")
-	case IntAttr:
-		b.WriteString(strconv.FormatInt(a.Value, 10))
-		if a.Type != nil {
-			b.WriteString(" : " + a.Type.String())
-		}
-	case FloatAttr:
-		b.WriteString(FormatFloat(a.Value))
-		if a.Type != nil {
-			b.WriteString(" : " + a.Type.String())
-		}
-	case BoolAttr:
-		b.WriteString(strconv.FormatBool(bool(a)))
-	case StringAttr:
-		b.WriteString(QuoteString(string(a)))
-	case UnitAttr:
-		b.WriteString("unit")
-	case TypeAttr:
-		b.WriteString(a.Type.String())
-	case ArrayAttr:
-		b.WriteByte('[')
-		for i, e := range a {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeAttr(b, e)
-		}
-		b.WriteByte(']')
-	case DictAttr:
-		b.WriteByte('{')
-		for i, na := range a {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(na.Name)
-			if _, unit := na.Value.(UnitAttr); !unit {
-				b.WriteString(" = ")
-				writeAttr(b, na.Value)
-			}
-		}
-		b.WriteByte('}')
-	case SymbolRefAttr:
-		b.WriteString("@" + a.Name)
-		for _, n := range a.Nested {
-			b.WriteString("::@" + n)
-		}
-	case *DenseArrayAttr:
-		b.WriteString("array<" + a.DType.String())
-		n := len(a.Ints)
-		if a.DType.IsFloat() {
-			n = len(a.Floats)
-		}
-		for i := 0; i < n; i++ {
-			if i == 0 {
-				b.WriteString(": ")
-			} else {
-				b.WriteString(", ")
-			}
-			switch {
-			case a.DType.IsFloat():
-				b.WriteString(FormatFloat(a.Floats[i]))
-			case a.DType == Bool:
-				b.WriteString(strconv.FormatBool(a.Ints[i] != 0))
-			default:
-				b.WriteString(strconv.FormatInt(a.Ints[i], 10))
-			}
-		}
-		b.WriteByte('>')
-	case *DenseElementsAttr:
-		b.WriteString(DenseString(a.Value))
-		b.WriteString(" : " + a.Type.String())
-	case EnumAttr:
-		fmt.Fprintf(b, "#%s<%s %s>", a.Dialect, a.Kind, a.Value)
-	case ChannelHandleAttr:
-		fmt.Fprintf(b, "#stablehlo.channel_handle<handle = %d, type = %d>", a.Handle, a.Type)
-	case *GatherDimsAttr:
-		b.WriteString("#stablehlo.gather<")
-		sep := dimsWriter(b)
-		sep("offset_dims", a.OffsetDims)
-		sep("collapsed_slice_dims", a.CollapsedSliceDims)
-		sep("operand_batching_dims", a.OperandBatchingDims)
-		sep("start_indices_batching_dims", a.StartIndicesBatchingDims)
-		sep("start_index_map", a.StartIndexMap)
-		sep("index_vector_dim", []int64{a.IndexVectorDim})
-		b.WriteByte('>')
-	case *ScatterDimsAttr:
-		b.WriteString("#stablehlo.scatter<")
-		sep := dimsWriter(b)
-		sep("update_window_dims", a.UpdateWindowDims)
-		sep("inserted_window_dims", a.InsertedWindowDims)
-		sep("input_batching_dims", a.InputBatchingDims)
-		sep("scatter_indices_batching_dims", a.ScatterIndicesBatchingDims)
-		sep("scatter_dims_to_operand_dims", a.ScatterDimsToOperandDims)
-		sep("index_vector_dim", []int64{a.IndexVectorDim})
-		b.WriteByte('>')
-	case *DotDimsAttr:
-		b.WriteString("#stablehlo.dot<")
-		sep := dimsWriter(b)
-		sep("lhs_batching_dimensions", a.LhsBatchingDims)
-		sep("rhs_batching_dimensions", a.RhsBatchingDims)
-		sep("lhs_contracting_dimensions", a.LhsContractingDims)
-		sep("rhs_contracting_dimensions", a.RhsContractingDims)
-		b.WriteByte('>')
-	case *ConvDimsAttr:
-		b.WriteString("#stablehlo.conv<" + a.Layout() + ">")
-	case OpaqueAttr:
-		b.WriteString(a.Text)
-	default:
-		fmt.Fprintf(b, "<<unknown attr %T>>", a)
-	}
-}
-
-// dimsWriter returns a function that writes `name = [..]` entries separated
-// by ", ", skipping empty lists; a one-element list named index_vector_dim
-// is written as a bare integer.
-func dimsWriter(b *strings.Builder) func(name string, xs []int64) {
-	first := true
-	return func(name string, xs []int64) {
-		if len(xs) == 0 {
-			return
-		}
-		if !first {
-			b.WriteString(", ")
-		}
-		first = false
-		b.WriteString(name + " = ")
-		if name == "index_vector_dim" {
-			b.WriteString(strconv.FormatInt(xs[0], 10))
-			return
-		}
-		writeInts(b, xs)
-	}
 }
 
 // Layout prints the dimension numbers as `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`.
@@ -327,24 +175,22 @@ func (c *ConvDimsAttr) Layout() string {
 		part(rank, c.OutputSpatialDims, map[int64]string{c.OutputBatchDim: "b", c.OutputFeatureDim: "f"})
 }
 
-// QuoteString quotes s as an MLIR string literal.
+// QuoteString quotes s as MLIR prints string literals: printable ASCII
+// as is, a backslash doubled, and '"' and every other byte as \XX hex.
 func QuoteString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c >= 0x20 && c < 0x7f && c != '"':
 			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, `\%02X`, c)
 		default:
-			b.WriteByte(c)
+			b.WriteByte('\\')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
 		}
 	}
 	b.WriteByte('"')

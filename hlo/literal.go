@@ -360,9 +360,7 @@ func DenseString(l *Literal) string {
 	case l.isSplat() && n > 0:
 		b.WriteString(l.ElemString(0))
 	case n > HexThreshold:
-		b.WriteString(`"0x`)
-		b.WriteString(strings.ToUpper(fmt.Sprintf("%x", l.Data)))
-		b.WriteByte('"')
+		b.WriteString(DenseHex(l))
 	default:
 		l.writeNested(&b, 0, 0)
 	}
@@ -397,8 +395,9 @@ func (l *Literal) writeNested(b *strings.Builder, dim int, off int) int {
 }
 
 // ElemString prints element i as MLIR writes it inside dense<...>: ints in
-// decimal, i1 as true/false, finite floats in decimal (exact for the type),
-// NaN and infinities as the hex bit pattern, complex as (re, im).
+// decimal, i1 as true/false, floats as FormatFloatBits does (six significant
+// digits when they read back exactly, otherwise the type's full precision,
+// NaN and infinities as the hex bit pattern), complex as (re,im).
 func (l *Literal) ElemString(i int) string {
 	dt := l.DType
 	switch {
@@ -409,37 +408,17 @@ func (l *Literal) ElemString(i int) string {
 	case dt.IsSigned():
 		return strconv.FormatInt(l.Int(i), 10)
 	case dt.IsFloat():
-		return formatElemFloat(dt, l.Bits(i))
-	case dt.IsComplex():
-		c := l.Complex(i)
-		part := dt.ComplexPart()
-		return "(" + formatElemFloat(part, Float64ToFloatBits(part, real(c))) + ", " +
-			formatElemFloat(part, Float64ToFloatBits(part, imag(c))) + ")"
+		return FormatFloatBits(dt, l.Bits(i))
+	case dt == C64:
+		c := l.C64()[i]
+		return "(" + FormatFloatBits(F32, uint64(math.Float32bits(real(c)))) + "," +
+			FormatFloatBits(F32, uint64(math.Float32bits(imag(c)))) + ")"
+	case dt == C128:
+		c := l.C128()[i]
+		return "(" + FormatFloatBits(F64, math.Float64bits(real(c))) + "," +
+			FormatFloatBits(F64, math.Float64bits(imag(c))) + ")"
 	}
 	return "?"
-}
-
-func formatElemFloat(dt DType, bits uint64) string {
-	v := FloatBitsToFloat64(dt, bits)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		digits := (dt.Size()*8 + 3) / 4
-		if dt.Bits() < 8 {
-			digits = 2
-		}
-		return fmt.Sprintf("0x%0*X", digits, bits)
-	}
-	prec := 64
-	if dt == F32 {
-		prec = 32
-	}
-	s := strconv.FormatFloat(v, 'e', 6, 64)
-	if p, err := strconv.ParseFloat(s, 64); err != nil || Float64ToFloatBits(dt, p) != bits {
-		s = strconv.FormatFloat(v, 'g', -1, prec)
-		if !strings.ContainsAny(s, ".eEn") {
-			s += ".0"
-		}
-	}
-	return s
 }
 
 // String prints the literal as `dense<...> : tensor<...>`.

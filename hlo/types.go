@@ -34,9 +34,54 @@ type TupleType struct {
 // TokenType is !stablehlo.token.
 type TokenType struct{}
 
+// OpaqueType is any other type, kept as its source text: a bare element
+// type used as an attribute (`i32`), `index`, a function type, a tensor of
+// an element type DType cannot hold, or another dialect's type.
+type OpaqueType struct {
+	Text string
+}
+
+// FunctionType is a function signature `(inputs) -> results`, as used by
+// the function_type attribute of a generic func.func.
+type FunctionType struct {
+	Inputs, Results []Type
+}
+
+func (*FunctionType) isType() {}
+
+func (t *FunctionType) String() string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, in := range t.Inputs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(in.String())
+	}
+	b.WriteString(") -> ")
+	if len(t.Results) == 1 {
+		if _, fn := t.Results[0].(*FunctionType); !fn {
+			b.WriteString(t.Results[0].String())
+			return b.String()
+		}
+	}
+	b.WriteByte('(')
+	for i, r := range t.Results {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
 func (*TensorType) isType() {}
 func (*TupleType) isType()  {}
 func (*TokenType) isType()  {}
+func (*OpaqueType) isType() {}
+
+func (t *OpaqueType) String() string { return t.Text }
 
 // NewTensorType returns the static tensor type dt[dims...].
 func NewTensorType(dt DType, dims ...int64) *TensorType {
@@ -180,6 +225,25 @@ func TypesEqual(a, b Type) bool {
 	case *TokenType:
 		_, ok := b.(*TokenType)
 		return ok
+	case *OpaqueType:
+		b, ok := b.(*OpaqueType)
+		return ok && a.Text == b.Text
+	case *FunctionType:
+		b, ok := b.(*FunctionType)
+		if !ok || len(a.Inputs) != len(b.Inputs) || len(a.Results) != len(b.Results) {
+			return false
+		}
+		for i := range a.Inputs {
+			if !TypesEqual(a.Inputs[i], b.Inputs[i]) {
+				return false
+			}
+		}
+		for i := range a.Results {
+			if !TypesEqual(a.Results[i], b.Results[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -200,7 +264,7 @@ type QuantType struct {
 func (q *QuantType) String() string {
 	var b strings.Builder
 	b.WriteString("!quant.uniform<")
-	b.WriteString(q.Storage.String())
+	b.WriteString(quantStorageName(q.Storage))
 	if q.StorageMin != nil && q.StorageMax != nil {
 		b.WriteString("<" + strconv.FormatInt(*q.StorageMin, 10) + ":" + strconv.FormatInt(*q.StorageMax, 10) + ">")
 	}
@@ -223,11 +287,19 @@ func (q *QuantType) String() string {
 	return b.String()
 }
 
-func formatQuantParam(scale float64, zp int64) string {
-	s := strconv.FormatFloat(scale, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
+// quantStorageName spells a storage type as the quant dialect does: "i8",
+// "u8" (not "ui8").
+func quantStorageName(dt DType) string {
+	if dt.IsUnsigned() {
+		return "u" + strconv.Itoa(dt.Bits())
 	}
+	return dt.String()
+}
+
+// formatQuantParam prints scale[:zero_point] as MLIR's quant dialect does
+// (the scale as an f64 float attribute).
+func formatQuantParam(scale float64, zp int64) string {
+	s := FormatFloat(scale)
 	if zp == 0 {
 		return s
 	}

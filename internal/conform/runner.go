@@ -1,0 +1,213 @@
+package conform
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
+)
+
+// DefaultTimeout bounds one case (parse, compile and run): a hang becomes a
+// failure instead of stalling the suite.
+const DefaultTimeout = 20 * time.Second
+
+// Options configure a run.
+type Options struct {
+	// Client runs the cases through the device seam. Nil runs them on the
+	// embedded device directly, which reports every check op's verdict.
+	Client pjrt.Client
+	// Timeout per case; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Workers is the number of cases run at once; 0 means GOMAXPROCS.
+	Workers int
+	// Root, when set, makes result file names relative to it.
+	Root string
+	// Done, when set, is called after each case (one call at a time).
+	Done func(*Result)
+}
+
+// Phases splits a case's time, to see where the suite spends it.
+type Phases struct {
+	Parse, Compile, Run time.Duration
+}
+
+// job is one split part of one file.
+type job struct {
+	path      string // file as found
+	name      string // file name for results
+	index     int
+	line      int
+	text      string
+	fileCheck bool
+}
+
+// Run runs every case of the .mlir files under paths and returns their
+// results sorted by file and case. The error is only about finding and
+// reading the paths; case failures are results.
+func Run(opts Options, paths ...string) ([]*Result, error) {
+	files, err := Files(paths...)
+	if err != nil {
+		return nil, err
+	}
+	return RunFiles(opts, files)
+}
+
+// RunFiles is Run over an explicit list of files.
+func RunFiles(opts Options, files []string) ([]*Result, error) {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan job, 4*workers)
+	var (
+		mu  sync.Mutex
+		out []*Result
+	)
+	emit := func(r *Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		out = append(out, r)
+		if opts.Done != nil {
+			opts.Done(r)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				emit(runJob(opts, j))
+			}
+		}()
+	}
+	for _, f := range files {
+		name := relName(opts.Root, f)
+		src, err := os.ReadFile(f)
+		if err != nil {
+			r := &Result{File: name}
+			r.fail(KindRead, "", "%v", err)
+			emit(r)
+			continue
+		}
+		text := string(src)
+		fc := checkedByFileCheck(text)
+		for i, c := range splitFile(text) {
+			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fileCheck: fc}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Case < out[j].Case
+	})
+	return out, nil
+}
+
+// runJob runs one case under the timeout, turning a panic into a failure.
+func runJob(opts Options, j job) *Result {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	start := time.Now()
+	done := make(chan *Result, 1)
+	stop := newStopper()
+	go func() {
+		r := &Result{File: j.name, Case: j.index, Line: j.line}
+		defer func() {
+			if p := recover(); p != nil {
+				r.fail(KindPanic, r.Op, "panic: %v\n%s", p, panicSite(debug.Stack()))
+			}
+			done <- r
+		}()
+		runCase(opts, j, r, stop)
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	var r *Result
+	select {
+	case r = <-done:
+	case <-t.C:
+		stop.stop()
+		r = &Result{File: j.name, Case: j.index, Line: j.line}
+		r.fail(KindTimeout, "", "timed out after %v", timeout)
+		// The case's goroutine cannot be killed; it is left to finish (or
+		// to be interrupted by the executor, see stopper).
+		if fn := stop.entry.Load(); fn != nil {
+			r.Func = *fn
+		}
+	}
+	r.Duration = time.Since(start)
+	r.Seconds = r.Duration.Seconds()
+	return r
+}
+
+// panicSite keeps the frames of a panic's stack that point into the
+// project, so the report shows where it happened without the runtime noise.
+func panicSite(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	var keep []string
+	for i := 0; i+1 < len(lines) && len(keep) < 6; i++ {
+		if strings.Contains(lines[i], "xlajit/") && !strings.Contains(lines[i], "internal/conform") && !strings.HasPrefix(lines[i], "\t") {
+			keep = append(keep, "\t"+lines[i]+" "+strings.TrimSpace(lines[i+1]))
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// runCase parses, classifies, compiles and runs one case into r.
+func runCase(opts Options, j job, r *Result, stop *stopper) {
+	t0 := time.Now()
+	m, err := parseChunk(j.name, j.text, j.line)
+	r.Phases.Parse = time.Since(t0)
+	if err != nil {
+		r.fail(KindParse, "", "%v", err)
+		return
+	}
+	entry := m.Entry()
+	if entry != nil {
+		r.Func = entry.Name
+		stop.entry.Store(&entry.Name)
+	}
+	if s := skipReason(m, entry, j.fileCheck); s != "" {
+		r.Status, r.Skip, r.Reason = Skip, s, SkipDoc(s)
+		return
+	}
+	if entry == nil {
+		r.fail(KindEntry, "", "no entry function: %d functions and none is @main", len(m.Funcs))
+		return
+	}
+	if len(entry.Args) > 0 {
+		r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", entry.Name, len(entry.Args))
+		return
+	}
+	if opts.Client == nil {
+		runEmbedded(m, entry, r, stop)
+	} else {
+		runOnClient(opts.Client, m, entry, r)
+	}
+	if r.Status == "" {
+		r.Status = Pass
+	}
+}
+
+// describeModule is a short description for messages: the entry and its
+// result types.
+func describeModule(f *hlo.Func) string {
+	var ts []string
+	for _, t := range f.ResultTypes {
+		ts = append(ts, t.String())
+	}
+	return fmt.Sprintf("@%s -> (%s)", f.Name, strings.Join(ts, ", "))
+}

@@ -1,0 +1,225 @@
+package conform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xlajit/xlajit/pjrt"
+	"github.com/xlajit/xlajit/pjrt/host"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// want is the expected outcome of one hand-written case.
+type want struct {
+	id     string
+	fn     string
+	status Status
+	skip   SkipReason
+	kind   Kind
+	op     string // attributed op, when the case fails
+	reason string // substring of the reason
+	needs  []string
+}
+
+var caseWants = []want{
+	{id: "custom_checks.mlir#0", fn: "main", status: Pass, needs: []string{"stablehlo.negate", "stablehlo.custom_call", "func.call"}},
+	{id: "fail_check.mlir#0", fn: "wrong_sum", status: Fail, kind: KindCheck, op: "stablehlo.add", reason: "fail_check.mlir:6:", needs: []string{"stablehlo.add"}},
+	{id: "hang.mlir#0", fn: "forever", status: Fail, kind: KindTimeout, reason: "timed out", needs: []string{"stablehlo.while", "stablehlo.add"}},
+	{id: "parse_error.mlir#0", status: Fail, kind: KindParse, reason: "parse_error.mlir:"},
+	{id: "pass.mlir#0", fn: "add_checks", status: Pass, needs: []string{"stablehlo.add"}},
+	{id: "pass.mlir#1", fn: "main", status: Pass, needs: []string{"stablehlo.add", "func.call"}},
+	{id: "printed.mlir#0", fn: "printed", status: Skip, skip: SkipFileCheck},
+	{id: "skips.mlir#0", fn: "quantized", status: Skip, skip: SkipQuant},
+	{id: "skips.mlir#1", fn: "main", status: Skip, skip: SkipRoundTrip},
+	{id: "skips.mlir#2", fn: "probed", status: Skip, skip: SkipProbe},
+	{id: "unsupported.mlir#0", fn: "needs_unknown_op", status: Fail, kind: KindUnsupported, op: "xlajit_test.no_such_op", reason: "unsupported op xlajit_test.no_such_op"},
+	{id: "verdict_false.mlir#0", fn: "main", status: Fail, kind: KindCheck, op: "check.eq", reason: "verdict_false.mlir:7:5", needs: []string{"stablehlo.custom_call"}},
+}
+
+// missingKernels lists the ops a case needs that no family registers yet:
+// such a case cannot show the runner's behaviour and is skipped.
+func missingKernels(ops []string) []string {
+	var out []string
+	for _, op := range ops {
+		if kernel.Lookup(op) == nil {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func runCases(t *testing.T, client pjrt.Client) map[string]*Result {
+	t.Helper()
+	rs, err := Run(Options{Client: client, Timeout: 2 * time.Second, Root: "testdata/cases"}, "testdata/cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*Result{}
+	for _, r := range rs {
+		got[r.ID()] = r
+	}
+	return got
+}
+
+func checkWants(t *testing.T, got map[string]*Result, wants []want) {
+	t.Helper()
+	if len(got) != len(wants) {
+		var ids []string
+		for id := range got {
+			ids = append(ids, id)
+		}
+		t.Errorf("got %d cases, want %d: %v", len(got), len(wants), ids)
+	}
+	for _, w := range wants {
+		r := got[w.id]
+		if r == nil {
+			t.Errorf("%s: no result", w.id)
+			continue
+		}
+		if m := missingKernels(w.needs); len(m) > 0 {
+			t.Logf("%s: not judged, the executor lacks %v (result: %s %s)", w.id, m, r.Status, r.Reason)
+			continue
+		}
+		if r.Status != w.status || r.Skip != w.skip || r.Kind != w.kind {
+			t.Errorf("%s: got status %q skip %q kind %q (%s), want %q %q %q", w.id, r.Status, r.Skip, r.Kind, r.Reason, w.status, w.skip, w.kind)
+			continue
+		}
+		if w.fn != "" && r.Func != w.fn {
+			t.Errorf("%s: entry @%s, want @%s", w.id, r.Func, w.fn)
+		}
+		if w.op != "" && r.Op != w.op {
+			t.Errorf("%s: failure attributed to %q, want %q (%s)", w.id, r.Op, w.op, r.Reason)
+		}
+		if !strings.Contains(r.Reason, w.reason) {
+			t.Errorf("%s: reason %q does not contain %q", w.id, r.Reason, w.reason)
+		}
+	}
+}
+
+func TestRunnerCases(t *testing.T) {
+	checkWants(t, runCases(t, nil), caseWants)
+}
+
+// TestRunnerCasesThroughSeam runs the same cases through the device seam on
+// the embedded client: checks are lifted out of the program and judged on
+// the host, which must give the same verdicts.
+func TestRunnerCasesThroughSeam(t *testing.T) {
+	c := host.NewClient(1)
+	defer c.Close()
+	got := runCases(t, c)
+	var wants []want
+	for _, w := range caseWants {
+		switch w.kind {
+		case KindTimeout:
+			// The seam has no cancellation, so a hang is left out here.
+			delete(got, w.id)
+			continue
+		case KindCheck:
+			// Verdicts are lifted, so the op is found the same way.
+		}
+		wants = append(wants, w)
+	}
+	checkWants(t, got, wants)
+}
+
+func TestSummaryAndRates(t *testing.T) {
+	rs := []*Result{
+		{File: "a/x.mlir", Case: 0, Status: Pass},
+		{File: "a/x.mlir", Case: 1, Status: Fail, Kind: KindUnsupported, Op: "stablehlo.fft", Missing: []string{"stablehlo.fft", "stablehlo.sort"}},
+		{File: "a/y.mlir", Case: 0, Status: Skip, Skip: SkipQuant},
+		{File: "b/z.mlir", Case: 0, Status: Fail, Kind: KindCheck, Op: "stablehlo.add"},
+		{File: "b/w.mlir", Case: 0, Status: Pass},
+	}
+	s := Summarize(rs)
+	if s.Line() != "conform: 2 passed, 2 failed, 1 skipped" {
+		t.Errorf("line %q", s.Line())
+	}
+	if s.ByOp["stablehlo.sort"] != 1 || s.ByOp["stablehlo.add"] != 1 || s.ByKind[KindUnsupported] != 1 {
+		t.Errorf("by op %v, by kind %v", s.ByOp, s.ByKind)
+	}
+	cr := CaseRates(rs)
+	if a := cr["a"]; a.Passed != 1 || a.Total != 2 || a.Skipped != 1 {
+		t.Errorf("case rate a: %+v", a)
+	}
+	fr := FileRates(rs)
+	if a := fr["a"]; a.Passed != 0 || a.Total != 1 || a.Skipped != 1 {
+		t.Errorf("file rate a: %+v", a)
+	}
+	if b := fr["b"]; b.Passed != 1 || b.Total != 2 || b.Percent() != 50 {
+		t.Errorf("file rate b: %+v", b)
+	}
+}
+
+func TestExpectedDiffAndUpdate(t *testing.T) {
+	exp, err := ParseExpected(strings.NewReader("// header\na.mlir#0 old reason\na.mlir#1 stays\nb.mlir#3 gone\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []*Result{
+		{File: "a.mlir", Case: 0, Status: Pass},
+		{File: "a.mlir", Case: 1, Status: Fail, Kind: KindRuntime, Reason: "new"},
+		{File: "a.mlir", Case: 2, Status: Fail, Kind: KindParse, Reason: "bad\nsecond line"},
+	}
+	reg, stale, unknown := exp.Diff(rs)
+	if len(reg) != 1 || reg[0].ID() != "a.mlir#2" {
+		t.Errorf("regressions %v", reg)
+	}
+	if strings.Join(stale, ",") != "a.mlir#0" || strings.Join(unknown, ",") != "b.mlir#3" {
+		t.Errorf("stale %v unknown %v", stale, unknown)
+	}
+	up := exp.Updated(rs)
+	if len(up) != 2 || up["a.mlir#1"] != "stays" || up["a.mlir#2"] != "parse: bad" {
+		t.Errorf("updated %v", up)
+	}
+	var b strings.Builder
+	if err := up.Write(&b, "h"); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "// h\na.mlir#1 stays\na.mlir#2 parse: bad\n" {
+		t.Errorf("written %q", b.String())
+	}
+	if _, err := ParseExpected(strings.NewReader("a.mlir#0 x\na.mlir#0 y\n")); err == nil {
+		t.Error("duplicate entry accepted")
+	}
+}
+
+func TestFileCheckDetection(t *testing.T) {
+	for src, want := range map[string]bool{
+		"// RUN: stablehlo-translate --interpret -split-input-file %s\n// CHECK-LABEL: x\n":               false,
+		"// RUN: stablehlo-translate --interpret --split-input-file %s | FileCheck %s\n":                  true,
+		"// RUN: stablehlo-translate %s --interpret --args=\"[dense<1> : tensor<i32>]\" | FileCheck %s\n": true,
+		"// RUN: not stablehlo-translate %s --interpret 2>&1 | FileCheck %s\n":                            false,
+		"// RUN: stablehlo-opt %s | FileCheck %s\n":                                                       false,
+	} {
+		if got := checkedByFileCheck(src); got != want {
+			t.Errorf("%q: got %v", src, got)
+		}
+	}
+}
+
+func TestFindCorpusAndFiles(t *testing.T) {
+	top := t.TempDir()
+	corpus := filepath.Join(top, "shared", "conformance", "stablehlo")
+	deep := filepath.Join(top, "repo", "internal", "conform")
+	for _, d := range []string{corpus, deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := FindCorpus(deep); err != nil || got != corpus {
+		t.Errorf("FindCorpus(%s) = %q, %v; want %q", deep, got, err, corpus)
+	}
+	fs, err := Files("testdata/cases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) < 8 || !strings.HasSuffix(fs[0], ".mlir") {
+		t.Errorf("files %v", fs)
+	}
+	if got := relName("testdata", fs[0]); !strings.HasPrefix(got, "cases/") {
+		t.Errorf("relName %q", got)
+	}
+}

@@ -1,0 +1,159 @@
+package conform
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// SkipReason names why a case is not run. The list is closed: every skip the
+// runner produces is one of these, each backed by a rule of the corpus README
+// and detected from the case's content, never from a file or function name.
+type SkipReason string
+
+const (
+	// SkipQuant: the case uses !quant.uniform element types, which the
+	// embedded device does not implement.
+	SkipQuant SkipReason = "quant"
+	// SkipProbe: the case uses interpreter.probe or check.expect_serialized_eq,
+	// which write and read NumPy files beside the test.
+	SkipProbe SkipReason = "probe"
+	// SkipFileCheck: the file is verified by FileCheck against the
+	// interpreter's stdout (a RUN line pipes the interpreter into FileCheck)
+	// and the case has no check op of its own to verify.
+	SkipFileCheck SkipReason = "filecheck"
+	// SkipRoundTrip: the entry takes arguments with dynamic dimensions and
+	// the case has no check op: a parse/print round-trip file that need not
+	// execute. It still has to parse.
+	SkipRoundTrip SkipReason = "roundtrip"
+)
+
+// SkipReasons documents every skip reason, in report order.
+var SkipReasons = []struct {
+	Reason SkipReason
+	Doc    string
+}{
+	{SkipQuant, "uses !quant.uniform element types (not implemented by the embedded device)"},
+	{SkipProbe, "uses interpreter.probe / check.expect_serialized_eq (needs NumPy files)"},
+	{SkipFileCheck, "verified by FileCheck on the interpreter's stdout, no check op in the case"},
+	{SkipRoundTrip, "dynamic-shape entry arguments and no check op (parse round-trip file; must parse)"},
+}
+
+// SkipDoc returns the documentation of a skip reason ("" if unknown).
+func SkipDoc(r SkipReason) string {
+	for _, s := range SkipReasons {
+		if s.Reason == r {
+			return s.Doc
+		}
+	}
+	return ""
+}
+
+// fileCheckRun matches a RUN line that feeds the interpreter's stdout to
+// FileCheck (not one that checks diagnostics of an expected failure, which
+// starts with `not`).
+var fileCheckRun = regexp.MustCompile(`^//\s*RUN:\s*(\S+)(.*)\|\s*FileCheck\b`)
+
+// checkedByFileCheck reports whether a file's RUN lines verify the
+// interpreter's stdout with FileCheck.
+func checkedByFileCheck(src string) bool {
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "//") {
+			continue
+		}
+		m := fileCheckRun.FindStringSubmatch(line)
+		if m == nil || m[1] == "not" {
+			continue
+		}
+		if strings.Contains(m[0], "--interpret") {
+			return true
+		}
+	}
+	return false
+}
+
+// skipReason classifies a parsed case; "" means it runs.
+func skipReason(m *hlo.Module, entry *hlo.Func, fileCheck bool) SkipReason {
+	info := scan(m)
+	switch {
+	case info.quant:
+		return SkipQuant
+	case info.probe:
+		return SkipProbe
+	case info.checks == 0 && fileCheck:
+		return SkipFileCheck
+	case info.checks == 0 && entry != nil && hasDynamicArg(entry):
+		return SkipRoundTrip
+	}
+	return ""
+}
+
+func hasDynamicArg(f *hlo.Func) bool {
+	for _, a := range f.Args {
+		if t, ok := a.Type.(*hlo.TensorType); ok && !t.IsStatic() {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleInfo is what the classifier needs to know about a module's content.
+type moduleInfo struct {
+	quant  bool // some type has a !quant.uniform element
+	probe  bool // interpreter.probe or check.expect_serialized_eq
+	checks int  // check ops anywhere (check.* ops and custom_call @check.*)
+}
+
+func scan(m *hlo.Module) moduleInfo {
+	var info moduleInfo
+	seeType := func(t hlo.Type) {
+		if isQuant(t) {
+			info.quant = true
+		}
+	}
+	for _, f := range m.Funcs {
+		for _, a := range f.Args {
+			seeType(a.Type)
+		}
+		for _, t := range f.ResultTypes {
+			seeType(t)
+		}
+		f.Body.Walk(func(op *hlo.Op) bool {
+			switch op.Name {
+			case "interpreter.probe", "check.expect_serialized_eq":
+				info.probe = true
+			}
+			if isCheckOp(op) {
+				info.checks++
+			}
+			for _, v := range op.Results {
+				seeType(v.Type)
+			}
+			for _, r := range op.Regions {
+				for _, b := range r.Blocks {
+					for _, a := range b.Args {
+						seeType(a.Type)
+					}
+				}
+			}
+			return true
+		})
+	}
+	return info
+}
+
+func isQuant(t hlo.Type) bool {
+	switch t := t.(type) {
+	case *hlo.TensorType:
+		return t.Quant != nil
+	case *hlo.TupleType:
+		for _, e := range t.Elems {
+			if isQuant(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

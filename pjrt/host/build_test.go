@@ -52,7 +52,7 @@ func (b *fb) ret(vals ...*hlo.Value) *hlo.Func {
 
 func module(fns ...*hlo.Func) *hlo.Module { return &hlo.Module{Funcs: fns} }
 
-func compile(t testing.TB, m *hlo.Module) *Program {
+func mustCompile(t testing.TB, m *hlo.Module) *Program {
 	t.Helper()
 	p, err := Compile(m)
 	if err != nil {

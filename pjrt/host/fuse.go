@@ -26,7 +26,7 @@ type group struct {
 
 // fusible reports whether op can be a fusion member, and its result shape.
 func (c *planner) fusible(op *hlo.Op) ([]int64, bool) {
-	if len(op.Results) != 1 || len(op.Regions) > 0 {
+	if c.prog.noFuse || len(op.Results) != 1 || len(op.Regions) > 0 {
 		return nil, false
 	}
 	rt := op.Results[0].TensorType()

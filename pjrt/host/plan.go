@@ -16,6 +16,8 @@ type Program struct {
 	mu    sync.Mutex
 	funcs map[string]*funcPlan
 
+	noFuse bool
+
 	// pools holds *kernel.Pool: an execution takes one, recycles its dead
 	// intermediates through it and hands it back, so the next execution
 	// reuses that storage.
@@ -65,12 +67,16 @@ type regionPlan struct {
 }
 
 // Compile verifies and plans a module for the embedded device.
-func Compile(m *hlo.Module) (*Program, error) {
+func Compile(m *hlo.Module) (*Program, error) { return compile(m, true) }
+
+// compile plans m; fuse=false runs every elementwise op as its own step
+// through its table entry (the reference the fused plan is tested against).
+func compile(m *hlo.Module, fuse bool) (*Program, error) {
 	entry := m.Entry()
 	if entry == nil {
 		return nil, fmt.Errorf("host: module %q has no entry function (no @main and not exactly one function)", m.Name)
 	}
-	p := &Program{mod: m, funcs: map[string]*funcPlan{}}
+	p := &Program{mod: m, funcs: map[string]*funcPlan{}, noFuse: !fuse}
 	fp, err := p.compileFunc(entry.Name)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ func TestAddOne(t *testing.T) {
 	b := newFunc("main", f32t())
 	one := b.constant(hlo.ScalarLiteral(hlo.F32, 1))
 	m := module(b.ret(b.op("stablehlo.add", f32t(), []*hlo.Value{b.arg(0), one})))
-	p := compile(t, m)
+	p := mustCompile(t, m)
 	for _, x := range []float32{1, -3.5, 1e30} {
 		got := run(t, p, hlo.LiteralFromSlice([]float32{x}, []int64{}...))
 		if got[0].F32()[0] != x+1 {
@@ -24,7 +24,7 @@ func TestAddOne(t *testing.T) {
 // fused plan's shape: one fused step.
 func TestChainFusion(t *testing.T) {
 	const n = 10000
-	p := compile(t, tanhChain(n))
+	p := mustCompile(t, tanhChain(n))
 	steps := p.entry.body.steps
 	fused := 0
 	for _, s := range steps {

@@ -36,10 +36,10 @@ var fast32 = []struct {
 	fast func(float32) float32
 	ref  func(float64) float64
 }{
-	{"exp", exp32, math.Exp},
-	{"log", log32, math.Log},
-	{"tanh", tanh32, math.Tanh},
-	{"logistic", logistic32, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+	{"exp", Exp32, math.Exp},
+	{"log", Log32, math.Log},
+	{"tanh", Tanh32, math.Tanh},
+	{"logistic", Logistic32, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
 }
 
 // TestFast32Accuracy checks the float32 fast paths against the float64
@@ -78,4 +78,30 @@ func TestFast32Accuracy(t *testing.T) {
 			t.Logf("%s: worst %d ULP", f.name, worst)
 		}
 	}
+}
+
+func benchLoop(b *testing.B, f func(d, a []float32)) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%2001-1000) / 300
+	}
+	y := make([]float32, len(x))
+	b.SetBytes(int64(len(x)) * 8)
+	for i := 0; i < b.N; i++ {
+		f(y, x)
+	}
+}
+
+func BenchmarkTanh32(b *testing.B)     { benchLoop(b, tanh32s) }
+func BenchmarkExp32(b *testing.B)      { benchLoop(b, exp32s) }
+func BenchmarkLog32(b *testing.B)      { benchLoop(b, log32s) }
+func BenchmarkLogistic32(b *testing.B) { benchLoop(b, logistic32s) }
+
+// BenchmarkMathTanh is the library float64 tanh on the same data.
+func BenchmarkMathTanh(b *testing.B) {
+	benchLoop(b, func(d, a []float32) {
+		for i, v := range a {
+			d[i] = float32(math.Tanh(float64(v)))
+		}
+	})
 }

@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-func f32(dims ...int64) *TensorType { return NewTensorType(F32, dims...) }
+func tf32(dims ...int64) *TensorType { return NewTensorType(F32, dims...) }
 
 // line returns the caller's line, for checking error locations.
-func line() int {
+func callerLine() int {
 	_, _, l, _ := runtime.Caller(1)
 	return l
 }
@@ -37,9 +37,9 @@ func sumBody(s *Scope, a []*Value) []*Value { return []*Value{s.Add(a[0], a[1])}
 func TestBuilderMLP(t *testing.T) {
 	b := NewBuilder("jit_mlp")
 	f := b.Func("main")
-	x := f.Arg(f32(2, 3))
-	w := f.Arg(f32(3, 4))
-	bias := f.Arg(f32(4))
+	x := f.Arg(tf32(2, 3))
+	w := f.Arg(tf32(3, 4))
+	bias := f.Arg(tf32(4))
 	h := f.DotGeneral(x, w, &DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}})
 	h = f.Add(h, f.BroadcastInDim(bias, []int64{2, 4}, []int64{1}))
 	zero := f.BroadcastInDim(f.ConstantScalar(F32, 0), []int64{2, 4}, nil)
@@ -61,11 +61,11 @@ func TestBuilderMLP(t *testing.T) {
 func buildEveryOp(b *Builder) {
 	b.SetAttr("mhlo.num_replicas", I32Attr(1))
 	helper := b.Func("helper").Private()
-	ha := helper.Arg(f32(2))
+	ha := helper.Arg(tf32(2))
 	helper.Return(helper.Mul(ha, ha))
 
 	f := b.Func("main")
-	x := f.ArgWithAttrs(f32(2, 3), NamedAttr{"jax.arg_info", StringAttr("x")})
+	x := f.ArgWithAttrs(tf32(2, 3), NamedAttr{"jax.arg_info", StringAttr("x")})
 	i := f.Arg(NewTensorType(I32, 2, 3))
 	c := f.Arg(NewTensorType(C64, 4))
 	var outs []*Value
@@ -105,8 +105,8 @@ func buildEveryOp(b *Builder) {
 	keep(f.DotGeneral(f.Convert(x, BF16), f.Convert(x, BF16), &DotDimsAttr{LhsBatchingDims: []int64{0}, RhsBatchingDims: []int64{0},
 		LhsContractingDims: []int64{1}, RhsContractingDims: []int64{1}}, DotOptions{ResultType: F32}))
 	keep(f.Dot(x, f.Transpose(x, 1, 0)))
-	img := f.Arg(f32(1, 8, 8, 3))
-	kern := f.Arg(f32(3, 3, 3, 4))
+	img := f.Arg(tf32(1, 8, 8, 3))
+	kern := f.Arg(tf32(3, 3, 3, 4))
 	keep(f.Convolution(img, kern), f.Convolution(img, kern, ConvOptions{WindowStrides: []int64{2, 2}, Padding: [][2]int64{{1, 1}, {1, 1}},
 		RhsDilation: []int64{1, 1}, Precision: [2]Precision{PrecisionDefault, PrecisionDefault}}))
 
@@ -121,7 +121,7 @@ func buildEveryOp(b *Builder) {
 		return []*Value{s.Add(a[0], a[2]), s.Max(a[1], a[3])}
 	})...)
 	keep(f.ReduceWindow([]*Value{img}, []*Value{f.ConstantScalar(F32, 0)}, Window{Dimensions: []int64{1, 2, 2, 1}, Strides: []int64{1, 2, 2, 1}}, sumBody)...)
-	keep(f.SelectAndScatter(img, f.Arg(f32(1, 4, 4, 3)), f.ConstantScalar(F32, 0), Window{Dimensions: []int64{1, 2, 2, 1}, Strides: []int64{1, 2, 2, 1}},
+	keep(f.SelectAndScatter(img, f.Arg(tf32(1, 4, 4, 3)), f.ConstantScalar(F32, 0), Window{Dimensions: []int64{1, 2, 2, 1}, Strides: []int64{1, 2, 2, 1}},
 		func(s *Scope, a []*Value) *Value { return s.Compare(CmpGE, a[0], a[1]) },
 		func(s *Scope, a []*Value) *Value { return s.Add(a[0], a[1]) }))
 	keep(f.Sort([]*Value{x, i}, 1, true, func(s *Scope, a []*Value) *Value { return s.Compare(CmpLT, a[0], a[1]) })...)
@@ -140,8 +140,8 @@ func buildEveryOp(b *Builder) {
 		func(s *Scope) []*Value { return []*Value{s.ConstantScalar(F32, 2)} })...)
 
 	keep(f.Fft(c, FFT, 4), f.Fft(f.Real(c), RFFT, 4))
-	sq := f.Arg(f32(3, 3))
-	keep(f.Cholesky(sq, true), f.TriangularSolve(sq, f.Arg(f32(3, 5)), TriangularSolveOptions{LeftSide: true, Lower: true}))
+	sq := f.Arg(tf32(3, 3))
+	keep(f.Cholesky(sq, true), f.TriangularSolve(sq, f.Arg(tf32(3, 5)), TriangularSolveOptions{LeftSide: true, Lower: true}))
 	state, bits := f.RngBitGenerator(RngThreeFry, f.Arg(NewTensorType(U64, 2)), NewTensorType(U32, 2, 3))
 	keep(state, bits)
 	tup := f.Tuple(x, i)
@@ -149,7 +149,7 @@ func buildEveryOp(b *Builder) {
 	keep(f.OptimizationBarrier(x, i)...)
 	tok := f.AfterAll()
 	keep(f.AfterAll(tok, tok))
-	keep(f.CustomCall("my_target", []*Value{x}, []Type{f32(3)}, NamedAttr{"has_side_effect", BoolAttr(true)})...)
+	keep(f.CustomCall("my_target", []*Value{x}, []Type{tf32(3)}, NamedAttr{"has_side_effect", BoolAttr(true)})...)
 	keep(f.Call(helper, f.Slice(x, []int64{0, 0}, []int64{1, 2}, nil).reshapeTo(f, 2))...)
 	keep(f.Call("helper", f.Reshape(f.Slice(x, []int64{0, 0}, []int64{1, 2}, nil), 2))...)
 	keep(f.ReplicaID(), f.PartitionID())
@@ -160,7 +160,7 @@ func buildEveryOp(b *Builder) {
 	keep(f.AllToAll([]*Value{x}, 1, 0, 1, o)...)
 	keep(f.CollectivePermute(x, [][2]int64{{0, 0}}, CollectiveOptions{ChannelID: 1, ChannelType: 1}))
 	keep(f.CollectiveBroadcast([]*Value{x}, o)...)
-	keep(f.BatchNormInference(x, f.Arg(f32(3)), f.Arg(f32(3)), f.Arg(f32(3)), f.Arg(f32(3)), 1e-5, 1))
+	keep(f.BatchNormInference(x, f.Arg(tf32(3)), f.Arg(tf32(3)), f.Arg(tf32(3)), f.Arg(tf32(3)), 1e-5, 1))
 	keep(f.Op("stablehlo.abs", []*Value{x}, nil)...)
 	keep(f.Op("stablehlo.convert", []*Value{x}, nil, NewTensorType(F64, 2, 3))...)
 	f.Return(outs...)
@@ -191,9 +191,9 @@ func TestBuilderEveryOp(t *testing.T) {
 func TestBuilderStickyError(t *testing.T) {
 	b := NewBuilder("bad")
 	f := b.Func("main")
-	x := f.Arg(f32(2, 3))
-	y := f.Arg(f32(3, 2))
-	l := line() + 1
+	x := f.Arg(tf32(2, 3))
+	y := f.Arg(tf32(3, 2))
+	l := callerLine() + 1
 	z := f.Add(x, y)
 	if z == nil || z.Type == nil {
 		t.Fatal("placeholder is nil")
@@ -229,7 +229,7 @@ func TestBuilderErrors(t *testing.T) {
 	}{
 		{"region value outside", func(b *Builder) {
 			f := b.Func("main")
-			x := f.Arg(f32(2))
+			x := f.Arg(tf32(2))
 			var inner *Value
 			f.Reduce([]*Value{x}, []*Value{f.ConstantScalar(F32, 0)}, []int64{0}, func(s *Scope, a []*Value) []*Value {
 				inner = s.Add(a[0], a[1])
@@ -239,7 +239,7 @@ func TestBuilderErrors(t *testing.T) {
 		}, "stablehlo.add: operand #0 of type tensor<f32> is defined in a region that does not enclose this op"},
 		{"other function", func(b *Builder) {
 			g := b.Func("g")
-			y := g.Arg(f32(2))
+			y := g.Arg(tf32(2))
 			g.Return(y)
 			f := b.Func("main")
 			f.Return(f.Neg(y))
@@ -250,11 +250,11 @@ func TestBuilderErrors(t *testing.T) {
 		}, "stablehlo.negate: operand #0 is nil"},
 		{"foreign value", func(b *Builder) {
 			f := b.Func("main")
-			f.Return(f.Neg(&Value{Type: f32(2)}))
+			f.Return(f.Neg(&Value{Type: tf32(2)}))
 		}, "stablehlo.negate: operand #0 of type tensor<2xf32> was not made by this builder"},
 		{"after return", func(b *Builder) {
 			f := b.Func("main")
-			x := f.Arg(f32(2))
+			x := f.Arg(tf32(2))
 			f.Return(x)
 			f.Neg(x)
 		}, "stablehlo.negate: op added to @main after Return"},
@@ -268,9 +268,9 @@ func TestBuilderErrors(t *testing.T) {
 		}, "func.call: callee @g has no Return yet"},
 		{"call args", func(b *Builder) {
 			g := b.Func("g")
-			g.Return(g.Arg(f32(2)))
+			g.Return(g.Arg(tf32(2)))
 			f := b.Func("main")
-			f.Return(f.Call("g", f.Arg(f32(3)))...)
+			f.Return(f.Call("g", f.Arg(tf32(3)))...)
 		}, "func.call: argument types (tensor<3xf32>) do not match @g's (tensor<2xf32>)"},
 		{"unknown callee", func(b *Builder) {
 			f := b.Func("main")
@@ -282,22 +282,22 @@ func TestBuilderErrors(t *testing.T) {
 		}, "function @main is defined twice"},
 		{"reshape count", func(b *Builder) {
 			f := b.Func("main")
-			f.Return(f.Reshape(f.Arg(f32(2, 3)), 5))
+			f.Return(f.Reshape(f.Arg(tf32(2, 3)), 5))
 		}, "stablehlo.reshape: operand tensor<2x3xf32> has 6 elements, result tensor<5xf32> has 5"},
 		{"reduce body", func(b *Builder) {
 			f := b.Func("main")
-			x := f.Arg(f32(4))
+			x := f.Arg(tf32(4))
 			f.Return(f.Reduce([]*Value{x}, []*Value{f.ConstantScalar(F32, 0)}, []int64{0}, func(s *Scope, a []*Value) []*Value {
 				return []*Value{s.Convert(a[0], F64)}
 			})...)
 		}, "stablehlo.reduce: body region returns tensor<f64> as result #0, want tensor<f32>"},
 		{"escape hatch types", func(b *Builder) {
 			f := b.Func("main")
-			f.Return(f.Op("stablehlo.abs", []*Value{f.Arg(f32(2))}, nil, f32(3))...)
+			f.Return(f.Op("stablehlo.abs", []*Value{f.Arg(tf32(2))}, nil, tf32(3))...)
 		}, "stablehlo.abs: result types (tensor<3xf32>) differ from inferred (tensor<2xf32>)"},
 		{"nil result type", func(b *Builder) {
 			f := b.Func("main")
-			f.Return(f.UniformQuantize(f.Arg(f32(2)), nil))
+			f.Return(f.UniformQuantize(f.Arg(tf32(2)), nil))
 		}, "stablehlo.uniform_quantize: result type #0 is nil"},
 	}
 	for _, c := range cases {
@@ -313,8 +313,8 @@ func TestBuilderErrors(t *testing.T) {
 func TestBuilderOtherDialectOp(t *testing.T) {
 	b := NewBuilder("")
 	f := b.Func("main")
-	x := f.Arg(f32(2))
-	y := f.Op("chlo.erf", []*Value{x}, nil, f32(2))
+	x := f.Arg(tf32(2))
+	y := f.Op("chlo.erf", []*Value{x}, nil, tf32(2))
 	f.Op("check.expect_close", []*Value{y[0], x}, []NamedAttr{{"max_ulp_difference", I64Attr(3)}})
 	f.Return()
 	mustBuild(t, b)
@@ -323,8 +323,8 @@ func TestBuilderOtherDialectOp(t *testing.T) {
 func TestBuilderLocations(t *testing.T) {
 	b := NewBuilder("m")
 	f := b.Func("main")
-	x := f.Arg(f32(2))
-	l := line() + 1
+	x := f.Arg(tf32(2))
+	l := callerLine() + 1
 	y := f.Neg(x)
 	f.Return(y)
 	mustBuild(t, b)
@@ -334,7 +334,7 @@ func TestBuilderLocations(t *testing.T) {
 	b2 := NewBuilder("m")
 	b2.SetLocations(false)
 	f2 := b2.Func("main")
-	z := f2.Neg(f2.Arg(f32(2)))
+	z := f2.Neg(f2.Arg(tf32(2)))
 	f2.Return(z)
 	mustBuild(t, b2)
 	if z.Def.Loc != (Loc{}) {

@@ -8,7 +8,7 @@ import (
 
 // tt parses a compact tensor type for tests: "2x?x3xf32", "f32",
 // "4xcomplex<f32>".
-func tt(s string) *TensorType {
+func ttype(s string) *TensorType {
 	var dims []int64
 	for {
 		i := strings.IndexByte(s, 'x')
@@ -36,34 +36,34 @@ func tt(s string) *TensorType {
 }
 
 // tys parses a space-separated list of compact types ("!token" for a token).
-func tys(s string) []Type {
+func ttypes(s string) []Type {
 	var out []Type
 	for _, f := range strings.Fields(s) {
 		if f == "!token" {
 			out = append(out, &TokenType{})
 			continue
 		}
-		out = append(out, tt(f))
+		out = append(out, ttype(f))
 	}
 	return out
 }
 
 // reg builds a one-block region for inference tests: block arguments of
 // the given types and a stablehlo.return of values of the ret types.
-func reg(args, ret string) *Region {
+func tregion(args, ret string) *Region {
 	b := &Block{}
-	for i, t := range tys(args) {
+	for i, t := range ttypes(args) {
 		b.Args = append(b.Args, &Value{Type: t, Index: i})
 	}
 	var outs []*Value
-	for _, t := range tys(ret) {
+	for _, t := range ttypes(ret) {
 		outs = append(outs, &Value{Type: t})
 	}
 	b.Ops = append(b.Ops, NewOp("stablehlo.return", outs, nil))
 	return &Region{Blocks: []*Block{b}}
 }
 
-func attrs(kv ...any) []NamedAttr {
+func nattrs(kv ...any) []NamedAttr {
 	var out []NamedAttr
 	for i := 0; i < len(kv); i += 2 {
 		out = append(out, NamedAttr{kv[i].(string), kv[i+1].(Attr)})
@@ -71,7 +71,7 @@ func attrs(kv ...any) []NamedAttr {
 	return out
 }
 
-func enum(kind, v string) EnumAttr { return EnumOf(kind, v) }
+func enumA(kind, v string) EnumAttr { return EnumOf(kind, v) }
 
 type inferTC struct {
 	name     string
@@ -89,9 +89,9 @@ func runInferCases(t *testing.T, cases []inferTC) {
 	for _, c := range cases {
 		var given []Type
 		if c.given != "" {
-			given = tys(c.given)
+			given = ttypes(c.given)
 		}
-		operands := tys(c.operands)
+		operands := ttypes(c.operands)
 		if operands == nil {
 			operands = []Type{}
 		}
@@ -179,15 +179,15 @@ func TestInferElementwise(t *testing.T) {
 }
 
 func TestInferCompareSelectClampConvert(t *testing.T) {
-	lt := enum("comparison_direction", "LT")
+	lt := enumA("comparison_direction", "LT")
 	runInferCases(t, []inferTC{
-		{name: "ok", op: "stablehlo.compare", operands: "2xf32 2xf32", attrs: attrs("comparison_direction", lt, "compare_type", enum("comparison_type", "FLOAT")), want: "tensor<2xi1>"},
-		{name: "totalorder", op: "stablehlo.compare", operands: "2xf32 2xf32", attrs: attrs("comparison_direction", lt, "compare_type", enum("comparison_type", "TOTALORDER")), want: "tensor<2xi1>"},
-		{name: "no type", op: "stablehlo.compare", operands: "2xui8 2xui8", attrs: attrs("comparison_direction", lt), want: "tensor<2xi1>"},
-		{name: "bad type", op: "stablehlo.compare", operands: "2xi32 2xi32", attrs: attrs("comparison_direction", lt, "compare_type", enum("comparison_type", "UNSIGNED")), err: "compare_type UNSIGNED is invalid for operands of type tensor<2xi32> (want SIGNED)"},
+		{name: "ok", op: "stablehlo.compare", operands: "2xf32 2xf32", attrs: nattrs("comparison_direction", lt, "compare_type", enumA("comparison_type", "FLOAT")), want: "tensor<2xi1>"},
+		{name: "totalorder", op: "stablehlo.compare", operands: "2xf32 2xf32", attrs: nattrs("comparison_direction", lt, "compare_type", enumA("comparison_type", "TOTALORDER")), want: "tensor<2xi1>"},
+		{name: "no type", op: "stablehlo.compare", operands: "2xui8 2xui8", attrs: nattrs("comparison_direction", lt), want: "tensor<2xi1>"},
+		{name: "bad type", op: "stablehlo.compare", operands: "2xi32 2xi32", attrs: nattrs("comparison_direction", lt, "compare_type", enumA("comparison_type", "UNSIGNED")), err: "compare_type UNSIGNED is invalid for operands of type tensor<2xi32> (want SIGNED)"},
 		{name: "no dir", op: "stablehlo.compare", operands: "2xi32 2xi32", err: "missing attribute comparison_direction"},
-		{name: "bad dir", op: "stablehlo.compare", operands: "2xi32 2xi32", attrs: attrs("comparison_direction", enum("comparison_direction", "XX")), err: "comparison_direction XX is not one of"},
-		{name: "differ", op: "stablehlo.compare", operands: "2xi32 2xi64", attrs: attrs("comparison_direction", lt), err: "operand types tensor<2xi32> and tensor<2xi64> differ"},
+		{name: "bad dir", op: "stablehlo.compare", operands: "2xi32 2xi32", attrs: nattrs("comparison_direction", enumA("comparison_direction", "XX")), err: "comparison_direction XX is not one of"},
+		{name: "differ", op: "stablehlo.compare", operands: "2xi32 2xi64", attrs: nattrs("comparison_direction", lt), err: "operand types tensor<2xi32> and tensor<2xi64> differ"},
 
 		{name: "ok", op: "stablehlo.select", operands: "2xi1 2xf32 2xf32", want: "tensor<2xf32>"},
 		{name: "scalar pred", op: "stablehlo.select", operands: "i1 2x?xf32 ?x3xf32", want: "tensor<2x3xf32>"},
@@ -209,32 +209,32 @@ func TestInferCompareSelectClampConvert(t *testing.T) {
 		{name: "bad narrower", op: "stablehlo.bitcast_convert", operands: "2xf32", given: "2x2xi8", err: "cannot bitcast tensor<2xf32> to tensor<2x2xi8>"},
 		{name: "complex", op: "stablehlo.bitcast_convert", operands: "2xcomplex<f32>", given: "2xf64", err: "complex types convert only to complex types"},
 
-		{name: "ok", op: "stablehlo.reduce_precision", operands: "4xf32", attrs: attrs("exponent_bits", I32Attr(5), "mantissa_bits", I32Attr(10)), want: "tensor<4xf32>"},
-		{name: "bits", op: "stablehlo.reduce_precision", operands: "4xf32", attrs: attrs("exponent_bits", I32Attr(0), "mantissa_bits", I32Attr(10)), err: "exponent_bits = 0, want >= 1"},
-		{name: "int", op: "stablehlo.reduce_precision", operands: "4xi32", attrs: attrs("exponent_bits", I32Attr(5), "mantissa_bits", I32Attr(10)), err: "want a tensor of floating-point type"},
+		{name: "ok", op: "stablehlo.reduce_precision", operands: "4xf32", attrs: nattrs("exponent_bits", I32Attr(5), "mantissa_bits", I32Attr(10)), want: "tensor<4xf32>"},
+		{name: "bits", op: "stablehlo.reduce_precision", operands: "4xf32", attrs: nattrs("exponent_bits", I32Attr(0), "mantissa_bits", I32Attr(10)), err: "exponent_bits = 0, want >= 1"},
+		{name: "int", op: "stablehlo.reduce_precision", operands: "4xi32", attrs: nattrs("exponent_bits", I32Attr(5), "mantissa_bits", I32Attr(10)), err: "want a tensor of floating-point type"},
 	})
 }
 
 func TestInferShapeOps(t *testing.T) {
 	lit := NewLiteral(F32, 2, 3)
 	runInferCases(t, []inferTC{
-		{name: "ok", op: "stablehlo.constant", attrs: attrs("value", &DenseElementsAttr{Type: lit.Type(), Value: lit}), want: "tensor<2x3xf32>"},
+		{name: "ok", op: "stablehlo.constant", attrs: nattrs("value", &DenseElementsAttr{Type: lit.Type(), Value: lit}), want: "tensor<2x3xf32>"},
 		{name: "missing", op: "stablehlo.constant", err: "missing attribute value"},
 
-		{name: "ok", op: "stablehlo.iota", attrs: attrs("iota_dimension", I64Attr(1)), given: "2x3xi32", want: "tensor<2x3xi32>"},
-		{name: "dim", op: "stablehlo.iota", attrs: attrs("iota_dimension", I64Attr(2)), given: "2x3xi32", err: "iota_dimension 2 is out of range for result type tensor<2x3xi32>"},
-		{name: "bool", op: "stablehlo.iota", attrs: attrs("iota_dimension", I64Attr(0)), given: "2xi1", err: "is not a tensor of integer, floating-point or complex type"},
-		{name: "ok", op: "stablehlo.dynamic_iota", operands: "2xi64", attrs: attrs("iota_dimension", I64Attr(0)), given: "?x3xf32", want: "tensor<?x3xf32>"},
-		{name: "rank", op: "stablehlo.dynamic_iota", operands: "3xi64", attrs: attrs("iota_dimension", I64Attr(0)), given: "?x3xf32", err: "has 3 entries, result type tensor<?x3xf32> has rank 2"},
+		{name: "ok", op: "stablehlo.iota", attrs: nattrs("iota_dimension", I64Attr(1)), given: "2x3xi32", want: "tensor<2x3xi32>"},
+		{name: "dim", op: "stablehlo.iota", attrs: nattrs("iota_dimension", I64Attr(2)), given: "2x3xi32", err: "iota_dimension 2 is out of range for result type tensor<2x3xi32>"},
+		{name: "bool", op: "stablehlo.iota", attrs: nattrs("iota_dimension", I64Attr(0)), given: "2xi1", err: "is not a tensor of integer, floating-point or complex type"},
+		{name: "ok", op: "stablehlo.dynamic_iota", operands: "2xi64", attrs: nattrs("iota_dimension", I64Attr(0)), given: "?x3xf32", want: "tensor<?x3xf32>"},
+		{name: "rank", op: "stablehlo.dynamic_iota", operands: "3xi64", attrs: nattrs("iota_dimension", I64Attr(0)), given: "?x3xf32", err: "has 3 entries, result type tensor<?x3xf32> has rank 2"},
 
-		{name: "ok", op: "stablehlo.broadcast_in_dim", operands: "1x3xf32", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{0, 2})), given: "4x5x3xf32", want: "tensor<4x5x3xf32>"},
-		{name: "size", op: "stablehlo.broadcast_in_dim", operands: "2x3xf32", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{0, 2})), given: "4x5x3xf32", err: "operand tensor<2x3xf32> dimension 0 (size 2) cannot broadcast to result tensor<4x5x3xf32> dimension 0 (size 4)"},
-		{name: "count", op: "stablehlo.broadcast_in_dim", operands: "2x3xf32", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{0})), given: "2x3xf32", err: "broadcast_dimensions [0] has 1 entries, operand tensor<2x3xf32> has rank 2"},
-		{name: "dup", op: "stablehlo.broadcast_in_dim", operands: "3x3xf32", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{1, 1})), given: "3x3xf32", err: "broadcast_dimensions [1, 1]: 1 repeats"},
-		{name: "elem", op: "stablehlo.broadcast_in_dim", operands: "3xf32", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{0})), given: "3xf64", err: "different element types"},
-		{name: "ok", op: "stablehlo.broadcast", operands: "3xf32", attrs: attrs("broadcast_sizes", I64sAttr([]int64{2})), want: "tensor<2x3xf32>"},
-		{name: "ok", op: "stablehlo.dynamic_broadcast_in_dim", operands: "3xf32 2xi64", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{1})), given: "?x3xf32", want: "tensor<?x3xf32>"},
-		{name: "known", op: "stablehlo.dynamic_broadcast_in_dim", operands: "3xf32 2xi64", attrs: attrs("broadcast_dimensions", I64sAttr([]int64{1}), "known_expanding_dimensions", I64sAttr([]int64{0}), "known_nonexpanding_dimensions", I64sAttr([]int64{0})), given: "?x3xf32", err: "0 repeats"},
+		{name: "ok", op: "stablehlo.broadcast_in_dim", operands: "1x3xf32", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{0, 2})), given: "4x5x3xf32", want: "tensor<4x5x3xf32>"},
+		{name: "size", op: "stablehlo.broadcast_in_dim", operands: "2x3xf32", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{0, 2})), given: "4x5x3xf32", err: "operand tensor<2x3xf32> dimension 0 (size 2) cannot broadcast to result tensor<4x5x3xf32> dimension 0 (size 4)"},
+		{name: "count", op: "stablehlo.broadcast_in_dim", operands: "2x3xf32", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{0})), given: "2x3xf32", err: "broadcast_dimensions [0] has 1 entries, operand tensor<2x3xf32> has rank 2"},
+		{name: "dup", op: "stablehlo.broadcast_in_dim", operands: "3x3xf32", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{1, 1})), given: "3x3xf32", err: "broadcast_dimensions [1, 1]: 1 repeats"},
+		{name: "elem", op: "stablehlo.broadcast_in_dim", operands: "3xf32", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{0})), given: "3xf64", err: "different element types"},
+		{name: "ok", op: "stablehlo.broadcast", operands: "3xf32", attrs: nattrs("broadcast_sizes", I64sAttr([]int64{2})), want: "tensor<2x3xf32>"},
+		{name: "ok", op: "stablehlo.dynamic_broadcast_in_dim", operands: "3xf32 2xi64", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{1})), given: "?x3xf32", want: "tensor<?x3xf32>"},
+		{name: "known", op: "stablehlo.dynamic_broadcast_in_dim", operands: "3xf32 2xi64", attrs: nattrs("broadcast_dimensions", I64sAttr([]int64{1}), "known_expanding_dimensions", I64sAttr([]int64{0}), "known_nonexpanding_dimensions", I64sAttr([]int64{0})), given: "?x3xf32", err: "0 repeats"},
 
 		{name: "ok", op: "stablehlo.reshape", operands: "2x3xf32", given: "3x2xf32", want: "tensor<3x2xf32>"},
 		{name: "count", op: "stablehlo.reshape", operands: "2x3xf32", given: "4xf32", err: "operand tensor<2x3xf32> has 6 elements, result tensor<4xf32> has 4"},
@@ -243,40 +243,40 @@ func TestInferShapeOps(t *testing.T) {
 		{name: "ok", op: "stablehlo.dynamic_reshape", operands: "?x3xf32 2xi32", given: "3x?xf32", want: "tensor<3x?xf32>"},
 		{name: "shape", op: "stablehlo.dynamic_reshape", operands: "?x3xf32 2xf32", given: "3x?xf32", err: "output_shape has type tensor<2xf32>, want a 1-d tensor of integer type"},
 
-		{name: "ok", op: "stablehlo.transpose", operands: "2x3x4xf32", attrs: attrs("permutation", I64sAttr([]int64{2, 0, 1})), want: "tensor<4x2x3xf32>"},
-		{name: "perm", op: "stablehlo.transpose", operands: "2x3xf32", attrs: attrs("permutation", I64sAttr([]int64{0, 0})), err: "permutation [0, 0]: 0 repeats"},
-		{name: "perm size", op: "stablehlo.transpose", operands: "2x3xf32", attrs: attrs("permutation", I64sAttr([]int64{0})), err: "permutation [0] has 1 entries, operand tensor<2x3xf32> has rank 2"},
+		{name: "ok", op: "stablehlo.transpose", operands: "2x3x4xf32", attrs: nattrs("permutation", I64sAttr([]int64{2, 0, 1})), want: "tensor<4x2x3xf32>"},
+		{name: "perm", op: "stablehlo.transpose", operands: "2x3xf32", attrs: nattrs("permutation", I64sAttr([]int64{0, 0})), err: "permutation [0, 0]: 0 repeats"},
+		{name: "perm size", op: "stablehlo.transpose", operands: "2x3xf32", attrs: nattrs("permutation", I64sAttr([]int64{0})), err: "permutation [0] has 1 entries, operand tensor<2x3xf32> has rank 2"},
 
-		{name: "ok", op: "stablehlo.slice", operands: "10x?xf32", attrs: attrs("start_indices", I64sAttr([]int64{1, 0}), "limit_indices", I64sAttr([]int64{8, 4}), "strides", I64sAttr([]int64{3, 1})), want: "tensor<3x4xf32>"},
-		{name: "limit", op: "stablehlo.slice", operands: "10xf32", attrs: attrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{11}), "strides", I64sAttr([]int64{1})), err: "dimension 0 of tensor<10xf32>: need 0 <= start 1 <= limit 11 <= size 10"},
-		{name: "stride", op: "stablehlo.slice", operands: "10xf32", attrs: attrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{2}), "strides", I64sAttr([]int64{0})), err: "stride 0 is not positive"},
+		{name: "ok", op: "stablehlo.slice", operands: "10x?xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1, 0}), "limit_indices", I64sAttr([]int64{8, 4}), "strides", I64sAttr([]int64{3, 1})), want: "tensor<3x4xf32>"},
+		{name: "limit", op: "stablehlo.slice", operands: "10xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{11}), "strides", I64sAttr([]int64{1})), err: "dimension 0 of tensor<10xf32>: need 0 <= start 1 <= limit 11 <= size 10"},
+		{name: "stride", op: "stablehlo.slice", operands: "10xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{2}), "strides", I64sAttr([]int64{0})), err: "stride 0 is not positive"},
 
-		{name: "ok", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i32", attrs: attrs("slice_sizes", I64sAttr([]int64{2, 6})), want: "tensor<2x6xf32>"},
-		{name: "too big", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i32", attrs: attrs("slice_sizes", I64sAttr([]int64{2, 7})), err: "size 7 of dimension 1 is outside [0, 6]"},
-		{name: "index types", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i64", attrs: attrs("slice_sizes", I64sAttr([]int64{2, 6})), err: "start index types tensor<i32> and tensor<i64> differ"},
-		{name: "count", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32", attrs: attrs("slice_sizes", I64sAttr([]int64{2, 6})), err: "needs 2 start indices and slice sizes, got 1"},
+		{name: "ok", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i32", attrs: nattrs("slice_sizes", I64sAttr([]int64{2, 6})), want: "tensor<2x6xf32>"},
+		{name: "too big", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i32", attrs: nattrs("slice_sizes", I64sAttr([]int64{2, 7})), err: "size 7 of dimension 1 is outside [0, 6]"},
+		{name: "index types", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32 i64", attrs: nattrs("slice_sizes", I64sAttr([]int64{2, 6})), err: "start index types tensor<i32> and tensor<i64> differ"},
+		{name: "count", op: "stablehlo.dynamic_slice", operands: "5x6xf32 i32", attrs: nattrs("slice_sizes", I64sAttr([]int64{2, 6})), err: "needs 2 start indices and slice sizes, got 1"},
 		{name: "ok", op: "stablehlo.real_dynamic_slice", operands: "5xf32 1xi32 1xi32 1xi32", given: "?xf32", want: "tensor<?xf32>"},
 
 		{name: "ok", op: "stablehlo.dynamic_update_slice", operands: "5x6xf32 2x6xf32 i64 i64", want: "tensor<5x6xf32>"},
 		{name: "fit", op: "stablehlo.dynamic_update_slice", operands: "5x6xf32 2x7xf32 i64 i64", err: "update tensor<2x7xf32> does not fit in operand tensor<5x6xf32>"},
 		{name: "index", op: "stablehlo.dynamic_update_slice", operands: "5x6xf32 2x6xf32 i64 2xi64", err: "start index operand #3 has type tensor<2xi64>, want a 0-d tensor of integer type"},
 
-		{name: "ok", op: "stablehlo.concatenate", operands: "2x3xf32 4x3xf32 ?x3xf32", attrs: attrs("dimension", I64Attr(0)), want: "tensor<?x3xf32>"},
-		{name: "static", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: attrs("dimension", I64Attr(1)), want: "tensor<2x7xf32>"},
-		{name: "other dim", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: attrs("dimension", I64Attr(0)), err: "operand types tensor<2x3xf32> and tensor<2x4xf32> differ in dimension 1"},
-		{name: "dim range", op: "stablehlo.concatenate", operands: "2x3xf32", attrs: attrs("dimension", I64Attr(2)), err: "dimension 2 is out of range for tensor<2x3xf32>"},
+		{name: "ok", op: "stablehlo.concatenate", operands: "2x3xf32 4x3xf32 ?x3xf32", attrs: nattrs("dimension", I64Attr(0)), want: "tensor<?x3xf32>"},
+		{name: "static", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: nattrs("dimension", I64Attr(1)), want: "tensor<2x7xf32>"},
+		{name: "other dim", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: nattrs("dimension", I64Attr(0)), err: "operand types tensor<2x3xf32> and tensor<2x4xf32> differ in dimension 1"},
+		{name: "dim range", op: "stablehlo.concatenate", operands: "2x3xf32", attrs: nattrs("dimension", I64Attr(2)), err: "dimension 2 is out of range for tensor<2x3xf32>"},
 
-		{name: "ok", op: "stablehlo.pad", operands: "2x3xf32 f32", attrs: attrs("edge_padding_low", I64sAttr([]int64{1, -1}), "edge_padding_high", I64sAttr([]int64{0, 2}), "interior_padding", I64sAttr([]int64{1, 0})), want: "tensor<4x4xf32>"},
-		{name: "value", op: "stablehlo.pad", operands: "2x3xf32 1xf32", attrs: attrs("edge_padding_low", I64sAttr([]int64{0, 0}), "edge_padding_high", I64sAttr([]int64{0, 0}), "interior_padding", I64sAttr([]int64{0, 0})), err: "padding value type tensor<1xf32> must be a 0-d tensor"},
-		{name: "interior", op: "stablehlo.pad", operands: "2xf32 f32", attrs: attrs("edge_padding_low", I64sAttr([]int64{0}), "edge_padding_high", I64sAttr([]int64{0}), "interior_padding", I64sAttr([]int64{-1})), err: "interior_padding [-1] is negative"},
+		{name: "ok", op: "stablehlo.pad", operands: "2x3xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{1, -1}), "edge_padding_high", I64sAttr([]int64{0, 2}), "interior_padding", I64sAttr([]int64{1, 0})), want: "tensor<4x4xf32>"},
+		{name: "value", op: "stablehlo.pad", operands: "2x3xf32 1xf32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{0, 0}), "edge_padding_high", I64sAttr([]int64{0, 0}), "interior_padding", I64sAttr([]int64{0, 0})), err: "padding value type tensor<1xf32> must be a 0-d tensor"},
+		{name: "interior", op: "stablehlo.pad", operands: "2xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{0}), "edge_padding_high", I64sAttr([]int64{0}), "interior_padding", I64sAttr([]int64{-1})), err: "interior_padding [-1] is negative"},
 		{name: "ok", op: "stablehlo.dynamic_pad", operands: "2xf32 f32 1xi32 1xi32 1xi32", given: "?xf32", want: "tensor<?xf32>"},
 
-		{name: "ok", op: "stablehlo.reverse", operands: "2x3xf32", attrs: attrs("dimensions", I64sAttr([]int64{1})), want: "tensor<2x3xf32>"},
-		{name: "dims", op: "stablehlo.reverse", operands: "2x3xf32", attrs: attrs("dimensions", I64sAttr([]int64{2})), err: "dimensions [2]: 2 is out of range [0, 2)"},
+		{name: "ok", op: "stablehlo.reverse", operands: "2x3xf32", attrs: nattrs("dimensions", I64sAttr([]int64{1})), want: "tensor<2x3xf32>"},
+		{name: "dims", op: "stablehlo.reverse", operands: "2x3xf32", attrs: nattrs("dimensions", I64sAttr([]int64{2})), err: "dimensions [2]: 2 is out of range [0, 2)"},
 
-		{name: "ok", op: "stablehlo.get_dimension_size", operands: "2x3xf32", attrs: attrs("dimension", I64Attr(1)), want: "tensor<i32>"},
-		{name: "dim", op: "stablehlo.get_dimension_size", operands: "2x3xf32", attrs: attrs("dimension", I64Attr(3)), err: "dimension 3 is out of range for tensor<2x3xf32>"},
-		{name: "ok", op: "stablehlo.set_dimension_size", operands: "2x3xf32 i32", attrs: attrs("dimension", I64Attr(1)), want: "tensor<2x?xf32>"},
+		{name: "ok", op: "stablehlo.get_dimension_size", operands: "2x3xf32", attrs: nattrs("dimension", I64Attr(1)), want: "tensor<i32>"},
+		{name: "dim", op: "stablehlo.get_dimension_size", operands: "2x3xf32", attrs: nattrs("dimension", I64Attr(3)), err: "dimension 3 is out of range for tensor<2x3xf32>"},
+		{name: "ok", op: "stablehlo.set_dimension_size", operands: "2x3xf32 i32", attrs: nattrs("dimension", I64Attr(1)), want: "tensor<2x?xf32>"},
 	})
 }
 
@@ -284,35 +284,35 @@ func TestInferDotConv(t *testing.T) {
 	dn := &DotDimsAttr{LhsBatchingDims: []int64{0}, RhsBatchingDims: []int64{0}, LhsContractingDims: []int64{2}, RhsContractingDims: []int64{1}}
 	conv := DefaultConvDims(4)
 	runInferCases(t, []inferTC{
-		{name: "batched", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf32", attrs: attrs("dot_dimension_numbers", dn), want: "tensor<8x2x4xf32>"},
-		{name: "preferred", op: "stablehlo.dot_general", operands: "8x2x3xi8 8x3x4xi8", attrs: attrs("dot_dimension_numbers", dn), given: "8x2x4xi32", want: "tensor<8x2x4xi32>"},
-		{name: "contract size", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x5x4xf32", attrs: attrs("dot_dimension_numbers", dn), err: "contracting dimension sizes differ: tensor<8x2x3xf32> dimension 2 is 3, tensor<8x5x4xf32> dimension 1 is 5"},
-		{name: "batch size", op: "stablehlo.dot_general", operands: "8x2x3xf32 7x3x4xf32", attrs: attrs("dot_dimension_numbers", dn), err: "batching dimension sizes differ"},
-		{name: "elem", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf16", attrs: attrs("dot_dimension_numbers", dn), err: "operand types tensor<8x2x3xf32> and tensor<8x3x4xf16> have different element types"},
-		{name: "dims overlap", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf32", attrs: attrs("dot_dimension_numbers", &DotDimsAttr{LhsBatchingDims: []int64{0}, RhsBatchingDims: []int64{0}, LhsContractingDims: []int64{0}, RhsContractingDims: []int64{1}}), err: "0 repeats"},
-		{name: "counts", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: attrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}}), err: "lhs_contracting_dimensions [1] and rhs_contracting_dimensions [] differ in size"},
+		{name: "batched", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf32", attrs: nattrs("dot_dimension_numbers", dn), want: "tensor<8x2x4xf32>"},
+		{name: "preferred", op: "stablehlo.dot_general", operands: "8x2x3xi8 8x3x4xi8", attrs: nattrs("dot_dimension_numbers", dn), given: "8x2x4xi32", want: "tensor<8x2x4xi32>"},
+		{name: "contract size", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x5x4xf32", attrs: nattrs("dot_dimension_numbers", dn), err: "contracting dimension sizes differ: tensor<8x2x3xf32> dimension 2 is 3, tensor<8x5x4xf32> dimension 1 is 5"},
+		{name: "batch size", op: "stablehlo.dot_general", operands: "8x2x3xf32 7x3x4xf32", attrs: nattrs("dot_dimension_numbers", dn), err: "batching dimension sizes differ"},
+		{name: "elem", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf16", attrs: nattrs("dot_dimension_numbers", dn), err: "operand types tensor<8x2x3xf32> and tensor<8x3x4xf16> have different element types"},
+		{name: "dims overlap", op: "stablehlo.dot_general", operands: "8x2x3xf32 8x3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsBatchingDims: []int64{0}, RhsBatchingDims: []int64{0}, LhsContractingDims: []int64{0}, RhsContractingDims: []int64{1}}), err: "0 repeats"},
+		{name: "counts", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}}), err: "lhs_contracting_dimensions [1] and rhs_contracting_dimensions [] differ in size"},
 		{name: "missing", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", err: "missing attribute dot_dimension_numbers"},
-		{name: "precision", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: attrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}, "precision_config", ArrayAttr{enum("precision", "FAST")}), err: "precision_config entry #stablehlo<precision FAST> is not DEFAULT, HIGH or HIGHEST"},
+		{name: "precision", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}, "precision_config", ArrayAttr{enumA("precision", "FAST")}), err: "precision_config entry #stablehlo<precision FAST> is not DEFAULT, HIGH or HIGHEST"},
 		{name: "matmul", op: "stablehlo.dot", operands: "2x3xf32 3x4xf32", want: "tensor<2x4xf32>"},
 		{name: "matvec", op: "stablehlo.dot", operands: "2x3xf32 3xf32", want: "tensor<2xf32>"},
 		{name: "vecvec", op: "stablehlo.dot", operands: "3xf32 3xf32", want: "tensor<f32>"},
 		{name: "bad", op: "stablehlo.dot", operands: "2x3xf32 4xf32", err: "contracting dimension sizes of tensor<2x3xf32> and tensor<4xf32> differ"},
 
-		{name: "valid", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3x16xf32", attrs: attrs("dimension_numbers", conv), want: "tensor<1x6x6x16xf32>"},
+		{name: "valid", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3x16xf32", attrs: nattrs("dimension_numbers", conv), want: "tensor<1x6x6x16xf32>"},
 		{name: "same pad stride", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3x16xf32",
-			attrs: attrs("dimension_numbers", conv, "window_strides", I64sAttr([]int64{2, 2}), "padding", PairsAttr([][2]int64{{1, 1}, {1, 1}})), want: "tensor<1x4x4x16xf32>"},
+			attrs: nattrs("dimension_numbers", conv, "window_strides", I64sAttr([]int64{2, 2}), "padding", PairsAttr([][2]int64{{1, 1}, {1, 1}})), want: "tensor<1x4x4x16xf32>"},
 		{name: "dilated", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3x16xf32",
-			attrs: attrs("dimension_numbers", conv, "lhs_dilation", I64sAttr([]int64{2, 2}), "rhs_dilation", I64sAttr([]int64{2, 1})), want: "tensor<1x11x13x16xf32>"},
+			attrs: nattrs("dimension_numbers", conv, "lhs_dilation", I64sAttr([]int64{2, 2}), "rhs_dilation", I64sAttr([]int64{2, 1})), want: "tensor<1x11x13x16xf32>"},
 		{name: "groups", op: "stablehlo.convolution", operands: "2x8x8x6xf32 3x3x2x6xf32",
-			attrs: attrs("dimension_numbers", conv, "feature_group_count", I64Attr(3), "batch_group_count", I64Attr(1)), want: "tensor<2x6x6x6xf32>"},
-		{name: "features", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x4x16xf32", attrs: attrs("dimension_numbers", conv), err: "rhs tensor<3x3x4x16xf32> input feature size 4 must be lhs tensor<1x8x8x3xf32> feature size 3 / feature_group_count 1"},
-		{name: "rank", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3xf32", attrs: attrs("dimension_numbers", conv), err: "must have the same rank"},
+			attrs: nattrs("dimension_numbers", conv, "feature_group_count", I64Attr(3), "batch_group_count", I64Attr(1)), want: "tensor<2x6x6x6xf32>"},
+		{name: "features", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x4x16xf32", attrs: nattrs("dimension_numbers", conv), err: "rhs tensor<3x3x4x16xf32> input feature size 4 must be lhs tensor<1x8x8x3xf32> feature size 3 / feature_group_count 1"},
+		{name: "rank", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3xf32", attrs: nattrs("dimension_numbers", conv), err: "must have the same rank"},
 		{name: "both groups", op: "stablehlo.convolution", operands: "2x8x8x6xf32 3x3x2x6xf32",
-			attrs: attrs("dimension_numbers", conv, "feature_group_count", I64Attr(3), "batch_group_count", I64Attr(2)), err: "cannot both exceed 1"},
+			attrs: nattrs("dimension_numbers", conv, "feature_group_count", I64Attr(3), "batch_group_count", I64Attr(2)), err: "cannot both exceed 1"},
 		{name: "padding shape", op: "stablehlo.convolution", operands: "1x8x8x3xf32 3x3x3x16xf32",
-			attrs: attrs("dimension_numbers", conv, "padding", PairsAttr([][2]int64{{1, 1}})), err: "attribute padding has 2 values, want 4"},
-		{name: "ok", op: "stablehlo.dynamic_conv", operands: "1x8x8x3xf32 3x3x3x16xf32 2x2xi64", attrs: attrs("dimension_numbers", conv), given: "1x?x?x16xf32", want: "tensor<1x?x?x16xf32>"},
-		{name: "features", op: "stablehlo.dynamic_conv", operands: "1x8x8x3xf32 3x3x3x16xf32 2x2xi64", attrs: attrs("dimension_numbers", conv), given: "1x?x?x8xf32", err: "does not match the convolution shape"},
+			attrs: nattrs("dimension_numbers", conv, "padding", PairsAttr([][2]int64{{1, 1}})), err: "attribute padding has 2 values, want 4"},
+		{name: "ok", op: "stablehlo.dynamic_conv", operands: "1x8x8x3xf32 3x3x3x16xf32 2x2xi64", attrs: nattrs("dimension_numbers", conv), given: "1x?x?x16xf32", want: "tensor<1x?x?x16xf32>"},
+		{name: "features", op: "stablehlo.dynamic_conv", operands: "1x8x8x3xf32 3x3x3x16xf32 2x2xi64", attrs: nattrs("dimension_numbers", conv), given: "1x?x?x8xf32", err: "does not match the convolution shape"},
 	})
 }
 
@@ -322,84 +322,84 @@ func TestInferGatherScatter(t *testing.T) {
 	batched := &GatherDimsAttr{OffsetDims: []int64{2}, CollapsedSliceDims: []int64{1}, OperandBatchingDims: []int64{0},
 		StartIndicesBatchingDims: []int64{0}, StartIndexMap: []int64{1}, IndexVectorDim: 2}
 	s := &ScatterDimsAttr{UpdateWindowDims: []int64{1}, InsertedWindowDims: []int64{0}, ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1}
-	add := reg("f32 f32", "f32")
+	add := tregion("f32 f32", "f32")
 	runInferCases(t, []inferTC{
-		{name: "rows", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), want: "tensor<3x4xf32>"},
+		{name: "rows", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), want: "tensor<3x4xf32>"},
 		{name: "implicit index dim", op: "stablehlo.gather", operands: "5x4xf32 3xi32",
-			attrs: attrs("dimension_numbers", &GatherDimsAttr{OffsetDims: []int64{1}, CollapsedSliceDims: []int64{0}, StartIndexMap: []int64{0}, IndexVectorDim: 1}, "slice_sizes", I64sAttr([]int64{1, 4})), want: "tensor<3x4xf32>"},
-		{name: "batched", op: "stablehlo.gather", operands: "2x5x4xf32 2x3x1xi64", attrs: attrs("dimension_numbers", batched, "slice_sizes", I64sAttr([]int64{1, 1, 4})), want: "tensor<2x3x4xf32>"},
-		{name: "collapsed size", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{2, 4})), err: "collapsed or batching dimension 0 has size 2, want <= 1"},
-		{name: "slice too big", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 5})), err: "slice_sizes [1, 5] exceeds operand tensor<5x4xf32> in dimension 1"},
-		{name: "index map", op: "stablehlo.gather", operands: "5x4xf32 3x2xi32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), err: "start_index_map [0] has 1 entries, start_indices tensor<3x2xi32> has 2 in index_vector_dim 1"},
-		{name: "rank", op: "stablehlo.gather", operands: "5x4x2xf32 3x1xi32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4, 2})), err: "operand tensor<5x4x2xf32> has rank 3"},
-		{name: "float indices", op: "stablehlo.gather", operands: "5x4xf32 3x1xf32", attrs: attrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), err: "start_indices has type tensor<3x1xf32>, want a tensor of integer type"},
-		{name: "ok", op: "stablehlo.dynamic_gather", operands: "5x4xf32 3x1xi32 2xi32", attrs: attrs("dimension_numbers", g), given: "3x4xf32", want: "tensor<3x4xf32>"},
+			attrs: nattrs("dimension_numbers", &GatherDimsAttr{OffsetDims: []int64{1}, CollapsedSliceDims: []int64{0}, StartIndexMap: []int64{0}, IndexVectorDim: 1}, "slice_sizes", I64sAttr([]int64{1, 4})), want: "tensor<3x4xf32>"},
+		{name: "batched", op: "stablehlo.gather", operands: "2x5x4xf32 2x3x1xi64", attrs: nattrs("dimension_numbers", batched, "slice_sizes", I64sAttr([]int64{1, 1, 4})), want: "tensor<2x3x4xf32>"},
+		{name: "collapsed size", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{2, 4})), err: "collapsed or batching dimension 0 has size 2, want <= 1"},
+		{name: "slice too big", op: "stablehlo.gather", operands: "5x4xf32 3x1xi32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 5})), err: "slice_sizes [1, 5] exceeds operand tensor<5x4xf32> in dimension 1"},
+		{name: "index map", op: "stablehlo.gather", operands: "5x4xf32 3x2xi32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), err: "start_index_map [0] has 1 entries, start_indices tensor<3x2xi32> has 2 in index_vector_dim 1"},
+		{name: "rank", op: "stablehlo.gather", operands: "5x4x2xf32 3x1xi32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4, 2})), err: "operand tensor<5x4x2xf32> has rank 3"},
+		{name: "float indices", op: "stablehlo.gather", operands: "5x4xf32 3x1xf32", attrs: nattrs("dimension_numbers", g, "slice_sizes", I64sAttr([]int64{1, 4})), err: "start_indices has type tensor<3x1xf32>, want a tensor of integer type"},
+		{name: "ok", op: "stablehlo.dynamic_gather", operands: "5x4xf32 3x1xi32 2xi32", attrs: nattrs("dimension_numbers", g), given: "3x4xf32", want: "tensor<3x4xf32>"},
 
-		{name: "rows", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{add}, want: "tensor<5x4xf32>"},
-		{name: "two inputs", op: "stablehlo.scatter", operands: "5x4xf32 5x4xi32 3x1xi32 3x4xf32 3x4xi32", attrs: attrs("scatter_dimension_numbers", s),
-			regions: []*Region{reg("f32 i32 f32 i32", "f32 i32")}, want: "tensor<5x4xf32>, tensor<5x4xi32>"},
-		{name: "window too big", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x5xf32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "updates tensor<3x5xf32> window dimension 1 has size 5, larger than input tensor<5x4xf32> allows (4)"},
-		{name: "scatter dims", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 2x4xf32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "updates tensor<2x4xf32> dimension 0 has size 2, scatter_indices tensor<3x1xi32> gives 3"},
-		{name: "body", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{reg("f32 f32", "i32")}, err: "update_computation region returns tensor<i32> as result #0, want tensor<f32>"},
-		{name: "body arity", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{reg("f32", "f32")}, err: "update_computation region takes 1 arguments (tensor<f32>), want 2"},
-		{name: "operands", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32", attrs: attrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "expected N inputs, scatter_indices and N updates, got 2 operands"},
+		{name: "rows", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{add}, want: "tensor<5x4xf32>"},
+		{name: "two inputs", op: "stablehlo.scatter", operands: "5x4xf32 5x4xi32 3x1xi32 3x4xf32 3x4xi32", attrs: nattrs("scatter_dimension_numbers", s),
+			regions: []*Region{tregion("f32 i32 f32 i32", "f32 i32")}, want: "tensor<5x4xf32>, tensor<5x4xi32>"},
+		{name: "window too big", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x5xf32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "updates tensor<3x5xf32> window dimension 1 has size 5, larger than input tensor<5x4xf32> allows (4)"},
+		{name: "scatter dims", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 2x4xf32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "updates tensor<2x4xf32> dimension 0 has size 2, scatter_indices tensor<3x1xi32> gives 3"},
+		{name: "body", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{tregion("f32 f32", "i32")}, err: "update_computation region returns tensor<i32> as result #0, want tensor<f32>"},
+		{name: "body arity", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32 3x4xf32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{tregion("f32", "f32")}, err: "update_computation region takes 1 arguments (tensor<f32>), want 2"},
+		{name: "operands", op: "stablehlo.scatter", operands: "5x4xf32 3x1xi32", attrs: nattrs("scatter_dimension_numbers", s), regions: []*Region{add}, err: "expected N inputs, scatter_indices and N updates, got 2 operands"},
 	})
 }
 
 func TestInferReductions(t *testing.T) {
-	add := reg("f32 f32", "f32")
-	pair := reg("f32 i32 f32 i32", "f32 i32")
-	cmp := reg("f32 f32", "i1")
+	add := tregion("f32 f32", "f32")
+	pair := tregion("f32 i32 f32 i32", "f32 i32")
+	cmp := tregion("f32 f32", "i1")
 	runInferCases(t, []inferTC{
-		{name: "ok", op: "stablehlo.reduce", operands: "2x3x4xf32 f32", attrs: attrs("dimensions", I64sAttr([]int64{1})), regions: []*Region{add}, want: "tensor<2x4xf32>"},
-		{name: "variadic", op: "stablehlo.reduce", operands: "3x4xf32 3x4xi32 f32 i32", attrs: attrs("dimensions", I64sAttr([]int64{0, 1})), regions: []*Region{pair}, want: "tensor<f32>, tensor<i32>"},
-		{name: "promote", op: "stablehlo.reduce", operands: "4xf16 f16", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, want: "tensor<f32>"},
-		{name: "narrowing", op: "stablehlo.reduce", operands: "4xf64 f64", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "accumulator type tensor<f32> cannot hold input element type f64"},
-		{name: "dims", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: attrs("dimensions", I64sAttr([]int64{2})), regions: []*Region{add}, err: "dimensions [2]: 2 is out of range [0, 2)"},
-		{name: "init", op: "stablehlo.reduce", operands: "2x3xf32 1xf32", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "init value #0 has type tensor<1xf32>, want a 0-d tensor"},
-		{name: "body args", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{reg("f32 i32", "f32")}, err: "body region arguments #0 and #1 differ"},
-		{name: "no region", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: attrs("dimensions", I64sAttr([]int64{0})), err: "missing body region"},
-		{name: "no terminator", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{{Blocks: []*Block{{}}}}, err: "body region: block has no terminator"},
+		{name: "ok", op: "stablehlo.reduce", operands: "2x3x4xf32 f32", attrs: nattrs("dimensions", I64sAttr([]int64{1})), regions: []*Region{add}, want: "tensor<2x4xf32>"},
+		{name: "variadic", op: "stablehlo.reduce", operands: "3x4xf32 3x4xi32 f32 i32", attrs: nattrs("dimensions", I64sAttr([]int64{0, 1})), regions: []*Region{pair}, want: "tensor<f32>, tensor<i32>"},
+		{name: "promote", op: "stablehlo.reduce", operands: "4xf16 f16", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, want: "tensor<f32>"},
+		{name: "narrowing", op: "stablehlo.reduce", operands: "4xf64 f64", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "accumulator type tensor<f32> cannot hold input element type f64"},
+		{name: "dims", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: nattrs("dimensions", I64sAttr([]int64{2})), regions: []*Region{add}, err: "dimensions [2]: 2 is out of range [0, 2)"},
+		{name: "init", op: "stablehlo.reduce", operands: "2x3xf32 1xf32", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "init value #0 has type tensor<1xf32>, want a 0-d tensor"},
+		{name: "body args", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{tregion("f32 i32", "f32")}, err: "body region arguments #0 and #1 differ"},
+		{name: "no region", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: nattrs("dimensions", I64sAttr([]int64{0})), err: "missing body region"},
+		{name: "no terminator", op: "stablehlo.reduce", operands: "2x3xf32 f32", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{{Blocks: []*Block{{}}}}, err: "body region: block has no terminator"},
 
 		{name: "pool", op: "stablehlo.reduce_window", operands: "1x8x8x3xf32 f32",
-			attrs: attrs("window_dimensions", I64sAttr([]int64{1, 2, 2, 1}), "window_strides", I64sAttr([]int64{1, 2, 2, 1})), regions: []*Region{add}, want: "tensor<1x4x4x3xf32>"},
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{1, 2, 2, 1}), "window_strides", I64sAttr([]int64{1, 2, 2, 1})), regions: []*Region{add}, want: "tensor<1x4x4x3xf32>"},
 		{name: "padded dilated", op: "stablehlo.reduce_window", operands: "5xf32 f32",
-			attrs: attrs("window_dimensions", I64sAttr([]int64{2}), "base_dilations", I64sAttr([]int64{2}), "window_dilations", I64sAttr([]int64{3}), "padding", PairsAttr([][2]int64{{1, 1}})), regions: []*Region{add}, want: "tensor<8xf32>"},
-		{name: "window rank", op: "stablehlo.reduce_window", operands: "5x5xf32 f32", attrs: attrs("window_dimensions", I64sAttr([]int64{2})), regions: []*Region{add}, err: "window_dimensions [2] has 1 entries, want 2"},
-		{name: "window zero", op: "stablehlo.reduce_window", operands: "5xf32 f32", attrs: attrs("window_dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "window_dimensions [0] must be positive"},
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{2}), "base_dilations", I64sAttr([]int64{2}), "window_dilations", I64sAttr([]int64{3}), "padding", PairsAttr([][2]int64{{1, 1}})), regions: []*Region{add}, want: "tensor<8xf32>"},
+		{name: "window rank", op: "stablehlo.reduce_window", operands: "5x5xf32 f32", attrs: nattrs("window_dimensions", I64sAttr([]int64{2})), regions: []*Region{add}, err: "window_dimensions [2] has 1 entries, want 2"},
+		{name: "window zero", op: "stablehlo.reduce_window", operands: "5xf32 f32", attrs: nattrs("window_dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "window_dimensions [0] must be positive"},
 
 		{name: "ok", op: "stablehlo.select_and_scatter", operands: "4x4xf32 2x2xf32 f32",
-			attrs: attrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{cmp, add}, want: "tensor<4x4xf32>"},
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{cmp, add}, want: "tensor<4x4xf32>"},
 		{name: "source", op: "stablehlo.select_and_scatter", operands: "4x4xf32 3x2xf32 f32",
-			attrs: attrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{cmp, add}, err: "source tensor<3x2xf32> does not have the window count shape f32[2,2] of operand tensor<4x4xf32>"},
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{cmp, add}, err: "source tensor<3x2xf32> does not have the window count shape f32[2,2] of operand tensor<4x4xf32>"},
 		{name: "select", op: "stablehlo.select_and_scatter", operands: "4x4xf32 2x2xf32 f32",
-			attrs: attrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{add, add}, err: "select region returns (tensor<f32>), want (tensor<i1>)"},
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{2, 2}), "window_strides", I64sAttr([]int64{2, 2})), regions: []*Region{add, add}, err: "select region returns (tensor<f32>), want (tensor<i1>)"},
 
-		{name: "ok", op: "stablehlo.sort", operands: "3x4xf32 3x4xi32", attrs: attrs("dimension", I64Attr(-1)), regions: []*Region{reg("f32 f32 i32 i32", "i1")}, want: "tensor<3x4xf32>, tensor<3x4xi32>"},
-		{name: "dim", op: "stablehlo.sort", operands: "3x4xf32", attrs: attrs("dimension", I64Attr(2)), regions: []*Region{cmp}, err: "dimension 2 is out of range [-2, 2) for tensor<3x4xf32>"},
+		{name: "ok", op: "stablehlo.sort", operands: "3x4xf32 3x4xi32", attrs: nattrs("dimension", I64Attr(-1)), regions: []*Region{tregion("f32 f32 i32 i32", "i1")}, want: "tensor<3x4xf32>, tensor<3x4xi32>"},
+		{name: "dim", op: "stablehlo.sort", operands: "3x4xf32", attrs: nattrs("dimension", I64Attr(2)), regions: []*Region{cmp}, err: "dimension 2 is out of range [-2, 2) for tensor<3x4xf32>"},
 		{name: "comparator", op: "stablehlo.sort", operands: "3x4xf32 3x4xi32", regions: []*Region{cmp}, err: "comparator region takes (tensor<f32>, tensor<f32>), want (tensor<f32>, tensor<f32>, tensor<i32>, tensor<i32>)"},
-		{name: "shapes", op: "stablehlo.sort", operands: "3x4xf32 4x3xi32", regions: []*Region{reg("f32 f32 i32 i32", "i1")}, err: "input shapes tensor<3x4xf32> and tensor<4x3xi32> differ"},
+		{name: "shapes", op: "stablehlo.sort", operands: "3x4xf32 4x3xi32", regions: []*Region{tregion("f32 f32 i32 i32", "i1")}, err: "input shapes tensor<3x4xf32> and tensor<4x3xi32> differ"},
 
-		{name: "ok", op: "stablehlo.map", operands: "3xf32 3xf32", attrs: attrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, want: "tensor<3xf32>"},
-		{name: "dims", op: "stablehlo.map", operands: "3xf32 3xf32", attrs: attrs("dimensions", I64sAttr([]int64{1})), regions: []*Region{add}, err: "dimensions [1] must be [0, ..., 0]"},
+		{name: "ok", op: "stablehlo.map", operands: "3xf32 3xf32", attrs: nattrs("dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, want: "tensor<3xf32>"},
+		{name: "dims", op: "stablehlo.map", operands: "3xf32 3xf32", attrs: nattrs("dimensions", I64sAttr([]int64{1})), regions: []*Region{add}, err: "dimensions [1] must be [0, ..., 0]"},
 	})
 }
 
 func TestInferControl(t *testing.T) {
-	tup := &TupleType{Elems: []Type{tt("2xf32"), &TokenType{}}}
+	tup := &TupleType{Elems: []Type{ttype("2xf32"), &TokenType{}}}
 	runInferCases(t, []inferTC{
-		{name: "ok", op: "stablehlo.while", operands: "i32 2xf32", regions: []*Region{reg("i32 2xf32", "i1"), reg("i32 2xf32", "i32 2xf32")}, want: "tensor<i32>, tensor<2xf32>"},
-		{name: "cond", op: "stablehlo.while", operands: "i32", regions: []*Region{reg("i32", "i32"), reg("i32", "i32")}, err: "cond region returns (tensor<i32>), want (tensor<i1>)"},
-		{name: "body", op: "stablehlo.while", operands: "i32", regions: []*Region{reg("i32", "i1"), reg("i32", "i64")}, err: "body region returns (tensor<i64>), want (tensor<i32>)"},
-		{name: "body args", op: "stablehlo.while", operands: "i32", regions: []*Region{reg("i32", "i1"), reg("i64", "i32")}, err: "body region takes (tensor<i64>), want (tensor<i32>)"},
+		{name: "ok", op: "stablehlo.while", operands: "i32 2xf32", regions: []*Region{tregion("i32 2xf32", "i1"), tregion("i32 2xf32", "i32 2xf32")}, want: "tensor<i32>, tensor<2xf32>"},
+		{name: "cond", op: "stablehlo.while", operands: "i32", regions: []*Region{tregion("i32", "i32"), tregion("i32", "i32")}, err: "cond region returns (tensor<i32>), want (tensor<i1>)"},
+		{name: "body", op: "stablehlo.while", operands: "i32", regions: []*Region{tregion("i32", "i1"), tregion("i32", "i64")}, err: "body region returns (tensor<i64>), want (tensor<i32>)"},
+		{name: "body args", op: "stablehlo.while", operands: "i32", regions: []*Region{tregion("i32", "i1"), tregion("i64", "i32")}, err: "body region takes (tensor<i64>), want (tensor<i32>)"},
 
-		{name: "ok", op: "stablehlo.if", operands: "i1", regions: []*Region{reg("", "2xf32"), reg("", "2xf32")}, want: "tensor<2xf32>"},
-		{name: "branches", op: "stablehlo.if", operands: "i1", regions: []*Region{reg("", "2xf32"), reg("", "3xf32")}, err: "false_branch region returns (tensor<3xf32>), want (tensor<2xf32>)"},
-		{name: "pred", op: "stablehlo.if", operands: "2xi1", regions: []*Region{reg("", ""), reg("", "")}, err: "predicate has type tensor<2xi1>, want tensor<i1>"},
-		{name: "args", op: "stablehlo.if", operands: "i1", regions: []*Region{reg("f32", ""), reg("", "")}, err: "true_branch region takes (tensor<f32>), want ()"},
-		{name: "ok", op: "stablehlo.case", operands: "i32", regions: []*Region{reg("", "f32"), reg("", "f32"), reg("", "f32")}, want: "tensor<f32>"},
-		{name: "index", op: "stablehlo.case", operands: "i64", regions: []*Region{reg("", "f32")}, err: "index has type tensor<i64>, want tensor<i32>"},
-		{name: "branch", op: "stablehlo.case", operands: "i32", regions: []*Region{reg("", "f32"), reg("", "i32")}, err: "branch #1 region returns (tensor<i32>), want (tensor<f32>)"},
+		{name: "ok", op: "stablehlo.if", operands: "i1", regions: []*Region{tregion("", "2xf32"), tregion("", "2xf32")}, want: "tensor<2xf32>"},
+		{name: "branches", op: "stablehlo.if", operands: "i1", regions: []*Region{tregion("", "2xf32"), tregion("", "3xf32")}, err: "false_branch region returns (tensor<3xf32>), want (tensor<2xf32>)"},
+		{name: "pred", op: "stablehlo.if", operands: "2xi1", regions: []*Region{tregion("", ""), tregion("", "")}, err: "predicate has type tensor<2xi1>, want tensor<i1>"},
+		{name: "args", op: "stablehlo.if", operands: "i1", regions: []*Region{tregion("f32", ""), tregion("", "")}, err: "true_branch region takes (tensor<f32>), want ()"},
+		{name: "ok", op: "stablehlo.case", operands: "i32", regions: []*Region{tregion("", "f32"), tregion("", "f32"), tregion("", "f32")}, want: "tensor<f32>"},
+		{name: "index", op: "stablehlo.case", operands: "i64", regions: []*Region{tregion("", "f32")}, err: "index has type tensor<i64>, want tensor<i32>"},
+		{name: "branch", op: "stablehlo.case", operands: "i32", regions: []*Region{tregion("", "f32"), tregion("", "i32")}, err: "branch #1 region returns (tensor<i32>), want (tensor<f32>)"},
 
 		{name: "ok", op: "stablehlo.tuple", operands: "2xf32 !token", want: tup.String()},
 		{name: "ok", op: "stablehlo.optimization_barrier", operands: "2xf32 !token", want: "tensor<2xf32>, !stablehlo.token"},
@@ -410,16 +410,16 @@ func TestInferControl(t *testing.T) {
 		{name: "ok", op: "stablehlo.outfeed", operands: "2xf32 !token", want: "!stablehlo.token"},
 		{name: "ok", op: "stablehlo.infeed", operands: "!token", given: "2xf32 !token", want: "tensor<2xf32>, !stablehlo.token"},
 		{name: "token", op: "stablehlo.infeed", operands: "!token", given: "2xf32", err: "last result has type tensor<2xf32>, want !stablehlo.token"},
-		{name: "ok", op: "stablehlo.custom_call", operands: "2xf32", attrs: attrs("call_target_name", StringAttr("foo")), given: "3xi8", want: "tensor<3xi8>"},
+		{name: "ok", op: "stablehlo.custom_call", operands: "2xf32", attrs: nattrs("call_target_name", StringAttr("foo")), given: "3xi8", want: "tensor<3xi8>"},
 		{name: "target", op: "stablehlo.custom_call", operands: "2xf32", given: "3xi8", err: "missing attribute call_target_name"},
-		{name: "types", op: "stablehlo.custom_call", operands: "2xf32", attrs: attrs("call_target_name", StringAttr("foo")), err: "result types required"},
+		{name: "types", op: "stablehlo.custom_call", operands: "2xf32", attrs: nattrs("call_target_name", StringAttr("foo")), err: "result types required"},
 	})
 	// get_tuple_element needs a tuple operand, which tys cannot spell.
-	got, err := InferResultTypes("stablehlo.get_tuple_element", []Type{tup}, attrs("index", I32Attr(1)), nil)
+	got, err := InferResultTypes("stablehlo.get_tuple_element", []Type{tup}, nattrs("index", I32Attr(1)), nil)
 	if err != nil || typeList(got) != "!stablehlo.token" {
 		t.Errorf("get_tuple_element: got %v, %v", got, err)
 	}
-	if _, err := InferResultTypes("stablehlo.get_tuple_element", []Type{tup}, attrs("index", I32Attr(2)), nil); err == nil ||
+	if _, err := InferResultTypes("stablehlo.get_tuple_element", []Type{tup}, nattrs("index", I32Attr(2)), nil); err == nil ||
 		!strings.Contains(err.Error(), "index 2 is out of range for tuple<tensor<2xf32>, !stablehlo.token>") {
 		t.Errorf("get_tuple_element out of range: %v", err)
 	}
@@ -427,7 +427,7 @@ func TestInferControl(t *testing.T) {
 
 func TestInferLinalg(t *testing.T) {
 	fft := func(typ string, n ...int64) []NamedAttr {
-		return attrs("fft_type", enum("fft_type", typ), "fft_length", I64sAttr(n))
+		return nattrs("fft_type", enumA("fft_type", typ), "fft_length", I64sAttr(n))
 	}
 	runInferCases(t, []inferTC{
 		{name: "fft", op: "stablehlo.fft", operands: "3x8xcomplex<f32>", attrs: fft("FFT", 8), want: "tensor<3x8xcomplex<f32>>"},
@@ -437,43 +437,43 @@ func TestInferLinalg(t *testing.T) {
 		{name: "fft real", op: "stablehlo.fft", operands: "8xf32", attrs: fft("FFT", 8), err: "FFT operand has type tensor<8xf32>, want a complex tensor"},
 		{name: "length", op: "stablehlo.fft", operands: "8xcomplex<f32>", attrs: fft("FFT", 2, 4), err: "fft_length [2, 4] must have 1 to 3 entries"},
 
-		{name: "left", op: "stablehlo.triangular_solve", operands: "2x3x3xf32 2x3x5xf32", attrs: attrs("left_side", BoolAttr(true), "lower", BoolAttr(true), "unit_diagonal", BoolAttr(false), "transpose_a", enum("transpose", "NO_TRANSPOSE")), want: "tensor<2x3x5xf32>"},
-		{name: "right", op: "stablehlo.triangular_solve", operands: "3x3xf32 5x3xf32", attrs: attrs("left_side", BoolAttr(false)), want: "tensor<5x3xf32>"},
-		{name: "mismatch", op: "stablehlo.triangular_solve", operands: "3x3xf32 5x3xf32", attrs: attrs("left_side", BoolAttr(true)), err: "a tensor<3x3xf32> does not match the rows of b tensor<5x3xf32>"},
-		{name: "square", op: "stablehlo.triangular_solve", operands: "3x4xf32 4x3xf32", attrs: attrs("left_side", BoolAttr(true)), err: "a tensor<3x4xf32> is not square"},
+		{name: "left", op: "stablehlo.triangular_solve", operands: "2x3x3xf32 2x3x5xf32", attrs: nattrs("left_side", BoolAttr(true), "lower", BoolAttr(true), "unit_diagonal", BoolAttr(false), "transpose_a", enumA("transpose", "NO_TRANSPOSE")), want: "tensor<2x3x5xf32>"},
+		{name: "right", op: "stablehlo.triangular_solve", operands: "3x3xf32 5x3xf32", attrs: nattrs("left_side", BoolAttr(false)), want: "tensor<5x3xf32>"},
+		{name: "mismatch", op: "stablehlo.triangular_solve", operands: "3x3xf32 5x3xf32", attrs: nattrs("left_side", BoolAttr(true)), err: "a tensor<3x3xf32> does not match the rows of b tensor<5x3xf32>"},
+		{name: "square", op: "stablehlo.triangular_solve", operands: "3x4xf32 4x3xf32", attrs: nattrs("left_side", BoolAttr(true)), err: "a tensor<3x4xf32> is not square"},
 
-		{name: "ok", op: "stablehlo.cholesky", operands: "2x4x4xf64", attrs: attrs("lower", BoolAttr(true)), want: "tensor<2x4x4xf64>"},
+		{name: "ok", op: "stablehlo.cholesky", operands: "2x4x4xf64", attrs: nattrs("lower", BoolAttr(true)), want: "tensor<2x4x4xf64>"},
 		{name: "square", op: "stablehlo.cholesky", operands: "4x3xf64", err: "operand tensor<4x3xf64> is not square"},
 
-		{name: "ok", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: attrs("rng_algorithm", enum("rng_algorithm", "THREE_FRY")), given: "2xui64 3x4xui32", want: "tensor<2xui64>, tensor<3x4xui32>"},
-		{name: "state", op: "stablehlo.rng_bit_generator", operands: "3xui64", attrs: attrs("rng_algorithm", enum("rng_algorithm", "THREE_FRY")), given: "3xui64 3x4xui32", err: "THREE_FRY needs an initial_state of 2 elements, got tensor<3xui64>"},
-		{name: "output", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: attrs("rng_algorithm", enum("rng_algorithm", "DEFAULT")), err: "output type required"},
-		{name: "ok", op: "stablehlo.rng", operands: "f32 f32 2xi64", attrs: attrs("rng_distribution", enum("rng_distribution", "NORMAL")), given: "3x4xf32", want: "tensor<3x4xf32>"},
+		{name: "ok", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "THREE_FRY")), given: "2xui64 3x4xui32", want: "tensor<2xui64>, tensor<3x4xui32>"},
+		{name: "state", op: "stablehlo.rng_bit_generator", operands: "3xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "THREE_FRY")), given: "3xui64 3x4xui32", err: "THREE_FRY needs an initial_state of 2 elements, got tensor<3xui64>"},
+		{name: "output", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "DEFAULT")), err: "output type required"},
+		{name: "ok", op: "stablehlo.rng", operands: "f32 f32 2xi64", attrs: nattrs("rng_distribution", enumA("rng_distribution", "NORMAL")), given: "3x4xf32", want: "tensor<3x4xf32>"},
 
-		{name: "ok", op: "stablehlo.batch_norm_inference", operands: "2x3xf32 3xf32 3xf32 3xf32 3xf32", attrs: attrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>"},
-		{name: "feature", op: "stablehlo.batch_norm_inference", operands: "2x3xf32 2xf32 3xf32 3xf32 3xf32", attrs: attrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), err: "operand #1 tensor<2xf32> does not have the feature size 3 of tensor<2x3xf32>"},
-		{name: "ok", op: "stablehlo.batch_norm_training", operands: "2x3xf32 3xf32 3xf32", attrs: attrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>"},
-		{name: "ok", op: "stablehlo.batch_norm_grad", operands: "2x3xf32 3xf32 3xf32 3xf32 2x3xf32", attrs: attrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>"},
+		{name: "ok", op: "stablehlo.batch_norm_inference", operands: "2x3xf32 3xf32 3xf32 3xf32 3xf32", attrs: nattrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>"},
+		{name: "feature", op: "stablehlo.batch_norm_inference", operands: "2x3xf32 2xf32 3xf32 3xf32 3xf32", attrs: nattrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), err: "operand #1 tensor<2xf32> does not have the feature size 3 of tensor<2x3xf32>"},
+		{name: "ok", op: "stablehlo.batch_norm_training", operands: "2x3xf32 3xf32 3xf32", attrs: nattrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>"},
+		{name: "ok", op: "stablehlo.batch_norm_grad", operands: "2x3xf32 3xf32 3xf32 3xf32 2x3xf32", attrs: nattrs("epsilon", FloatAttr{Value: 1e-5}, "feature_index", I64Attr(1)), want: "tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>"},
 	})
 }
 
 func TestInferCollectives(t *testing.T) {
 	groups := I64ElementsAttr([][]int64{{0, 1}}, 2)
-	add := reg("f32 f32", "f32")
+	add := tregion("f32 f32", "f32")
 	runInferCases(t, []inferTC{
-		{name: "ok", op: "stablehlo.all_gather", operands: "2x2xi64 2x2xi32", attrs: attrs("all_gather_dim", I64Attr(1), "replica_groups", groups), want: "tensor<2x4xi64>, tensor<2x4xi32>"},
-		{name: "partitions", op: "stablehlo.all_gather", operands: "2x2xi64", attrs: attrs("all_gather_dim", I64Attr(1), "replica_groups", groups, "channel_handle", ChannelHandleAttr{Handle: 1}), given: "2x8xi64", want: "tensor<2x8xi64>"},
-		{name: "dim", op: "stablehlo.all_gather", operands: "2x2xi64", attrs: attrs("all_gather_dim", I64Attr(2), "replica_groups", groups), err: "all_gather_dim 2 is out of range for tensor<2x2xi64>"},
-		{name: "ok", op: "stablehlo.all_reduce", operands: "4xf32", attrs: attrs("replica_groups", groups), regions: []*Region{add}, want: "tensor<4xf32>"},
-		{name: "body", op: "stablehlo.all_reduce", operands: "4xf32", attrs: attrs("replica_groups", groups), regions: []*Region{reg("f32 f32", "i32")}, err: "computation region returns (tensor<i32>), want (tensor<f32>)"},
-		{name: "groups", op: "stablehlo.all_reduce", operands: "4xf32", attrs: attrs("replica_groups", I64ElementsAttr([][]int64{{0, 0}}, 2)), regions: []*Region{add}, err: "replica_groups dense<0> : tensor<1x2xi64> must hold unique non-negative ids"},
-		{name: "ok", op: "stablehlo.reduce_scatter", operands: "4x2xf32", attrs: attrs("scatter_dimension", I64Attr(0), "replica_groups", groups), regions: []*Region{add}, want: "tensor<2x2xf32>"},
-		{name: "divisible", op: "stablehlo.reduce_scatter", operands: "3x2xf32", attrs: attrs("scatter_dimension", I64Attr(0), "replica_groups", groups), regions: []*Region{add}, err: "dimension 0 of size 3 is not divisible by the replica group size 2"},
-		{name: "ok", op: "stablehlo.all_to_all", operands: "2x4xi64", attrs: attrs("split_dimension", I64Attr(1), "concat_dimension", I64Attr(0), "split_count", I64Attr(2), "replica_groups", groups), want: "tensor<4x2xi64>"},
-		{name: "count", op: "stablehlo.all_to_all", operands: "2x4xi64", attrs: attrs("split_dimension", I64Attr(1), "concat_dimension", I64Attr(0), "split_count", I64Attr(4), "replica_groups", groups), err: "replica groups have size 2, split_count is 4"},
-		{name: "ok", op: "stablehlo.collective_permute", operands: "2xf32", attrs: attrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {1, 0}})), want: "tensor<2xf32>"},
-		{name: "dup", op: "stablehlo.collective_permute", operands: "2xf32", attrs: attrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {0, 2}})), err: "must have unique non-negative sources and targets"},
-		{name: "ok", op: "stablehlo.collective_broadcast", operands: "2xf32", attrs: attrs("replica_groups", groups), want: "tensor<2xf32>"},
+		{name: "ok", op: "stablehlo.all_gather", operands: "2x2xi64 2x2xi32", attrs: nattrs("all_gather_dim", I64Attr(1), "replica_groups", groups), want: "tensor<2x4xi64>, tensor<2x4xi32>"},
+		{name: "partitions", op: "stablehlo.all_gather", operands: "2x2xi64", attrs: nattrs("all_gather_dim", I64Attr(1), "replica_groups", groups, "channel_handle", ChannelHandleAttr{Handle: 1}), given: "2x8xi64", want: "tensor<2x8xi64>"},
+		{name: "dim", op: "stablehlo.all_gather", operands: "2x2xi64", attrs: nattrs("all_gather_dim", I64Attr(2), "replica_groups", groups), err: "all_gather_dim 2 is out of range for tensor<2x2xi64>"},
+		{name: "ok", op: "stablehlo.all_reduce", operands: "4xf32", attrs: nattrs("replica_groups", groups), regions: []*Region{add}, want: "tensor<4xf32>"},
+		{name: "body", op: "stablehlo.all_reduce", operands: "4xf32", attrs: nattrs("replica_groups", groups), regions: []*Region{tregion("f32 f32", "i32")}, err: "computation region returns (tensor<i32>), want (tensor<f32>)"},
+		{name: "groups", op: "stablehlo.all_reduce", operands: "4xf32", attrs: nattrs("replica_groups", I64ElementsAttr([][]int64{{0, 0}}, 2)), regions: []*Region{add}, err: "replica_groups dense<0> : tensor<1x2xi64> must hold unique non-negative ids"},
+		{name: "ok", op: "stablehlo.reduce_scatter", operands: "4x2xf32", attrs: nattrs("scatter_dimension", I64Attr(0), "replica_groups", groups), regions: []*Region{add}, want: "tensor<2x2xf32>"},
+		{name: "divisible", op: "stablehlo.reduce_scatter", operands: "3x2xf32", attrs: nattrs("scatter_dimension", I64Attr(0), "replica_groups", groups), regions: []*Region{add}, err: "dimension 0 of size 3 is not divisible by the replica group size 2"},
+		{name: "ok", op: "stablehlo.all_to_all", operands: "2x4xi64", attrs: nattrs("split_dimension", I64Attr(1), "concat_dimension", I64Attr(0), "split_count", I64Attr(2), "replica_groups", groups), want: "tensor<4x2xi64>"},
+		{name: "count", op: "stablehlo.all_to_all", operands: "2x4xi64", attrs: nattrs("split_dimension", I64Attr(1), "concat_dimension", I64Attr(0), "split_count", I64Attr(4), "replica_groups", groups), err: "replica groups have size 2, split_count is 4"},
+		{name: "ok", op: "stablehlo.collective_permute", operands: "2xf32", attrs: nattrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {1, 0}})), want: "tensor<2xf32>"},
+		{name: "dup", op: "stablehlo.collective_permute", operands: "2xf32", attrs: nattrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {0, 2}})), err: "must have unique non-negative sources and targets"},
+		{name: "ok", op: "stablehlo.collective_broadcast", operands: "2xf32", attrs: nattrs("replica_groups", groups), want: "tensor<2xf32>"},
 	})
 }
 
@@ -490,15 +490,15 @@ func TestTypesCompatible(t *testing.T) {
 		a, b Type
 		want bool
 	}{
-		{tt("2x3xf32"), tt("?x3xf32"), true},
-		{tt("2x3xf32"), tt("3x3xf32"), false},
-		{tt("2x3xf32"), tt("2x3xf16"), false},
-		{tt("2xf32"), tt("2x1xf32"), false},
+		{ttype("2x3xf32"), ttype("?x3xf32"), true},
+		{ttype("2x3xf32"), ttype("3x3xf32"), false},
+		{ttype("2x3xf32"), ttype("2x3xf16"), false},
+		{ttype("2xf32"), ttype("2x1xf32"), false},
 		{q, q2, true},
-		{q, tt("3xi8"), false},
+		{q, ttype("3xi8"), false},
 		{&TokenType{}, &TokenType{}, true},
-		{&TokenType{}, tt("f32"), false},
-		{&TupleType{Elems: []Type{tt("?xf32")}}, &TupleType{Elems: []Type{tt("2xf32")}}, true},
+		{&TokenType{}, ttype("f32"), false},
+		{&TupleType{Elems: []Type{ttype("?xf32")}}, &TupleType{Elems: []Type{ttype("2xf32")}}, true},
 	} {
 		if got := TypesCompatible(c.a, c.b); got != c.want {
 			t.Errorf("TypesCompatible(%s, %s) = %v, want %v", c.a, c.b, got, c.want)

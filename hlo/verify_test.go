@@ -13,11 +13,11 @@ func validModule(t *testing.T) *Module {
 	b := NewBuilder("m")
 	b.SetLocations(false)
 	h := b.Func("helper").Private()
-	ha := h.Arg(f32(2))
+	ha := h.Arg(tf32(2))
 	h.Return(h.Neg(ha))
 	f := b.Func("main")
-	x := f.Arg(f32(2))
-	y := f.Arg(f32(2))
+	x := f.Arg(tf32(2))
+	y := f.Arg(tf32(2))
 	s := f.Add(x, y)
 	r := f.Reduce([]*Value{s}, []*Value{f.ConstantScalar(F32, 0)}, []int64{0}, sumBody)
 	w := f.While([]*Value{s}, func(sc *Scope, a []*Value) *Value {
@@ -70,13 +70,13 @@ func TestVerifyInvalid(t *testing.T) {
 		want   string
 	}{
 		{"result type", func(m *Module) {
-			findOp(m.Func("main"), "stablehlo.add").Results[0].Type = f32(3)
+			findOp(m.Func("main"), "stablehlo.add").Results[0].Type = tf32(3)
 		}, "stablehlo.add: result #0 has type tensor<3xf32>, inferred tensor<2xf32> from operands (tensor<2xf32>, tensor<2xf32>)"},
 		{"use before def", func(m *Module) {
 			body := m.Func("main").Body.Blocks[0]
 			body.Ops[0], body.Ops[1] = body.Ops[1], body.Ops[0] // constant and add swap: fine
 			add := findOp(m.Func("main"), "stablehlo.add")
-			neg := NewOp("stablehlo.negate", []*Value{add.Results[0]}, []Type{f32(2)})
+			neg := NewOp("stablehlo.negate", []*Value{add.Results[0]}, []Type{tf32(2)})
 			neg.Loc = Loc{File: "x.mlir", Line: 7, Col: 3}
 			body.Ops = append([]*Op{neg}, body.Ops...)
 		}, "x.mlir:7:3: stablehlo.negate: operand #0 (result #0 of stablehlo.add) is used before its definition or outside its scope"},
@@ -92,7 +92,7 @@ func TestVerifyInvalid(t *testing.T) {
 			ret[len(ret)-1].Operands[0] = inner
 		}, "func.return: operand #0 (result #0 of stablehlo.add) is used before its definition or outside its scope"},
 		{"return types", func(m *Module) {
-			m.Func("main").ResultTypes[1] = f32(3)
+			m.Func("main").ResultTypes[1] = tf32(3)
 		}, "func.return types (tensor<f32>, tensor<2xf32>) differ from the result types (tensor<f32>, tensor<3xf32>) of @main"},
 		{"missing terminator", func(m *Module) {
 			b := m.Func("helper").Body.Blocks[0]
@@ -108,7 +108,7 @@ func TestVerifyInvalid(t *testing.T) {
 		}, "func.return must be the last op of its block"},
 		{"reduce body type", func(m *Module) {
 			red := findOp(m.Func("main"), "stablehlo.reduce")
-			red.Regions[0].Blocks[0].Args[0].Type = f32(1)
+			red.Regions[0].Blocks[0].Args[0].Type = tf32(1)
 		}, "stablehlo.reduce: body region arguments #0 and #1 are tensor<1xf32> and tensor<f32>, want 0-d tensors"},
 		{"while cond type", func(m *Module) {
 			w := findOp(m.Func("main"), "stablehlo.while")
@@ -124,14 +124,14 @@ func TestVerifyInvalid(t *testing.T) {
 			findOp(m.Func("main"), "func.call").SetAttr("callee", SymbolRefAttr{Name: "nope"})
 		}, "func.call: callee @nope is not a function of this module"},
 		{"call signature", func(m *Module) {
-			m.Func("helper").Args[0].Type = f32(4)
+			m.Func("helper").Args[0].Type = tf32(4)
 		}, "func.call: operand types (tensor<2xf32>) do not match the arguments (tensor<4xf32>) of callee @helper"},
 		{"unknown op", func(m *Module) {
 			findOp(m.Func("main"), "stablehlo.add").Name = "stablehlo.plus"
 		}, "stablehlo.plus: unknown op"},
 		{"result count", func(m *Module) {
 			add := findOp(m.Func("main"), "stablehlo.add")
-			add.Results = append(add.Results, &Value{Type: f32(2), Def: add, Index: 1})
+			add.Results = append(add.Results, &Value{Type: tf32(2), Def: add, Index: 1})
 		}, "stablehlo.add: op has 2 results, want 1 (tensor<2xf32>)"},
 		{"duplicate function", func(m *Module) {
 			m.Funcs = append(m.Funcs, m.Func("helper"))
@@ -162,8 +162,8 @@ func TestVerifyInvalid(t *testing.T) {
 
 func TestVerifyCollectsAll(t *testing.T) {
 	m := validModule(t)
-	findOp(m.Func("main"), "stablehlo.add").Results[0].Type = f32(3)
-	findOp(m.Func("helper"), "stablehlo.negate").Results[0].Type = f32(5)
+	findOp(m.Func("main"), "stablehlo.add").Results[0].Type = tf32(3)
+	findOp(m.Func("helper"), "stablehlo.negate").Results[0].Type = tf32(5)
 	errs := verifyErrs(m)
 	if len(errs) < 3 { // add, negate, helper's return, ...
 		t.Fatalf("got %d errors: %q", len(errs), errs)
@@ -176,7 +176,7 @@ func TestVerifyDynamicAndForeign(t *testing.T) {
 	x := f.Arg(NewTensorType(F32, DynamicDim, 3))
 	y := f.Add(x, x)
 	// A declared static result is compatible with an inferred dynamic one.
-	y.Type = f32(4, 3)
+	y.Type = tf32(4, 3)
 	z := f.Op("chlo.whatever", []*Value{y}, nil, NewTensorType(I8, 1))
 	f.Return(y, z[0])
 	if _, err := b.Build(); err != nil {
@@ -184,7 +184,7 @@ func TestVerifyDynamicAndForeign(t *testing.T) {
 	}
 	// Foreign ops are still checked for SSA.
 	m := b.Module()
-	z[0].Def.Operands[0] = &Value{Type: f32(4, 3), Name: "ghost"}
+	z[0].Def.Operands[0] = &Value{Type: tf32(4, 3), Name: "ghost"}
 	if err := Verify(m); err == nil || !strings.Contains(err.Error(), "chlo.whatever: operand #0 %ghost is used before its definition") {
 		t.Errorf("got %v", err)
 	}

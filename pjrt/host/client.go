@@ -177,37 +177,48 @@ func (e *Executable) unwrap(args []pjrt.Buffer) ([]kernel.Value, error) {
 
 func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 	out := make([]pjrt.Buffer, 0, e.nOut)
-	var add func(v kernel.Value)
-	add = func(v kernel.Value) {
-		switch v := v.(type) {
-		case *hlo.Literal:
-			out = append(out, e.client.wrap(v, dev))
-		case kernel.Tuple:
-			for _, x := range v {
-				add(x)
-			}
-		case kernel.Token:
-			out = append(out, e.client.wrap(hlo.NewLiteral(hlo.Bool, 0), dev))
-		}
-	}
 	for _, v := range res {
-		add(v)
+		out = e.appendOut(out, v, dev)
 	}
 	return out
 }
 
-// Execute runs the program on one device.
-func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pjrt.Buffer, error) {
-	in, err := e.unwrap(args)
-	if err != nil {
-		return nil, err
+func (e *Executable) appendOut(out []pjrt.Buffer, v kernel.Value, dev int) []pjrt.Buffer {
+	switch v := v.(type) {
+	case *hlo.Literal:
+		out = append(out, e.client.wrap(v, dev))
+	case kernel.Tuple:
+		for _, x := range v {
+			out = e.appendOut(out, x, dev)
+		}
+	case kernel.Token:
+		out = append(out, e.client.wrap(hlo.NewLiteral(hlo.Bool, 0), dev))
 	}
+	return out
+}
+
+// Execute runs the program on one device. The context, argument list and
+// buffer pool of the run come from the program's pool of run states.
+func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pjrt.Buffer, error) {
 	if err := e.client.checkDevice(opts.Device); err != nil {
 		return nil, err
 	}
-	x := &kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: e.prog}
-	res, err := e.prog.Run(x, in)
+	r := e.prog.getRun()
+	for i, a := range args {
+		b, ok := a.(*Buffer)
+		if !ok {
+			e.prog.putRun(r)
+			return nil, fmt.Errorf("host: argument %d is a %T, not an embedded-device buffer", i, a)
+		}
+		if b.deleted.Load() {
+			e.prog.putRun(r)
+			return nil, fmt.Errorf("host: argument %d: %w", i, errDeleted)
+		}
+		r.in = append(r.in, b.lit)
+	}
+	res, err := e.prog.execute(r)
 	if err != nil {
+		e.prog.putRun(r)
 		return nil, err
 	}
 	for _, i := range opts.Donate {
@@ -215,7 +226,9 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 			args[i].Delete()
 		}
 	}
-	return e.wrapOut(res, opts.Device), nil
+	out := e.wrapOut(res, opts.Device)
+	e.prog.putRun(r)
+	return out, nil
 }
 
 // ExecuteReplicated runs one copy of the program per replica and partition,

@@ -18,10 +18,10 @@ type Program struct {
 
 	noFuse bool
 
-	// pools holds *kernel.Pool: an execution takes one, recycles its dead
-	// intermediates through it and hands it back, so the next execution
-	// reuses that storage.
-	pools sync.Pool
+	// runs holds *runState: an execution takes one, recycles its dead
+	// intermediates through its pool and hands it back, so the next
+	// execution reuses that storage.
+	runs sync.Pool
 }
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.
@@ -380,8 +380,9 @@ func usedValues(op *hlo.Op) []*hlo.Value {
 	return vals
 }
 
-// run executes the block on x.Frame.
-func (bp *blockPlan) run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
+// run executes the block on x.Frame and appends its results to res (nil:
+// a new slice).
+func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Value, error) {
 	if len(args) != len(bp.args) {
 		return nil, fmt.Errorf("host: block takes %d arguments, got %d", len(bp.args), len(args))
 	}
@@ -421,22 +422,29 @@ func (bp *blockPlan) run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, er
 			frame[id] = nil
 		}
 	}
-	res := make([]kernel.Value, len(bp.results))
-	for i, id := range bp.results {
-		res[i] = frame[id]
+	if res == nil {
+		res = make([]kernel.Value, 0, len(bp.results))
+	}
+	for _, id := range bp.results {
+		res = append(res, frame[id])
 	}
 	return res, nil
 }
 
 // Run executes the function on a fresh frame.
 func (fp *funcPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
+	return fp.runInto(x, args, nil)
+}
+
+// runInto is Run appending the results to res.
+func (fp *funcPlan) runInto(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Value, error) {
 	fb, _ := fp.frames.Get().(*frameBuf)
 	if fb == nil {
 		fb = &frameBuf{slots: make([]kernel.Value, fp.nslots)}
 	}
 	saved := x.Frame
 	x.Frame = fb.slots
-	res, err := fp.body.run(x, args)
+	res, err := fp.body.run(x, args, res)
 	x.Frame = saved
 	clear(fb.slots)
 	fp.frames.Put(fb)
@@ -447,7 +455,7 @@ func (fp *funcPlan) NumResults() int { return len(fp.fn.ResultTypes) }
 
 // Run executes the region on its parent's frame.
 func (rp *regionPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
-	return rp.body.run(x, args)
+	return rp.body.run(x, args, nil)
 }
 
 func (rp *regionPlan) NumResults() int { return len(rp.body.results) }
@@ -461,27 +469,68 @@ func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error
 	if x.Program == nil {
 		x.Program = p
 	}
-	var pool *kernel.Pool
+	var r *runState
 	if x.Pool == nil {
-		pool, _ = p.pools.Get().(*kernel.Pool)
-		if pool == nil {
-			pool = new(kernel.Pool)
-		}
-		x.Pool = pool
+		r = p.getRun()
+		x.Pool = &r.pool
 	}
-	res, err := p.entry.Run(x, args)
-	if pool != nil {
+	res, err := p.entry.runInto(x, args, nil)
+	if r != nil {
 		x.Pool = nil
-		p.pools.Put(pool)
+		p.putRun(r)
 	}
 	if err != nil {
 		return nil, err
 	}
+	p.copyOut(res)
+	return res, nil
+}
+
+func (p *Program) copyOut(res []kernel.Value) {
 	for i, r := range res {
 		if p.entry.copyOut[i] {
 			res[i] = cloneValue(r)
 		}
 	}
+}
+
+// runState is what one single-device execution needs besides its frame:
+// its context, buffer pool and argument and result lists. Programs keep
+// them in a sync.Pool, so a warm execution allocates only its results, and
+// the storage its intermediates died in is reused by the next execution.
+type runState struct {
+	x       kernel.Ctx
+	pool    kernel.Pool
+	in, res []kernel.Value
+}
+
+func (p *Program) getRun() *runState {
+	r, _ := p.runs.Get().(*runState)
+	if r == nil {
+		r = &runState{}
+	}
+	return r
+}
+
+func (p *Program) putRun(r *runState) {
+	clear(r.in)
+	clear(r.res)
+	r.in, r.res = r.in[:0], r.res[:0]
+	r.x = kernel.Ctx{}
+	p.runs.Put(r)
+}
+
+// execute runs the entry function on one device with r's context and
+// pool; args is r.in, filled by the caller. The results (in r.res) are
+// valid until putRun.
+func (p *Program) execute(r *runState) ([]kernel.Value, error) {
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool}
+	res, err := p.entry.runInto(&r.x, r.in, r.res[:0])
+	r.res = res
+	if err != nil {
+		return nil, err
+	}
+	p.copyOut(res)
 	return res, nil
 }
 

@@ -68,6 +68,7 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 			lifted.verdictOps = append(lifted.verdictOps, ck.op)
 		}
 	}
+	r.Checks = log.Passed + len(log.Failed)
 	if n := len(log.Failed); n > 0 {
 		msg := log.Failed[0]
 		op := "check"

@@ -52,6 +52,7 @@ func runEmbedded(m *hlo.Module, entry *hlo.Func, r *Result, stop *stopper) {
 // every verdict the entry returns is true.
 func judge(entry *hlo.Func, log *kernel.CheckLog, res []kernel.Value, r *Result) {
 	checks := unconditionalChecks(entry)
+	r.Checks = log.Passed + len(log.Failed) + len(verdictResults(entry))
 	if n := len(log.Failed); n > 0 {
 		msg := log.Failed[0]
 		op := "check"

@@ -32,15 +32,17 @@ const (
 
 // Result is the outcome of one case: one split part of one file.
 type Result struct {
-	File     string        `json:"file"` // as given, or relative to Options.Root
-	Case     int           `json:"case"` // index of the split part, from 0
-	Line     int           `json:"line"` // first line of the part in the file
-	Func     string        `json:"function,omitempty"`
-	Status   Status        `json:"status"`
-	Skip     SkipReason    `json:"skip,omitempty"`
-	Kind     Kind          `json:"kind,omitempty"`
-	Op       string        `json:"op,omitempty"` // the op a failure is attributed to
-	Reason   string        `json:"reason,omitempty"`
+	File   string     `json:"file"` // as given, or relative to Options.Root
+	Case   int        `json:"case"` // index of the split part, from 0
+	Line   int        `json:"line"` // first line of the part in the file
+	Func   string     `json:"function,omitempty"`
+	Status Status     `json:"status"`
+	Skip   SkipReason `json:"skip,omitempty"`
+	Kind   Kind       `json:"kind,omitempty"`
+	Op     string     `json:"op,omitempty"` // the op a failure is attributed to
+	Reason string     `json:"reason,omitempty"`
+	// Checks is the number of check verdicts the case produced.
+	Checks   int           `json:"checks"`
 	Duration time.Duration `json:"-"`
 	Phases   Phases        `json:"-"`
 	Seconds  float64       `json:"duration"`

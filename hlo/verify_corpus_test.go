@@ -128,7 +128,6 @@ func TestVerifyCorpus(t *testing.T) {
 		chunks, parsed, verified, foreign, len(verifyKnownInvalid))
 }
 
-
 // TestVerifyCorpusMutations corrupts corpus modules and checks that Verify
 // notices: for ops whose result types are fully inferable, an extra
 // dimension on the first result; and a use moved before its definition.

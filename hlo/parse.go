@@ -47,6 +47,8 @@ type parser struct {
 	src   []byte
 	lines lineIndex
 	tok   token
+	// lastEnd is the end offset of the last consumed token.
+	lastEnd int
 
 	typeAliases map[string]Type
 	attrAliases map[string]Attr
@@ -63,10 +65,49 @@ func newParser(file string, src []byte, firstLine int) *parser {
 
 // --- tokens -----------------------------------------------------------------
 
-func (p *parser) next() { p.tok = lexAt(p.src, p.tok.end) }
+func (p *parser) next() {
+	p.lastEnd = p.tok.end
+	p.tok = lexAt(p.src, p.tok.end)
+}
 
 // resetTo re-lexes from byte offset pos.
-func (p *parser) resetTo(pos int) { p.tok = lexAt(p.src, pos) }
+func (p *parser) resetTo(pos int) {
+	p.lastEnd = pos
+	p.tok = lexAt(p.src, pos)
+}
+
+// prevEnd is the end offset of the last consumed token.
+func (p *parser) prevEnd() int { return p.lastEnd }
+
+// spanText returns the source between start and end with every gap that
+// holds a newline or a comment collapsed to one space, so that text kept
+// verbatim (opaque attributes and types) prints on one line.
+func (p *parser) spanText(start, end int) string {
+	var b strings.Builder
+	pos := start
+	var prev byte
+	for pos < end {
+		t := lexAt(p.src, pos)
+		if t.start >= end || t.kind == tEOF {
+			break
+		}
+		gap := p.src[pos:t.start]
+		if strings.ContainsAny(string(gap), "\n/") {
+			// Drop the gap inside brackets and before closing
+			// punctuation, keep one space elsewhere.
+			next := p.src[t.start]
+			if pos > start && !strings.ContainsRune("<([", rune(prev)) && !strings.ContainsRune(">)],", rune(next)) {
+				b.WriteByte(' ')
+			}
+		} else {
+			b.Write(gap)
+		}
+		b.Write(p.src[t.start:t.end])
+		prev = p.src[t.end-1]
+		pos = t.end
+	}
+	return b.String()
+}
 
 func (p *parser) text() string { return string(p.src[p.tok.start:p.tok.end]) }
 
@@ -401,7 +442,7 @@ func (p *parser) skipBalanced() string {
 		end := p.tok.end
 		p.next()
 		if depth == 0 {
-			return string(p.src[start:end])
+			return p.spanText(start, end)
 		}
 	}
 }

@@ -207,24 +207,7 @@ func (p *parser) parseOpaqueAttr() Attr {
 		p.parseType()
 		end = p.prevEnd()
 	}
-	return OpaqueAttr{Text: string(p.src[start:end])}
-}
-
-// prevEnd is the end offset of the last consumed token (the current
-// token's start minus the whitespace before it).
-func (p *parser) prevEnd() int {
-	e := p.tok.start
-	for e > 0 {
-		c := p.src[e-1]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			e--
-			continue
-		}
-		break
-	}
-	// A trailing comment before the token would end in a newline already
-	// stripped above; comments never sit inside an attribute.
-	return e
+	return OpaqueAttr{Text: p.spanText(start, end)}
 }
 
 // parseHashAttr parses #alias, #dialect<...> and #dialect.name<...>.
@@ -285,6 +268,8 @@ func (p *parser) parseHashAttr() Attr {
 			}
 		}
 		return ch
+	case "#stablehlo.result_accuracy":
+		return p.parseResultAccuracy()
 	case "#stablehlo.bounds":
 		p.next()
 		p.expect("<")
@@ -312,7 +297,7 @@ func (p *parser) parseHashAttr() Attr {
 	if p.is("<") {
 		p.skipBalanced()
 	}
-	return OpaqueAttr{Text: string(p.src[start:p.prevEnd()])}
+	return OpaqueAttr{Text: p.spanText(start, p.prevEnd())}
 }
 
 // parseDimSize parses an integer or '?' (DynamicDim).
@@ -355,6 +340,9 @@ func (p *parser) parseStruct() []structField {
 	for !p.is(">") {
 		if len(fs) > 0 {
 			p.expect(",")
+			if p.is(">") {
+				break // trailing comma
+			}
 		}
 		f := structField{name: p.bareKeyword(), off: p.tok.start}
 		if f.name == "" {
@@ -639,4 +627,67 @@ func intFits(dt DType, v int64) bool {
 	// Signed: accept the signed range, and unsigned bit patterns up to
 	// 2^bits-1 as MLIR does for signless integers.
 	return v >= -(1<<(bits-1)) && v < 1<<bits
+}
+
+// parseResultAccuracy parses #stablehlo.result_accuracy<[atol = F,]
+// [rtol = F,] [ulps = N,] mode = #stablehlo.result_accuracy_mode<M>> and
+// keeps it as an OpaqueAttr in MLIR's printed form (zero fields omitted),
+// so equal values have equal text.
+func (p *parser) parseResultAccuracy() Attr {
+	p.next()
+	p.expect("<")
+	var atol, rtol float64
+	var ulps int64
+	mode := ""
+	for !p.is(">") {
+		k := p.bareKeyword()
+		off := p.tok.start
+		if k == "" {
+			p.failExpected("result accuracy field")
+		}
+		p.next()
+		p.expect("=")
+		switch k {
+		case "atol":
+			atol = p.parseFloatValue()
+		case "rtol":
+			rtol = p.parseFloatValue()
+		case "ulps":
+			ulps = p.parseInt()
+		case "mode":
+			if p.tok.kind != tHash || p.text() != "#stablehlo.result_accuracy_mode" {
+				p.failExpected("#stablehlo.result_accuracy_mode")
+			}
+			p.next()
+			p.expect("<")
+			mode = p.bareKeyword()
+			if mode == "" {
+				p.failExpected("result accuracy mode")
+			}
+			p.next()
+			p.expect(">")
+		default:
+			p.failAt(off, "unknown field %s in #stablehlo.result_accuracy", k)
+		}
+		if !p.accept(",") {
+			break
+		}
+	}
+	p.expect(">")
+	if mode == "" {
+		p.failAt(p.tok.start, "#stablehlo.result_accuracy needs a mode")
+	}
+	var b strings.Builder
+	b.WriteString("#stablehlo.result_accuracy<")
+	if atol != 0 {
+		b.WriteString("atol = " + FormatFloat(atol) + ", ")
+	}
+	if rtol != 0 {
+		b.WriteString("rtol = " + FormatFloat(rtol) + ", ")
+	}
+	if ulps != 0 {
+		b.WriteString("ulps = " + strconv.FormatInt(ulps, 10) + ", ")
+	}
+	b.WriteString("mode = #stablehlo.result_accuracy_mode<" + mode + ">>")
+	return OpaqueAttr{Text: b.String()}
 }

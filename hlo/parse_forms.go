@@ -216,7 +216,8 @@ func init() {
 	defForm("attrs [[ $$ : T:pairwise || ( ) ]]", nil, "stablehlo.optimization_barrier")
 	defForm("!calltarget ( $$ ) attrs : T:fn", customCallDef, "stablehlo.custom_call")
 	defForm("@name:str $$ attrs : T:fn", compositeDef, "stablehlo.composite")
-	defForm("$$ attrs [[ : T:operands ]]", nil, "stablehlo.return", "func.return")
+	defForm("$$ attrs [[ : T:operands ]]", nil, "stablehlo.return")
+	defForm("attrs [[ $$ : T:operands ]]", nil, "func.return")
 	defForm("@callee:symref ( $$ ) attrs : T:fn", nil, "func.call")
 
 	// chlo.

@@ -32,7 +32,7 @@ func (p *parser) parseType() Type {
 		if p.is("<") {
 			p.skipBalanced()
 		}
-		return &OpaqueType{Text: string(p.src[start:p.tok.start])}
+		return &OpaqueType{Text: p.spanText(start, p.prevEnd())}
 	case tBang:
 		name := p.text()
 		if name == "!stablehlo.token" {
@@ -47,7 +47,7 @@ func (p *parser) parseType() Type {
 		if p.is("<") {
 			p.skipBalanced()
 		}
-		return &OpaqueType{Text: trimRight(p.src[start:p.tok.start])}
+		return &OpaqueType{Text: p.spanText(start, p.prevEnd())}
 	case tPunct:
 		if p.is("(") {
 			return p.parseFunctionType()
@@ -55,14 +55,6 @@ func (p *parser) parseType() Type {
 	}
 	p.failExpected("type")
 	return nil
-}
-
-func trimRight(b []byte) string {
-	n := len(b)
-	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\n' || b[n-1] == '\t' || b[n-1] == '\r') {
-		n--
-	}
-	return string(b[:n])
 }
 
 // parseFunctionType parses `(T, ...) -> T` or `(T, ...) -> (T, ...)`.
@@ -123,7 +115,7 @@ func (p *parser) parseTensorType() Type {
 			// Unranked tensors are kept opaque.
 			p.tok = lt
 			p.skipBalanced()
-			return &OpaqueType{Text: string(p.src[start:p.tok.start])}
+			return &OpaqueType{Text: p.spanText(start, p.prevEnd())}
 		}
 		var d int64
 		q := pos
@@ -155,7 +147,7 @@ func (p *parser) parseTensorType() Type {
 		// An element type DType cannot hold: keep the whole type opaque.
 		p.tok = lt
 		p.skipBalanced()
-		return &OpaqueType{Text: string(p.src[start:p.tok.start])}
+		return &OpaqueType{Text: p.spanText(start, p.prevEnd())}
 	}
 	if p.accept(",") {
 		t.Encoding = p.parseEncoding()

@@ -23,8 +23,14 @@ func (c *inferCtx) spansPartitions() bool {
 }
 
 // checkReplicaGroups checks that replica ids in replica_groups are unique
-// and non-negative (-1 pads ragged groups).
+// and non-negative (-1 pads ragged groups), and that flattened device ids
+// come with a channel.
 func (c *inferCtx) checkReplicaGroups() error {
+	if g, _ := c.flag("use_global_device_ids"); g {
+		if ch, ok := c.attr("channel_handle").(ChannelHandleAttr); !ok || ch.Handle <= 0 {
+			return c.errf("use_global_device_ids needs a channel_handle with a positive handle")
+		}
+	}
 	d, ok := c.attr("replica_groups").(*DenseElementsAttr)
 	if !ok {
 		return nil

@@ -37,6 +37,9 @@ func (c *inferCtx) checkPrecision() error {
 		if !ok || (v != "DEFAULT" && v != "HIGH" && v != "HIGHEST") {
 			return c.errf("precision_config entry %s is not DEFAULT, HIGH or HIGHEST", AttrString(e))
 		}
+		if v != "DEFAULT" && c.attr("algorithm") != nil {
+			return c.errf("precision_config must be DEFAULT when an algorithm is given, got %s", v)
+		}
 	}
 	return nil
 }

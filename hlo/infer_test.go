@@ -293,6 +293,7 @@ func TestInferDotConv(t *testing.T) {
 		{name: "counts", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}}), err: "lhs_contracting_dimensions [1] and rhs_contracting_dimensions [] differ in size"},
 		{name: "missing", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", err: "missing attribute dot_dimension_numbers"},
 		{name: "precision", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}, "precision_config", ArrayAttr{enumA("precision", "FAST")}), err: "precision_config entry #stablehlo<precision FAST> is not DEFAULT, HIGH or HIGHEST"},
+		{name: "algorithm", op: "stablehlo.dot_general", operands: "2x3xf32 3x4xf32", attrs: nattrs("dot_dimension_numbers", &DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}, "precision_config", ArrayAttr{enumA("precision", "HIGH")}, "algorithm", OpaqueAttr{Text: "#stablehlo.dot_algorithm<...>"}), err: "precision_config must be DEFAULT when an algorithm is given, got HIGH"},
 		{name: "matmul", op: "stablehlo.dot", operands: "2x3xf32 3x4xf32", want: "tensor<2x4xf32>"},
 		{name: "matvec", op: "stablehlo.dot", operands: "2x3xf32 3xf32", want: "tensor<2xf32>"},
 		{name: "vecvec", op: "stablehlo.dot", operands: "3xf32 3xf32", want: "tensor<f32>"},
@@ -473,6 +474,7 @@ func TestInferCollectives(t *testing.T) {
 		{name: "count", op: "stablehlo.all_to_all", operands: "2x4xi64", attrs: nattrs("split_dimension", I64Attr(1), "concat_dimension", I64Attr(0), "split_count", I64Attr(4), "replica_groups", groups), err: "replica groups have size 2, split_count is 4"},
 		{name: "ok", op: "stablehlo.collective_permute", operands: "2xf32", attrs: nattrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {1, 0}})), want: "tensor<2xf32>"},
 		{name: "dup", op: "stablehlo.collective_permute", operands: "2xf32", attrs: nattrs("source_target_pairs", PairsAttr([][2]int64{{0, 1}, {0, 2}})), err: "must have unique non-negative sources and targets"},
+		{name: "global ids", op: "stablehlo.all_gather", operands: "2x2xi64", attrs: nattrs("all_gather_dim", I64Attr(1), "replica_groups", groups, "use_global_device_ids", UnitAttr{}), err: "use_global_device_ids needs a channel_handle with a positive handle"},
 		{name: "ok", op: "stablehlo.collective_broadcast", operands: "2xf32", attrs: nattrs("replica_groups", groups), want: "tensor<2xf32>"},
 	})
 }

@@ -45,7 +45,7 @@ func compileCholesky(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		out := kernel.Alloc(ot)
+		out := x.NewLiteralUninit(ot.DType, ot.Dims)
 		if at.DType.IsComplex() {
 			l := make([]complex128, len(a.Data)/a.DType.Size())
 			choleskyRun(toC128(a), l, n, batch, lower)

@@ -130,7 +130,7 @@ func compileConvolution(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		results[0] = p.run(l, r)
+		results[0] = p.run(x, l, r)
 		return nil
 	}, nil
 }
@@ -190,7 +190,7 @@ func compileDynamicConv(c *kernel.OpCtx) (kernel.RunFn, error) {
 			last, lastPad = p, pad
 		}
 		mu.Unlock()
-		results[0] = p.run(l, r)
+		results[0] = p.run(x, l, r)
 		return nil
 	}, nil
 }
@@ -381,16 +381,20 @@ func permuted(l *hlo.Literal, perm []int) *hlo.Literal {
 	return &hlo.Literal{DType: l.DType, Dims: pd, Data: permuteBytes(l.Data, l.Dims, perm, l.DType.Size())}
 }
 
-func (p *convPlan) run(l, r *hlo.Literal) *hlo.Literal {
-	out := kernel.Alloc(p.ot)
+func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
+	out := x.NewLiteralUninit(p.ot.DType, p.ot.Dims)
 	if out.NumElements() == 0 {
 		return out
 	}
 	lc, rc := permuted(l, p.lhsPerm), permuted(r, p.rhsPerm)
 	canon := out
 	if p.outPerm != nil {
-		canon = hlo.NewLiteral(out.DType, p.outCanon...)
+		canon = x.NewLiteral(out.DType, p.outCanon)
+	} else {
+		clear(out.Data)
 	}
+	// Small convolutions run in reference order (see refgemm.go).
+	small := canon.NumElements()*p.kSp*(p.c/p.fgc) <= refWork
 	switch p.kind {
 	case dotF32:
 		var c []float32
@@ -400,7 +404,11 @@ func (p *convPlan) run(l, r *hlo.Literal) *hlo.Literal {
 			c = make([]float32, canon.NumElements())
 		}
 		convCompute(p, toF32(lc), toF32(rc), c, func(m, n, k int, a, b, c matrix[float32]) {
-			gemm(bestF32(), 1, m, n, k, a, b, c)
+			if small {
+				refGemm(1, m, n, k, a, b, c)
+			} else {
+				gemm(bestF32(), 1, m, n, k, a, b, c)
+			}
 		})
 		if canon.DType != hlo.F32 {
 			storeF32(canon, c)
@@ -413,7 +421,11 @@ func (p *convPlan) run(l, r *hlo.Literal) *hlo.Literal {
 			c = make([]float64, canon.NumElements())
 		}
 		convCompute(p, toF64(lc), toF64(rc), c, func(m, n, k int, a, b, c matrix[float64]) {
-			gemm(bestF64(), 1, m, n, k, a, b, c)
+			if small {
+				refGemm(1, m, n, k, a, b, c)
+			} else {
+				gemm(bestF64(), 1, m, n, k, a, b, c)
+			}
 		})
 		if canon.DType != hlo.F64 {
 			for i, v := range c {
@@ -431,12 +443,22 @@ func (p *convPlan) run(l, r *hlo.Literal) *hlo.Literal {
 			storeI64(canon, c)
 		}
 	case dotC128:
-		c := make([]complex128, canon.NumElements())
-		convCompute(p, toC128(lc), toC128(rc), c, naiveGemm1[complex128])
-		storeC128(canon, c)
+		switch {
+		case small && canon.DType == hlo.C64:
+			convCompute(p, toC64(lc), toC64(rc), canon.C64(), func(m, n, k int, a, b, c matrix[complex64]) { refGemmC64(1, m, n, k, a, b, c) })
+		case small:
+			convCompute(p, toC128(lc), toC128(rc), canon.C128(), func(m, n, k int, a, b, c matrix[complex128]) { refGemmC128(1, m, n, k, a, b, c) })
+		default:
+			c := make([]complex128, canon.NumElements())
+			convCompute(p, toC128(lc), toC128(rc), c, naiveGemm1[complex128])
+			storeC128(canon, c)
+		}
 	}
 	if p.outPerm != nil {
-		copy(out.Data, permuteBytes(canon.Data, canon.Dims, p.outPerm, out.DType.Size()))
+		permuteInto(out.Data, canon.Data, canon.Dims, p.outPerm, out.DType.Size())
+		if x != nil {
+			x.Pool.Put(canon)
+		}
 	}
 	return out
 }

@@ -160,7 +160,7 @@ func compileDotOp(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (kernel.RunFn, 
 		if err != nil {
 			return err
 		}
-		results[0] = p.run(l, r)
+		results[0] = p.run(x, l, r)
 		return nil
 	}, nil
 }
@@ -269,8 +269,8 @@ func chooseDotKind(l, r, o hlo.DType, algo dotAlgorithm) (dotKind, error) {
 }
 
 // run computes the product of l and r into a new literal.
-func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
-	out := kernel.Alloc(p.out)
+func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
+	out := x.NewLiteral(p.out.DType, p.out.Dims)
 	if out.NumElements() == 0 {
 		return out
 	}
@@ -285,7 +285,11 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float32, out.NumElements())
 		}
-		gemm(bestF32(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		if p.small() {
+			refGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		} else {
+			gemm(bestF32(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		}
 		if out.DType != hlo.F32 {
 			storeF32(out, c)
 		}
@@ -298,7 +302,11 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float64, out.NumElements())
 		}
-		gemm(bestF64(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		if p.small() {
+			refGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		} else {
+			gemm(bestF64(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
+		}
 		if out.DType != hlo.F64 {
 			for i, v := range c {
 				out.SetFloat(i, v)
@@ -316,9 +324,17 @@ func (p *dotPlan) run(l, r *hlo.Literal) *hlo.Literal {
 			storeI64(out, c)
 		}
 	case dotC128:
-		c := make([]complex128, out.NumElements())
-		naiveGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC128(la)), viewOf(&p.rhs, toC128(ra)), outMatrix(p, c))
-		storeC128(out, c)
+		switch {
+		case p.small() && out.DType == hlo.C64:
+			refGemmC64(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC64(la)), viewOf(&p.rhs, toC64(ra)), outMatrix(p, out.C64()))
+		case p.small():
+			refGemmC128(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC128(la)), viewOf(&p.rhs, toC128(ra)), outMatrix(p, out.C128()))
+		default:
+			// Larger complex products accumulate in complex128.
+			c := make([]complex128, out.NumElements())
+			naiveGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC128(la)), viewOf(&p.rhs, toC128(ra)), outMatrix(p, c))
+			storeC128(out, c)
+		}
 	}
 	return out
 }
@@ -348,6 +364,9 @@ func loadF64(l *hlo.Literal, prec hlo.DType, components bool) []float64 {
 	roundF64To(v, prec)
 	return v
 }
+
+// small reports whether the product runs in reference order (see refgemm.go).
+func (p *dotPlan) small() bool { return p.batch*p.m*p.n*p.k <= refWork }
 
 // outMatrix views a result buffer as the batch of m x n products.
 func outMatrix[T any](p *dotPlan, c []T) matrix[T] {

@@ -92,13 +92,13 @@ func compileFFT(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		results[0] = f.run(l)
+		results[0] = f.run(x, l)
 		return nil
 	}, nil
 }
 
-func (f *fftOp) run(l *hlo.Literal) *hlo.Literal {
-	out := kernel.Alloc(f.ot)
+func (f *fftOp) run(x *kernel.Ctx, l *hlo.Literal) *hlo.Literal {
+	out := x.NewLiteralUninit(f.ot.DType, f.ot.Dims)
 	if out.NumElements() == 0 {
 		return out
 	}

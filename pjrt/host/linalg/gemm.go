@@ -254,7 +254,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 func roundUp(a, b int) int { return ceilDiv(a, b) * b }
 
 type number interface {
-	~int64 | ~float32 | ~float64 | ~complex128
+	~int64 | ~float32 | ~float64 | ~complex64 | ~complex128
 }
 
 // naiveGemm is the exact-type product for integers and complex numbers (and

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// refGemm is the float64 reference: c[b][i][j] = sum_p a(b,i,p)*b(b,p,j).
-func refGemm[T float](batch, m, n, k int, a, b matrix[T]) []float64 {
+// f64Gemm is the float64 reference: c[b][i][j] = sum_p a(b,i,p)*b(b,p,j).
+func f64Gemm[T float](batch, m, n, k int, a, b matrix[T]) []float64 {
 	c := make([]float64, batch*m*n)
 	for bi := 0; bi < batch; bi++ {
 		for i := 0; i < m; i++ {
@@ -53,7 +53,7 @@ func checkGemm[T float](t *testing.T, kern *microKernel[T], batch, m, n, k int, 
 		off[i] = i * m * n
 	}
 	gemm(kern, batch, m, n, k, a, b, matrix[T]{data: c, off: off, rs: n, cs: 1})
-	want := refGemm(batch, m, n, k, a, b)
+	want := f64Gemm(batch, m, n, k, a, b)
 	for i := range want {
 		if d := math.Abs(float64(c[i]) - want[i]); d > tol*float64(k) {
 			t.Fatalf("%s batch=%d m=%d n=%d k=%d ta=%v tb=%v: c[%d]=%v want %v", kern.name, batch, m, n, k, ta, tb, i, c[i], want[i])

@@ -1,6 +1,9 @@
 package linalg
 
 import (
+	"strconv"
+	"unsafe"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -9,46 +12,71 @@ import (
 // row-major) transposed so that output dimension i is input dimension
 // perm[i]. It works on raw storage, so it serves every element type.
 func permuteBytes(data []byte, dims []int64, perm []int, es int) []byte {
+	out := hlo.AlignedBytes(int(hlo.NumElements(dims)) * es)
+	permuteInto(out, data, dims, perm, es)
+	return out
+}
+
+// permuteInto is permuteBytes writing into out.
+func permuteInto(out, data []byte, dims []int64, perm []int, es int) {
 	n := int(hlo.NumElements(dims))
-	out := hlo.AlignedBytes(n * es)
 	if n == 0 {
-		return out
+		return
 	}
-	in := kernel.Strides(dims)
+	switch es {
+	case 1:
+		permuteT(out, data, dims, perm)
+	case 2:
+		permuteT(asSlice[uint16](out), asSlice[uint16](data), dims, perm)
+	case 4:
+		permuteT(asSlice[uint32](out), asSlice[uint32](data), dims, perm)
+	case 8:
+		permuteT(asSlice[uint64](out), asSlice[uint64](data), dims, perm)
+	case 16:
+		permuteT(asSlice[[2]uint64](out), asSlice[[2]uint64](data), dims, perm)
+	default:
+		panic("linalg: permute of elements of " + strconv.Itoa(es) + " bytes")
+	}
+}
+
+// asSlice views b (aligned storage of a literal) as elements of type T.
+func asSlice[T any](b []byte) []T {
+	var z T
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/int(unsafe.Sizeof(z)))
+}
+
+// permuteT moves elements so that output dimension i is input dimension
+// perm[i], walking the output in order with an odometer over the input.
+func permuteT[T any](out, in []T, dims []int64, perm []int) {
+	st := kernel.Strides(dims)
 	r := len(perm)
+	if r == 0 {
+		copy(out, in)
+		return
+	}
 	odims := make([]int, r)
 	ostr := make([]int, r) // input stride of each output dimension
 	for i, p := range perm {
 		odims[i] = int(dims[p])
-		ostr[i] = int(in[p])
+		ostr[i] = int(st[p])
 	}
-	if r == 0 {
-		copy(out, data)
-		return out
-	}
-	inner := odims[r-1]
-	istr := ostr[r-1]
+	inner, istr := odims[r-1], ostr[r-1]
 	idx := make([]int, r)
 	src := 0
-	for o := 0; o < n; o += inner {
-		switch es {
-		case 4:
-			for j := 0; j < inner; j++ {
-				s := (src + j*istr) * 4
-				copy(out[(o+j)*4:(o+j)*4+4], data[s:s+4])
-			}
-		case 8:
-			for j := 0; j < inner; j++ {
-				s := (src + j*istr) * 8
-				copy(out[(o+j)*8:(o+j)*8+8], data[s:s+8])
-			}
-		default:
-			for j := 0; j < inner; j++ {
-				s := (src + j*istr) * es
-				copy(out[(o+j)*es:(o+j+1)*es], data[s:s+es])
+	for o := 0; o < len(out); o += inner {
+		dst := out[o : o+inner]
+		if istr == 1 {
+			copy(dst, in[src:src+inner])
+		} else {
+			s := src
+			for j := range dst {
+				dst[j] = in[s]
+				s += istr
 			}
 		}
-		// Advance the odometer over the outer output dimensions.
 		for d := r - 2; d >= 0; d-- {
 			idx[d]++
 			src += ostr[d]
@@ -59,7 +87,6 @@ func permuteBytes(data []byte, dims []int64, perm []int, es int) []byte {
 			idx[d] = 0
 		}
 	}
-	return out
 }
 
 // toF32 returns the elements of l as float32 (a view when l is f32).

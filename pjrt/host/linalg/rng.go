@@ -76,7 +76,7 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 			return err
 		}
 		state := append([]uint64(nil), sl.U64()...)
-		out := kernel.Alloc(ot)
+		out := x.NewLiteralUninit(ot.DType, ot.Dims)
 		vals := make([]uint64, out.NumElements())
 		var newState []uint64
 		if algo == "THREE_FRY" {
@@ -85,7 +85,7 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 			newState = philoxBits(state, width, vals)
 		}
 		storeBits(out, vals)
-		so := kernel.Alloc(ost)
+		so := x.NewLiteralUninit(ost.DType, ost.Dims)
 		copy(so.U64(), newState)
 		results[0], results[1] = so, out
 		return nil

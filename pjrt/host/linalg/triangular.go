@@ -99,7 +99,7 @@ func compileTriangularSolve(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		out := kernel.Alloc(ot)
+		out := x.NewLiteralUninit(ot.DType, ot.Dims)
 		if at.DType.IsComplex() {
 			xs := append([]complex128(nil), toC128(b)...)
 			triSolveRun(&s, toC128(a), xs)

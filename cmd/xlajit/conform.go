@@ -13,6 +13,12 @@ import (
 	"github.com/xlajit/xlajit/pjrt"
 )
 
+// cliOut and cliErr are where run and conform write (tests swap them).
+var (
+	cliOut io.Writer = os.Stdout
+	cliErr io.Writer = os.Stderr
+)
+
 func init() {
 	register(command{name: "conform", short: "run StableHLO conformance files (check ops) and report", run: runConform})
 }
@@ -60,6 +66,7 @@ func openDevice(spec string) (pjrt.Client, error) {
 
 func runConform(args []string) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(cliErr)
 	asJSON := fs.Bool("json", false, "print one JSON record per case (summary on stderr)")
 	byOp := fs.Bool("by-op", false, "print failures grouped by op and by kind")
 	device := fs.String("device", "", "run through the device seam on this PJRT_DEVICE spec (CPU, CUDA, /path/plugin.so); default: the embedded device directly")
@@ -85,7 +92,7 @@ func runConform(args []string) int {
 	}
 	client, err := openDevice(*device)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit conform: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit conform: %v\n", err)
 		return 2
 	}
 	if client != nil {
@@ -94,19 +101,19 @@ func runConform(args []string) int {
 	opts := conform.Options{Client: client, Timeout: *timeout, Workers: *workers, Root: *root}
 	var enc *json.Encoder
 	if *asJSON {
-		enc = json.NewEncoder(os.Stdout)
+		enc = json.NewEncoder(cliOut)
 		opts.Done = func(r *conform.Result) { enc.Encode(r) }
 	}
 	start := time.Now()
 	rs, err := conform.Run(opts, paths...)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit conform: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit conform: %v\n", err)
 		return 2
 	}
 	s := conform.Summarize(rs)
-	var out io.Writer = os.Stdout
+	var out io.Writer = cliOut
 	if *asJSON {
-		out = os.Stderr
+		out = cliErr
 	} else {
 		for _, r := range rs {
 			if r.Status == conform.Fail {
@@ -125,7 +132,7 @@ func runConform(args []string) int {
 	if *expected != "" {
 		status = compareExpected(out, *expected, rs)
 	}
-	fmt.Fprintf(os.Stderr, "xlajit conform: %d cases in %.1fs\n", len(rs), time.Since(start).Seconds())
+	fmt.Fprintf(cliErr, "xlajit conform: %d cases in %.1fs\n", len(rs), time.Since(start).Seconds())
 	fmt.Fprintln(out, s.Line())
 	return status
 }
@@ -143,7 +150,7 @@ func failText(r *conform.Result, verbose bool) string {
 func compareExpected(out io.Writer, path string, rs []*conform.Result) int {
 	exp, err := conform.ReadExpected(path)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit conform: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit conform: %v\n", err)
 		return 2
 	}
 	reg, stale, _ := exp.Diff(rs)

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/xlajit/xlajit/internal/conform"
 )
@@ -25,6 +24,7 @@ flags:
 
 func runRun(args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(cliErr)
 	device := fs.String("device", "", "run through the device seam on this PJRT_DEVICE spec (CPU, CUDA, /path/plugin.so); default: the embedded device")
 	argList := fs.String("args", "", "entry arguments: [dense<...> : tensor<...>, ...]")
 	caseN := fs.Int("case", -1, "the case (split part, from 0) of a file with several")
@@ -44,7 +44,7 @@ func runRun(args []string) int {
 		return 2
 	}
 	fail := func(err error) int {
-		fmt.Fprintf(os.Stderr, "xlajit run: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit run: %v\n", err)
 		return 1
 	}
 	m, err := conform.LoadCase(pos[0], *caseN)
@@ -67,11 +67,11 @@ func runRun(args []string) int {
 		return fail(err)
 	}
 	for _, r := range res {
-		fmt.Println(conform.FormatLiteral(r))
+		fmt.Fprintln(cliOut, conform.FormatLiteral(r))
 	}
 	if log != nil && len(log.Failed) > 0 {
 		for _, msg := range log.Failed {
-			fmt.Fprintf(os.Stderr, "check failed: %s\n", msg)
+			fmt.Fprintf(cliErr, "check failed: %s\n", msg)
 		}
 		return 1
 	}

@@ -97,20 +97,47 @@ func allTrue(v kernel.Value) (bool, error) {
 }
 
 // subjectOp names the op a check verifies: the op defining the checked
-// value, looking through calls of constant producers. It routes check
-// failures to the family that owns the op.
-func subjectOp(check *hlo.Op) string {
+// value, looking through calls (into the callee's returned value) and
+// skipping constants. It routes check failures to the family that owns the
+// op.
+func subjectOp(m *hlo.Module, check *hlo.Op) string {
 	for _, v := range check.Operands {
-		if v.Def == nil {
-			continue
+		if name := producer(m, v, 0); name != "" {
+			return name
 		}
-		switch v.Def.Name {
-		case "func.call", "stablehlo.constant":
-			continue
-		}
-		return v.Def.Name
 	}
 	return checkName(check)
+}
+
+// producer is the name of the op computing v, through calls; "" for a
+// constant or an argument.
+func producer(m *hlo.Module, v *hlo.Value, depth int) string {
+	if v.Def == nil || depth > 8 {
+		return ""
+	}
+	switch v.Def.Name {
+	case "stablehlo.constant":
+		return ""
+	case "func.call":
+		callee, ok := v.Def.Attr("callee").(hlo.SymbolRefAttr)
+		if !ok {
+			return v.Def.Name
+		}
+		f := m.Func(callee.Name)
+		if f == nil || f.Body == nil || len(f.Body.Blocks) == 0 {
+			return v.Def.Name
+		}
+		b := f.Body.Blocks[len(f.Body.Blocks)-1]
+		if len(b.Ops) == 0 {
+			return v.Def.Name
+		}
+		ret := b.Ops[len(b.Ops)-1]
+		if v.Index >= len(ret.Operands) {
+			return v.Def.Name
+		}
+		return producer(m, ret.Operands[v.Index], depth+1)
+	}
+	return v.Def.Name
 }
 
 // checkAt finds, among checks, the one whose location a failure message

@@ -73,7 +73,7 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 		msg := log.Failed[0]
 		op := "check"
 		if ck := checkAt(opsOf(lifted.checks), msg); ck != nil {
-			op = subjectOp(ck)
+			op = subjectOp(m, ck)
 		}
 		if n > 1 {
 			msg += fmt.Sprintf(" (and %d more failed checks)", n-1)
@@ -89,7 +89,7 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 			if err != nil {
 				msg = err.Error()
 			}
-			r.fail(KindCheck, subjectOp(ck), "%s: %s %s", ck.Loc, checkName(ck), msg)
+			r.fail(KindCheck, subjectOp(m, ck), "%s: %s %s", ck.Loc, checkName(ck), msg)
 			return
 		}
 	}

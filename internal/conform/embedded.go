@@ -45,19 +45,19 @@ func runEmbedded(m *hlo.Module, entry *hlo.Func, r *Result, stop *stopper) {
 		classifyRunError(err, r)
 		return
 	}
-	judge(entry, log, res, r)
+	judge(m, entry, log, res, r)
 }
 
 // judge decides a case that ran: every check op reported and held, and
 // every verdict the entry returns is true.
-func judge(entry *hlo.Func, log *kernel.CheckLog, res []kernel.Value, r *Result) {
+func judge(m *hlo.Module, entry *hlo.Func, log *kernel.CheckLog, res []kernel.Value, r *Result) {
 	checks := unconditionalChecks(entry)
 	r.Checks = log.Passed + len(log.Failed) + len(verdictResults(entry))
 	if n := len(log.Failed); n > 0 {
 		msg := log.Failed[0]
 		op := "check"
 		if c := checkAt(allChecks(entry), msg); c != nil {
-			op = subjectOp(c)
+			op = subjectOp(m, c)
 		}
 		if n > 1 {
 			msg += fmt.Sprintf(" (and %d more failed checks)", n-1)
@@ -79,11 +79,11 @@ func judge(entry *hlo.Func, log *kernel.CheckLog, res []kernel.Value, r *Result)
 		ret := def.Ops[len(def.Ops)-1]
 		c := ret.Operands[i].Def
 		if err != nil {
-			r.fail(KindCheck, subjectOp(c), "%s: %s: %v", c.Loc, checkName(c), err)
+			r.fail(KindCheck, subjectOp(m, c), "%s: %s: %v", c.Loc, checkName(c), err)
 			return
 		}
 		if !ok {
-			r.fail(KindCheck, subjectOp(c), "%s: %s returned false", c.Loc, checkName(c))
+			r.fail(KindCheck, subjectOp(m, c), "%s: %s returned false", c.Loc, checkName(c))
 			return
 		}
 	}

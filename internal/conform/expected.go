@@ -132,6 +132,8 @@ func OneLine(r *Result) string {
 		msg = msg[:i]
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
+	// The case's own file name adds nothing to its line; keep line:col.
+	msg = strings.TrimPrefix(msg, r.File+":")
 	const max = 160
 	if len(msg) > max {
 		msg = msg[:max] + "..."

@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -10,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
 )
 
@@ -205,14 +203,4 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 	if r.Status == "" {
 		r.Status = Pass
 	}
-}
-
-// describeModule is a short description for messages: the entry and its
-// result types.
-func describeModule(f *hlo.Func) string {
-	var ts []string
-	for _, t := range f.ResultTypes {
-		ts = append(ts, t.String())
-	}
-	return fmt.Sprintf("@%s -> (%s)", f.Name, strings.Join(ts, ", "))
 }

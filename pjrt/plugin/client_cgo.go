@@ -185,6 +185,9 @@ func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, erro
 	if err := c.checkDevice(device); err != nil {
 		return nil, err
 	}
+	if err := c.l.lib.require("transfer buffers", needTransfer); err != nil {
+		return nil, err
+	}
 	bt, err := bufferType(lit.DType)
 	if err != nil {
 		return nil, fmt.Errorf("pjrt/plugin: BufferFromHost(%s): %w", lit.ShapeString(), err)

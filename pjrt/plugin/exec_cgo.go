@@ -45,6 +45,13 @@ func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executab
 	if err != nil {
 		return nil, fmt.Errorf("pjrt/plugin: compile %s: %w", moduleName(m), err)
 	}
+	need := needCompile
+	if topo.assign != nil {
+		need = append(need[:len(need):len(need)], needCompileMulti...)
+	}
+	if err := c.l.lib.require("compile", need); err != nil {
+		return nil, err
+	}
 	var le *xpjrt.LoadedExecutable
 	err = protect("compile", func() (e error) {
 		cc := c.xc.Compile().WithStableHLO([]byte(text))
@@ -185,6 +192,9 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 		return nil, fmt.Errorf("pjrt/plugin: %s needs %d argument lists (replicas %d x partitions %d), got %d", e.name, n, e.topo.replicas, e.topo.partitions, len(args))
 	}
 	if err := e.checkDonate(opts.Donate); err != nil {
+		return nil, err
+	}
+	if err := c.l.lib.require("execute", needExecute); err != nil {
 		return nil, err
 	}
 	devices := e.topo.assign

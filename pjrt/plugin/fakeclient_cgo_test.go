@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
 )
 
 // fakeClientPlugin builds testdata/fake_client.c against go-xla's header.
@@ -76,6 +78,12 @@ func TestFakeClient(t *testing.T) {
 	}
 	if _, err := c.BufferFromHost(hlo.NewLiteral(hlo.TF32, 2), 0); err == nil {
 		t.Errorf("tf32 accepted")
+	}
+	// The fake compiles nothing: PJRT_Client_Compile is NULL, which must be
+	// an error, not a call through a NULL pointer.
+	m := binaryModule("stablehlo.add", hlo.NewTensorType(hlo.F32, 2))
+	if _, err := c.Compile(m, pjrt.CompileOptions{}); err == nil || !strings.Contains(err.Error(), "does not implement PJRT_Client_Compile") {
+		t.Errorf("Compile on a plugin without PJRT_Client_Compile: %v", err)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)

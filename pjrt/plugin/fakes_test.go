@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -30,7 +31,14 @@ func TestMain(m *testing.M) {
 
 // fakeFlags passes the package's slot numbers to fake_plugin.c.
 func fakeFlags() []string {
+	var stubs []string
+	for _, f := range needClient {
+		if f.slot != slotClientCreate {
+			stubs = append(stubs, fmt.Sprint(f.slot))
+		}
+	}
 	return []string{
+		"-DSTUB_SLOTS=" + strings.Join(stubs, ","),
 		fmt.Sprintf("-DNSLOTS=%d", headerSlots),
 		fmt.Sprintf("-DSLOT_ERROR_DESTROY=%d", slotErrorDestroy),
 		fmt.Sprintf("-DSLOT_ERROR_MESSAGE=%d", slotErrorMessage),
@@ -45,6 +53,7 @@ type fakeSet struct {
 	dir string
 	// Built shared objects.
 	good, old, major1, shortTable, tiny, nullAPI, noSymbol, missingDep string
+	noInit, noClient                                                   string // NULL functions
 	// Damaged copies of good.
 	notELF, empty, truncHeader, truncHalf, truncSegments, wrongArch, notShared string
 }
@@ -71,6 +80,7 @@ func fakes(t *testing.T) *fakeSet {
 		dir: d, good: p("pjrt_c_api_fake_plugin.so"), old: p("old.so"), major1: p("major1.so"),
 		shortTable: p("short_table.so"), tiny: p("tiny.so"), nullAPI: p("null_api.so"),
 		noSymbol: p("no_symbol.so"), missingDep: p("missing_dep.so"),
+		noInit: p("no_init.so"), noClient: p("no_client.so"),
 		notELF: p("not_elf.so"), empty: p("empty.so"), truncHeader: p("trunc_header.so"),
 		truncHalf: p("trunc_half.so"), truncSegments: p("trunc_segments.so"),
 		wrongArch: p("wrong_arch.so"), notShared: p("not_shared.so"),
@@ -100,6 +110,8 @@ func buildFakes(cc string) (string, error) {
 		{"short_table.so", "fake_plugin.c", append(fake, fmt.Sprintf("-DFAKE_STRUCT_SIZE=%d", apiFirstSlot+40*ptrSize))},
 		{"tiny.so", "fake_plugin.c", append(fake, "-DFAKE_STRUCT_SIZE=8")},
 		{"null_api.so", "fake_plugin.c", append(fake, "-DFAKE_NULL_API")},
+		{"no_init.so", "fake_plugin.c", append(fake, "-DFAKE_NO_INIT")},
+		{"no_client.so", "fake_plugin.c", fake[1:]}, // without the client stubs
 		{"no_symbol.so", "no_symbol.c", nil},
 		{"libfakedep.so", "dep.c", nil},
 		{"missing_dep.so", "uses_dep.c", []string{"-L" + d, "-lfakedep"}},

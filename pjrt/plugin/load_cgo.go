@@ -154,6 +154,9 @@ func OpenClient(spec string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := l.lib.require("create a client", needClient); err != nil {
+		return nil, err
+	}
 	opts, err := clientOptions()
 	if err != nil {
 		return nil, err

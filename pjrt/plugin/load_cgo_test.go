@@ -5,6 +5,7 @@ package plugin
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,7 @@ func TestLoadBroken(t *testing.T) {
 		{"API table too short", f.shortTable, "function table"},
 		{"API table tiny", f.tiny, "too small to hold the API version"},
 		{"GetPjrtApi returns NULL", f.nullAPI, "returned NULL"},
+		{"PJRT_Plugin_Initialize NULL", f.noInit, "does not implement PJRT_Plugin_Initialize"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,6 +77,13 @@ func TestLoadFake(t *testing.T) {
 	_, err = OpenClient(f.good)
 	if err == nil || !strings.Contains(err.Error(), f.good) || !strings.Contains(err.Error(), "PJRT_Client_Create is not implemented") {
 		t.Errorf("OpenClient(fake) = %v, want the plugin's Client_Create error naming the file", err)
+	}
+	// A plugin without the client functions loads but cannot make a client.
+	if _, err := Load(f.noClient); err != nil {
+		t.Errorf("Load(no_client) = %v", err)
+	}
+	if _, err := OpenClient(f.noClient); err == nil || !strings.Contains(err.Error(), "does not implement PJRT_Client_Destroy, needed to create a client") {
+		t.Errorf("OpenClient(no_client) = %v", err)
 	}
 	// Loading twice reuses the library.
 	if info2, err := Load(f.good); err != nil || info2.API != info.API {
@@ -165,9 +174,15 @@ int main(void) {
   SLOT(PJRT_Plugin_Initialize); SLOT(PJRT_Plugin_Attributes); SLOT(PJRT_Client_Create);
   SLOT(PJRT_DeviceDescription_Id); SLOT(PJRT_DeviceDescription_Kind); SLOT(PJRT_Device_GetDescription);
   SLOT(PJRT_Device_MemoryStats); SLOT(PJRT_Executable_GetCompiledMemoryStats);
+  %s
   return 0;
 }
 `
+	var more strings.Builder
+	for _, f := range allAPIFuncs() {
+		fmt.Fprintf(&more, "SLOT(%s); ", f.name)
+	}
+	src = strings.Replace(src, "%s", more.String(), 1)
 	tmp := t.TempDir()
 	if err := os.WriteFile(filepath.Join(tmp, "layout.c"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -206,6 +221,9 @@ int main(void) {
 		"slot.PJRT_Device_GetDescription":             slotDeviceGetDescription,
 		"slot.PJRT_Device_MemoryStats":                slotDeviceMemoryStats,
 		"slot.PJRT_Executable_GetCompiledMemoryStats": slotExecutableGetCompiledMemStats,
+	}
+	for _, f := range allAPIFuncs() {
+		want["slot."+f.name] = f.slot
 	}
 	for k, v := range abiLayout() {
 		want[k] = v

@@ -99,6 +99,8 @@ static void* xj_sym(void* h, const char* name, char** err) {
 
 static void xj_close(void* h) { dlclose(h); }
 
+static int xj_has(const xj_api* a, int slot) { return a->slots[slot] != NULL; }
+
 static const xj_api* xj_get(void* fn) { return ((xj_get_api)fn)(); }
 
 static size_t xj_struct_size(const xj_api* a) { return a->struct_size; }
@@ -257,7 +259,23 @@ func openLibrary(path string) (*library, error) {
 		C.xj_close(h)
 		return nil, err
 	}
-	return &library{path: path, handle: h, api: api, info: info}, nil
+	l := &library{path: path, handle: h, api: api, info: info}
+	if err := l.require("initialise it", needLoad); err != nil {
+		C.xj_close(h)
+		return nil, err
+	}
+	return l, nil
+}
+
+// require checks that the plugin implements every function fns (go-xla
+// would otherwise call a NULL pointer).
+func (l *library) require(what string, fns []apiFunc) error {
+	for _, f := range fns {
+		if !l.info.hasSlot(f.slot) || C.xj_has(l.api, C.int(f.slot)) == 0 {
+			return loadErr(l.path, "the plugin does not implement %s, needed to %s", f.name, what)
+		}
+	}
+	return nil
 }
 
 func (l *library) deviceKind(dev unsafe.Pointer) (string, error) {

@@ -39,14 +39,6 @@ func realClient(t *testing.T) *Client {
 	return c
 }
 
-// needPrinter skips tests that compile when hlo has no printer yet.
-func needPrinter(t *testing.T) {
-	t.Helper()
-	if _, ok := any(&hlo.Module{}).(fmt.Stringer); !ok {
-		t.Skip("hlo.Module has no String method yet: compiling for a plugin needs the printer")
-	}
-}
-
 // binaryModule is main(%a, %b) -> op(%a, %b) over t.
 func binaryModule(op string, t *hlo.TensorType) *hlo.Module {
 	a := &hlo.Value{Name: "a", Type: t}
@@ -127,7 +119,6 @@ func TestRealTransfers(t *testing.T) {
 
 func TestRealExecuteAndDonate(t *testing.T) {
 	c := realClient(t)
-	needPrinter(t)
 	ty := hlo.NewTensorType(hlo.F32, 2, 3)
 	exe, err := c.Compile(binaryModule("stablehlo.add", ty), pjrt.CompileOptions{})
 	if err != nil {
@@ -166,7 +157,6 @@ func TestRealExecuteAndDonate(t *testing.T) {
 
 func TestRealReplicated(t *testing.T) {
 	c := realClient(t)
-	needPrinter(t)
 	n := len(c.Devices())
 	if n < 2 {
 		t.Skipf("%d device: replicated execution needs 2", n)
@@ -212,7 +202,6 @@ func TestRealReplicated(t *testing.T) {
 // The differential harness agrees with itself on a trivial program.
 func TestRealDifferential(t *testing.T) {
 	c := realClient(t)
-	needPrinter(t)
 	m := binaryModule("stablehlo.subtract", hlo.NewTensorType(hlo.F64, 3, 4))
 	args, err := RandomArgs(m.Entry(), 1)
 	if err != nil {

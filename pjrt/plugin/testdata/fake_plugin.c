@@ -93,6 +93,20 @@ static void* client_create(void* a) {
   return e;
 }
 
+// Functions a client needs besides PJRT_Client_Create: present (so that a
+// loader's "is it implemented" check passes) but never reached, since
+// client creation fails first.
+static void* unimplemented(void* a) {
+  fake_error* e = malloc(sizeof *e);
+  e->message = "fake plugin: not implemented";
+  e->code = 12;
+  return e;
+}
+
+#ifdef STUB_SLOTS
+static const int stub_slots[] = {STUB_SLOTS};
+#endif
+
 static fake_api api;
 
 const fake_api* GetPjrtApi(void) {
@@ -110,9 +124,14 @@ const fake_api* GetPjrtApi(void) {
   api.slots[SLOT_ERROR_DESTROY] = (void*)error_destroy;
   api.slots[SLOT_ERROR_MESSAGE] = (void*)error_message;
   api.slots[SLOT_ERROR_GETCODE] = (void*)error_code;
+#ifndef FAKE_NO_INIT
   api.slots[SLOT_PLUGIN_INITIALIZE] = (void*)plugin_initialize;
+#endif
   api.slots[SLOT_PLUGIN_ATTRIBUTES] = (void*)plugin_attributes;
   api.slots[SLOT_CLIENT_CREATE] = (void*)client_create;
+#ifdef STUB_SLOTS
+  for (size_t i = 0; i < sizeof stub_slots / sizeof stub_slots[0]; i++) api.slots[stub_slots[i]] = (void*)unimplemented;
+#endif
   return &api;
 #endif
 }

@@ -39,8 +39,12 @@ func (d *Device) ManualSeed(seed uint64) {
 		d.rng = st
 		return
 	}
-	// Assign, so a trace in progress records the write like any mutation.
-	d.rng.Assign(st)
+	if Tracing() {
+		// Assign, so the trace records the write like any mutation.
+		d.rng.Assign(st)
+		return
+	}
+	d.rng.Restore(st.State())
 }
 
 // randomBits draws dims random bits of type dt (u32 or u64), advancing the

@@ -1,6 +1,7 @@
 package lazy
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -30,14 +31,37 @@ var (
 	traceStart atomic.Uint64
 )
 
-type tracerBox struct{ t Tracer }
+type tracerBox struct {
+	t    Tracer
+	goid uint64 // the tracing goroutine: other goroutines are not traced
+}
+
+// goid returns the current goroutine's id (parsed from its stack header;
+// only called while a trace is active).
+func goid() uint64 {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	s := buf[:n]
+	const prefix = "goroutine "
+	if len(s) < len(prefix) {
+		return 0
+	}
+	var id uint64
+	for _, c := range s[len(prefix):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
+}
 
 // BeginTrace makes tr the active tracer until end is called; it waits while
 // another trace is active. Node call sites are recorded meanwhile.
 func BeginTrace(tr Tracer) (end func()) {
 	traceMu.Lock()
 	traceStart.Store(nodeSeq.Load())
-	activeTrace.Store(&tracerBox{tr})
+	activeTrace.Store(&tracerBox{t: tr, goid: goid()})
 	captureSites.Add(1)
 	return func() {
 		captureSites.Add(-1)
@@ -47,14 +71,17 @@ func BeginTrace(tr Tracer) (end func()) {
 }
 
 func currentTracer() Tracer {
-	if b := activeTrace.Load(); b != nil {
+	if b := activeTrace.Load(); b != nil && b.goid == goid() {
 		return b.t
 	}
 	return nil
 }
 
-// Tracing reports whether a trace is active.
-func Tracing() bool { return activeTrace.Load() != nil }
+// Tracing reports whether the calling goroutine is tracing a function.
+func Tracing() bool {
+	b := activeTrace.Load()
+	return b != nil && b.goid == goid()
+}
 
 // SyncExternal computes tensors used during a trace whose
 // pending IR was built before the trace began (values the function reads

@@ -88,4 +88,3 @@ func ExpectStats[F any](t testing.TB, f F, want jit.Stats, body func()) {
 		t.Errorf("stats changed by\n  %s\nwant\n  %s\n%s", got, want, jit.Explain(f))
 	}
 }
-

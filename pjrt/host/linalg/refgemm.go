@@ -13,7 +13,7 @@ import "github.com/xlajit/xlajit/hlo"
 
 // refWork is the largest product (batch*m*n*k multiply-adds) run in
 // reference order.
-const refWork = 1 << 15
+const refWork = 1 << 12
 
 func refGemm[T float32 | float64](batch, m, n, k int, a, b, c matrix[T]) {
 	for bi := 0; bi < batch; bi++ {

@@ -16,6 +16,9 @@ import (
 // failure instead of stalling the suite.
 const DefaultTimeout = 20 * time.Second
 
+// cancelGrace is how long a timed-out case gets to stop after its cancel.
+const cancelGrace = time.Second
+
 // Options configure a run.
 type Options struct {
 	// Client runs the cases through the device seam. Nil runs them on the
@@ -139,9 +142,15 @@ func runJob(opts Options, j job) *Result {
 	case <-t.C:
 		stop.stop()
 		r = &Result{File: j.name, Case: j.index, Line: j.line}
-		r.fail(KindTimeout, "", "timed out after %v", timeout)
-		// The case's goroutine cannot be killed; it is left to finish (or
-		// to be interrupted by the executor, see stopper).
+		// A goroutine cannot be killed: the executor's loops watch the
+		// cancel channel; one that does not is left running.
+		how := "still running: the executor ignored the cancel"
+		select {
+		case <-done:
+			how = "stopped when cancelled"
+		case <-time.After(cancelGrace):
+		}
+		r.fail(KindTimeout, "", "timed out after %v (%s)", timeout, how)
 		if fn := stop.entry.Load(); fn != nil {
 			r.Func = *fn
 		}

@@ -51,6 +51,8 @@ type parser struct {
 	lastEnd int
 
 	typeAliases map[string]Type
+	// lastDenseType is the type of the last dense attribute kept opaque.
+	lastDenseType Type
 	attrAliases map[string]Attr
 	// funcDepth is >0 while parsing a function body; bare op names resolve
 	// to the func dialect ("return" -> func.return).

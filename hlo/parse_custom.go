@@ -257,13 +257,21 @@ func parseConstantOp(p *parser, op *Op) {
 		op.Attrs = append(op.Attrs, p.parseAttrDict()...)
 	}
 	off := p.tok.start
+	p.lastDenseType = nil
 	a := p.parseAttr()
-	d, ok := a.(*DenseElementsAttr)
-	if !ok {
+	switch d := a.(type) {
+	case *DenseElementsAttr:
+		addAttr(op, "value", d)
+		newResults(op, []Type{d.Type})
+	case OpaqueAttr:
+		if p.lastDenseType == nil {
+			p.failAt(off, "stablehlo.constant needs a dense elements value")
+		}
+		addAttr(op, "value", d)
+		newResults(op, []Type{p.lastDenseType})
+	default:
 		p.failAt(off, "stablehlo.constant needs a dense elements value")
 	}
-	addAttr(op, "value", d)
-	newResults(op, []Type{d.Type})
 }
 
 // stablehlo.while(%iterArg = %init, ...) : T, ... [attributes {...}]

@@ -71,6 +71,11 @@ func (p *parser) parseDenseAttr() Attr {
 	t := p.parseType()
 	tt, ok := t.(*TensorType)
 	if !ok {
+		if ot, ok := t.(*OpaqueType); ok && len(ot.Text) > 7 && ot.Text[:7] == "tensor<" {
+			// Element types DType cannot hold (index): keep the text.
+			p.lastDenseType = t
+			return OpaqueAttr{Text: p.spanText(startTok.start, p.prevEnd())}
+		}
 		p.failAt(typeOff, "dense elements need a tensor type, found %s", t)
 	}
 	if !tt.IsStatic() {

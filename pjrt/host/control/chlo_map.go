@@ -126,6 +126,15 @@ func elementwiseEntry(name string, cost int, prepare func(c *kernel.OpCtx) (kern
 // unaryEntry registers a float/complex op; f or g may be nil when the op has
 // no real or complex form.
 func unaryEntry(name string, f realFn, g complexFn) kernel.Entry {
+	var fdt func(hlo.DType) realFn
+	if f != nil {
+		fdt = func(hlo.DType) realFn { return f }
+	}
+	return unaryTypedEntry(name, fdt, g)
+}
+
+// unaryTypedEntry is unaryEntry with a real kernel chosen per element type.
+func unaryTypedEntry(name string, fdt func(hlo.DType) realFn, g complexFn) kernel.Entry {
 	return elementwiseEntry(name, specialCost, func(c *kernel.OpCtx) (kernel.TileFn, error) {
 		if len(c.In) != 1 || len(c.Out) != 1 {
 			return nil, c.Errorf("want 1 operand and 1 result")
@@ -135,8 +144,10 @@ func unaryEntry(name string, f realFn, g complexFn) kernel.Entry {
 			return nil, c.Errorf("operand and result must be tensors of one element type, got %s -> %s", c.In[0], c.Out[0])
 		}
 		dt := in.DType
+		var f realFn
 		switch {
-		case dt.IsFloat() && f != nil && dt != hlo.TF32:
+		case dt.IsFloat() && fdt != nil && dt != hlo.TF32:
+			f = fdt(dt)
 		case (dt == hlo.C64 || dt == hlo.C128) && g != nil:
 		default:
 			return nil, c.Errorf("unsupported element type %s", dt)

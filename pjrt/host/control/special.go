@@ -5,15 +5,6 @@ import "math"
 // Real special functions in float64, accurate to a few ULP (checked against
 // math/big references in the tests).
 
-// lgamma is log|Γ(x)|, +Inf at the poles and at ±Inf (as XLA defines it).
-func lgamma(x float64) float64 {
-	if math.IsInf(x, 0) {
-		return math.Inf(1)
-	}
-	v, _ := math.Lgamma(x)
-	return v
-}
-
 // digamma is ψ(x) = d/dx log Γ(x); NaN at the poles (non-positive
 // integers) and at -Inf.
 func digamma(x float64) float64 {
@@ -127,32 +118,29 @@ func erfInv(x float64) float64 {
 	return math.Copysign(y, x)
 }
 
-// erfInvGuess is a single-precision rational start (Giles 2010).
+// gilesSmall and gilesLarge are the coefficients of Giles' single-precision
+// erfinv approximation ("Approximating the erfinv function", 2010), for
+// w < 5 (in w - 2.5) and w >= 5 (in sqrt(w) - 3), highest degree first.
+var (
+	gilesSmall = [...]float64{2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+		0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941}
+	gilesLarge = [...]float64{-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+		0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682}
+)
+
+// erfInvGuess is Giles' approximation in float64: a start for Halley steps.
 func erfInvGuess(x float64) float64 {
 	w := -math.Log((1 - x) * (1 + x))
-	var p float64
+	coefs := gilesSmall[:]
 	if w < 5 {
 		w -= 2.5
-		p = 2.81022636e-08
-		p = 3.43273939e-07 + p*w
-		p = -3.5233877e-06 + p*w
-		p = -4.39150654e-06 + p*w
-		p = 0.00021858087 + p*w
-		p = -0.00125372503 + p*w
-		p = -0.00417768164 + p*w
-		p = 0.246640727 + p*w
-		p = 1.50140941 + p*w
 	} else {
 		w = math.Sqrt(w) - 3
-		p = -0.000200214257
-		p = 0.000100950558 + p*w
-		p = 0.00134934322 + p*w
-		p = -0.00367342844 + p*w
-		p = 0.00573950773 + p*w
-		p = -0.0076224613 + p*w
-		p = 0.00943887047 + p*w
-		p = 1.00167406 + p*w
-		p = 2.83297682 + p*w
+		coefs = gilesLarge[:]
+	}
+	p := coefs[0]
+	for _, c := range coefs[1:] {
+		p = c + p*w
 	}
 	return p * x
 }

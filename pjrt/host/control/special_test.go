@@ -89,3 +89,44 @@ func TestSpecialAgainstMPMath(t *testing.T) {
 	}
 	t.Logf("worst ULP errors: %v", worst)
 }
+
+func TestDecompEdges(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, a := range []arith{arith32, arith64} {
+		cases := []struct {
+			name string
+			f    func(arith, float64) float64
+			x    float64
+			want float64
+		}{
+			{"lgamma(+inf)", lgammaDecomp, inf, inf},
+			{"lgamma(-inf)", lgammaDecomp, -inf, inf},
+			{"lgamma(0)", lgammaDecomp, 0, inf},
+			{"lgamma(-3)", lgammaDecomp, -3, inf},
+			{"digamma(0)", digammaDecomp, 0, nan},
+			{"digamma(-2)", digammaDecomp, -2, nan},
+			{"erfinv(1)", erfInvDecomp, 1, inf},
+			{"erfinv(-1)", erfInvDecomp, -1, -inf},
+			{"erfinv(2)", erfInvDecomp, 2, nan},
+			{"cosh(0)", coshDecomp, 0, 1},
+			{"sinh(-0)", sinhDecomp, math.Copysign(0, -1), math.Copysign(0, -1)},
+		}
+		for _, c := range cases {
+			got := c.f(a, c.x)
+			if !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) || math.Signbit(got) != math.Signbit(c.want) && !math.IsNaN(got) {
+				t.Errorf("%s (f32 %v) = %v, want %v", c.name, a.r(0.1) != 0.1, got, c.want)
+			}
+		}
+		// Away from their zeros the decompositions are within a few
+		// computation-type ULPs of the exact functions.
+		for x := -7.3; x < 30; x += 0.37 {
+			want, _ := math.Lgamma(x)
+			if d := math.Abs(lgammaDecomp(a, x) - want); d > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Errorf("lgamma(%v) = %v, want %v", x, lgammaDecomp(a, x), want)
+			}
+			if d := math.Abs(digammaDecomp(a, x) - digamma(x)); d > 1e-4*math.Max(1, math.Abs(digamma(x))) {
+				t.Errorf("digamma(%v) = %v, want %v", x, digammaDecomp(a, x), digamma(x))
+			}
+		}
+	}
+}

@@ -26,8 +26,9 @@
 #
 # Environment: OUT (where logs go; default a temporary directory),
 # XLAJIT_CORPUS (default shared/conformance/stablehlo), DIFF_EVERY (take every
-# K-th corpus file for the differential run, default 8), XLAJIT_PLUGIN_OPTIONS
-# (PJRT_Client_Create options, see pjrt/plugin).
+# K-th corpus file for the differential run, default 8), EXAMPLE_ARGS_<name>
+# (arguments for examples/<name>), XLAJIT_PLUGIN_OPTIONS (PJRT_Client_Create
+# options, see pjrt/plugin).
 set -uo pipefail
 
 SELF="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
@@ -190,24 +191,6 @@ fi
 echo "   plugin: $PLUGIN"
 export GOPJRT_CUDA_CHECKS="${GOPJRT_CUDA_CHECKS:-0}"
 
-# --- build --------------------------------------------------------------------
-
-if ((HAVE_GO)) && [[ -z "${XLAJIT_BIN:-}" ]]; then
-	run_step build 150 "" build
-elif [[ -x "$XLAJIT" ]]; then
-	stale=""
-	if [[ -n "$(find cmd pjrt hlo -name '*.go' -newer "$XLAJIT" -print -quit 2>/dev/null)" ]]; then
-		stale=" (older than the sources)"
-	fi
-	record build SKIP 0 "prebuilt $XLAJIT$stale"
-else
-	record build FAIL 0 "no go command and no prebuilt $XLAJIT (run --prepare where Go is)"
-	XLAJIT=""
-fi
-if [[ -n "$XLAJIT" && ! -x "$XLAJIT" ]]; then
-	XLAJIT=""
-fi
-
 # --- steps ----------------------------------------------------------------------
 
 # bad_plugin: a junk file as PJRT_DEVICE must fail with an error naming it,
@@ -235,20 +218,36 @@ bad_plugin() {
 }
 
 plugin_tests() {
-	(cd "$ROOT/pjrt/plugin" && XLAJIT_TEST_PLUGIN="$PLUGIN" "$PLUGIN_TEST" -test.count=1 -test.v -test.timeout=200s) |
-		grep -E '^(=== RUN|--- |ok|PASS|FAIL|panic|\s+\S+_test\.go)'
-	return "${PIPESTATUS[0]}"
+	local out st
+	out=$(cd "$ROOT/pjrt/plugin" && XLAJIT_TEST_PLUGIN="$PLUGIN" "$PLUGIN_TEST" -test.count=1 -test.v -test.timeout=200s 2>&1)
+	st=$?
+	grep -E '^(=== RUN|--- |ok|PASS|FAIL|panic|\s+\S+_test\.go)' <<<"$out"
+	echo "plugin-tests: $(grep -c '^--- PASS' <<<"$out") passed, $(grep -c '^--- FAIL' <<<"$out") failed, $(grep -c '^--- SKIP' <<<"$out") skipped (exit status $st)"
+	return "$st"
 }
 
+# run_examples runs every examples/NAME/main.go on the plugin, with the
+# arguments in $EXAMPLE_ARGS_NAME (NAME with non-alphanumerics as _), 60 s
+# each; an example still running then counts as working, not as failed.
 run_examples() {
-	local found=0 rc=0 d
+	local found=0 rc=0 d name var st
+	local -a args
 	for d in examples/*/; do
 		[[ -f "$d/main.go" ]] || continue
 		found=1
-		echo "-- ${d%/}"
-		if ! PJRT_DEVICE="$PLUGIN" timeout 60 go run "./${d%/}"; then
-			echo "example ${d%/} failed"
+		name=$(basename "$d")
+		var="EXAMPLE_ARGS_${name//[^A-Za-z0-9]/_}"
+		read -r -a args <<<"${!var:-}"
+		echo "-- $name ${args[*]}"
+		PJRT_DEVICE="$PLUGIN" timeout 60 go run "./${d%/}" "${args[@]}"
+		st=$?
+		if ((st == 124)); then
+			echo "example $name: still running after 60s (stopped)"
+		elif ((st != 0)); then
+			echo "example $name failed (exit status $st)"
 			rc=1
+		else
+			echo "example $name: ok"
 		fi
 	done
 	((found)) || echo "examples: none with a main.go"
@@ -258,6 +257,24 @@ run_examples() {
 export XLAJIT PLUGIN PLUGIN_TEST LOGDIR ROOT
 export -f build bad_plugin plugin_tests run_examples
 
+# --- build --------------------------------------------------------------------
+
+if ((HAVE_GO)) && [[ -z "${XLAJIT_BIN:-}" ]]; then
+	run_step build 150 "" build
+elif [[ -x "$XLAJIT" ]]; then
+	stale=""
+	if [[ -n "$(find cmd pjrt hlo -name '*.go' -newer "$XLAJIT" -print -quit 2>/dev/null)" ]]; then
+		stale=" (older than the sources)"
+	fi
+	record build SKIP 0 "prebuilt $XLAJIT$stale"
+else
+	record build FAIL 0 "no go command and no prebuilt $XLAJIT (run --prepare where Go is)"
+	XLAJIT=""
+fi
+if [[ -n "$XLAJIT" && ! -x "$XLAJIT" ]]; then
+	XLAJIT=""
+fi
+
 if [[ -n "$XLAJIT" ]]; then
 	run_step devices 60 "" "$XLAJIT" devices --device "$PLUGIN"
 	run_step bad-plugin 30 "bad-plugin:" bad_plugin
@@ -266,7 +283,7 @@ else
 fi
 
 if [[ -x "$PLUGIN_TEST" ]]; then
-	run_step plugin-tests 150 "^(ok|FAIL|PASS)" plugin_tests
+	run_step plugin-tests 150 "^plugin-tests: " plugin_tests
 else
 	record plugin-tests SKIP 0 "no $PLUGIN_TEST"
 fi
@@ -280,7 +297,7 @@ else
 fi
 
 if ((HAVE_GO)); then
-	run_step examples 90 "" run_examples
+	run_step examples 90 "^example " run_examples
 else
 	record examples SKIP 0 "no go command"
 fi

@@ -65,6 +65,7 @@ type deviceReport struct {
 
 func runDevices(args []string) int {
 	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
+	fs.SetOutput(cliErr)
 	device := addDeviceFlag(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array")
 	diff := newDiffFlags(fs)
@@ -105,7 +106,7 @@ func runDevices(args []string) int {
 			in.Path = in.Info.Path
 		}
 		if in.Err != nil {
-			fmt.Fprintf(os.Stderr, "xlajit devices: %v\n", in.Err)
+			fmt.Fprintf(cliErr, "xlajit devices: %v\n", in.Err)
 			if !*asJSON {
 				return 1
 			}
@@ -114,10 +115,10 @@ func runDevices(args []string) int {
 		reports = append(reports, pluginReport(in))
 	}
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(cliOut)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(reports); err != nil {
-			fmt.Fprintf(os.Stderr, "xlajit devices: %v\n", err)
+			fmt.Fprintf(cliErr, "xlajit devices: %v\n", err)
 			return 1
 		}
 		return status
@@ -162,27 +163,27 @@ func pluginReport(in plugin.Installation) deviceReport {
 
 func printReport(r deviceReport) {
 	if r.Kind == "embedded" {
-		fmt.Printf("embedded: %s", r.Name)
+		fmt.Fprintf(cliOut, "embedded: %s", r.Name)
 	} else {
-		fmt.Printf("plugin %s: %s", r.Name, r.Path)
+		fmt.Fprintf(cliOut, "plugin %s: %s", r.Name, r.Path)
 		if r.Source != "" {
-			fmt.Printf(" [%s]", r.Source)
+			fmt.Fprintf(cliOut, " [%s]", r.Source)
 		}
 	}
-	fmt.Println()
+	fmt.Fprintln(cliOut)
 	if r.Error != "" {
-		fmt.Printf("  error: %s\n", r.Error)
+		fmt.Fprintf(cliOut, "  error: %s\n", r.Error)
 		return
 	}
-	fmt.Printf("  platform %s, %s", r.Platform, r.PlatformVersion)
+	fmt.Fprintf(cliOut, "  platform %s, %s", r.Platform, r.PlatformVersion)
 	if r.APIVersion != "" {
-		fmt.Printf(", PJRT C API %s", r.APIVersion)
+		fmt.Fprintf(cliOut, ", PJRT C API %s", r.APIVersion)
 	}
-	fmt.Println()
+	fmt.Fprintln(cliOut)
 	if len(r.Attributes) > 0 {
-		fmt.Printf("  attributes: %s\n", strings.Join(r.Attributes, " "))
+		fmt.Fprintf(cliOut, "  attributes: %s\n", strings.Join(r.Attributes, " "))
 	}
 	for _, d := range r.Devices {
-		fmt.Printf("  device %d: %s\n", d.ID, d.Kind)
+		fmt.Fprintf(cliOut, "  device %d: %s\n", d.ID, d.Kind)
 	}
 }

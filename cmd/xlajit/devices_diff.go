@@ -112,27 +112,30 @@ type diffResult struct {
 
 func runDiff(spec string, d *diffFlags, paths []string) int {
 	if isEmbedded(spec) {
-		fmt.Fprintln(os.Stderr, "xlajit devices --diff: needs a plugin: --device CUDA|TPU|/path/plugin.so (or PJRT_DEVICE)")
+		fmt.Fprintln(cliErr, "xlajit devices --diff: needs a plugin: --device CUDA|TPU|/path/plugin.so (or PJRT_DEVICE)")
 		return 2
 	}
 	if len(paths) == 0 {
-		fmt.Fprintln(os.Stderr, "xlajit devices --diff: no PATH given")
+		fmt.Fprintln(cliErr, "xlajit devices --diff: no PATH given")
 		return 2
 	}
 	files, err := mlirFiles(paths)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit devices --diff: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit devices --diff: %v\n", err)
 		return 2
+	}
+	if _, set := os.LookupEnv("XLAJIT_QUIET"); !set {
+		os.Setenv("XLAJIT_QUIET", "1") // the reference is always the embedded device
 	}
 	dut, err := pjrt.Open(spec)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit devices --diff: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit devices --diff: %v\n", err)
 		return 2
 	}
 	defer dut.Close()
 	ref, err := pjrt.Open("CPU")
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "xlajit devices --diff: %v\n", err)
+		fmt.Fprintf(cliErr, "xlajit devices --diff: %v\n", err)
 		return 2
 	}
 	defer ref.Close()
@@ -144,7 +147,7 @@ func runDiff(spec string, d *diffFlags, paths []string) int {
 		}
 		src, err := os.ReadFile(f)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "xlajit devices --diff: %v\n", err)
+			fmt.Fprintf(cliErr, "xlajit devices --diff: %v\n", err)
 			return 2
 		}
 		cases = append(cases, splitCases(f, src)...)
@@ -177,23 +180,23 @@ func runDiff(spec string, d *diffFlags, paths []string) int {
 		counts[r.outcome]++
 		switch r.outcome {
 		case diffDiffer:
-			fmt.Printf("DIFF %s: %s\n", r.c.name(), r.msg)
+			fmt.Fprintf(cliOut, "DIFF %s: %s\n", r.c.name(), r.msg)
 		case diffDeviceErr, diffRefErr:
 			if d.verbose {
-				fmt.Printf("ERROR %s: %s\n", r.c.name(), r.msg)
+				fmt.Fprintf(cliOut, "ERROR %s: %s\n", r.c.name(), r.msg)
 			}
 		case diffSkip:
 			skips[r.msg]++
 			if d.verbose {
-				fmt.Printf("SKIP %s: %s\n", r.c.name(), r.msg)
+				fmt.Fprintf(cliOut, "SKIP %s: %s\n", r.c.name(), r.msg)
 			}
 		}
 	}
 	for reason, n := range skips {
-		fmt.Printf("  skipped %d: %s\n", n, reason)
+		fmt.Fprintf(cliOut, "  skipped %d: %s\n", n, reason)
 	}
-	fmt.Fprintf(os.Stderr, "xlajit devices --diff: %d cases in %.1fs on %s\n", len(cases), time.Since(start).Seconds(), dut.Platform())
-	fmt.Printf("diff: %d agree, %d differ, %d device errors, %d reference errors, %d skipped\n",
+	fmt.Fprintf(cliErr, "xlajit devices --diff: %d cases in %.1fs on %s\n", len(cases), time.Since(start).Seconds(), dut.Platform())
+	fmt.Fprintf(cliOut, "diff: %d agree, %d differ, %d device errors, %d reference errors, %d skipped\n",
 		counts[diffAgree], counts[diffDiffer], counts[diffDeviceErr], counts[diffRefErr], counts[diffSkip])
 	if counts[diffDiffer] > 0 {
 		return 1
@@ -264,7 +267,10 @@ func diffOne(ref, dut pjrt.Client, c diffCase, d *diffFlags) diffResult {
 	h.Write([]byte(c.name()))
 	args, err := plugin.RandomArgs(mRef.Entry(), h.Sum64())
 	if err != nil {
-		return diffResult{c, diffSkip, "arguments: " + err.Error()}
+		if d.verbose {
+			return diffResult{c, diffSkip, "arguments: " + err.Error()}
+		}
+		return diffResult{c, diffSkip, "entry arguments that cannot be generated (dynamic, quantized or not tensors)"}
 	}
 	res := diffModules(ref, dut, mRef, mDUT, args, d.tolerance())
 	switch {

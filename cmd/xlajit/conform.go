@@ -138,10 +138,13 @@ func runConform(args []string) int {
 }
 
 func failText(r *conform.Result, verbose bool) string {
-	if verbose {
-		return r.Reason
+	msg := r.Reason
+	if !verbose {
+		msg, _, _ = strings.Cut(msg, "\n")
 	}
-	msg, _, _ := strings.Cut(r.Reason, "\n")
+	if r.Upstream != "" {
+		msg += " [upstream " + r.Upstream + "]"
+	}
 	return msg
 }
 

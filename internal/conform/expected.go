@@ -142,5 +142,8 @@ func OneLine(r *Result) string {
 	if r.Op != "" {
 		head += " " + r.Op
 	}
+	if r.Upstream != "" {
+		head += " [upstream " + r.Upstream + "]"
+	}
 	return head + ": " + msg
 }

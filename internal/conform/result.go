@@ -41,6 +41,9 @@ type Result struct {
 	Kind   Kind       `json:"kind,omitempty"`
 	Op     string     `json:"op,omitempty"` // the op a failure is attributed to
 	Reason string     `json:"reason,omitempty"`
+	// Upstream is set when upstream disables interpretation of the file
+	// ("RUN-DISABLED(inaccurate)"); the case runs anyway.
+	Upstream string `json:"upstream,omitempty"`
 	// Checks is the number of check verdicts the case produced.
 	Checks   int           `json:"checks"`
 	Duration time.Duration `json:"-"`

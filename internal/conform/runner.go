@@ -47,6 +47,7 @@ type job struct {
 	line      int
 	text      string
 	fileCheck bool
+	upstream  string
 }
 
 // Run runs every case of the .mlir files under paths and returns their
@@ -99,9 +100,9 @@ func RunFiles(opts Options, files []string) ([]*Result, error) {
 			continue
 		}
 		text := string(src)
-		fc := checkedByFileCheck(text)
+		fc, up := checkedByFileCheck(text), upstreamDisabled(text)
 		for i, c := range splitFile(text) {
-			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fileCheck: fc}
+			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fileCheck: fc, upstream: up}
 		}
 	}
 	close(jobs)
@@ -155,6 +156,7 @@ func runJob(opts Options, j job) *Result {
 			r.Func = *fn
 		}
 	}
+	r.Upstream = j.upstream
 	r.Duration = time.Since(start)
 	r.Seconds = r.Duration.Seconds()
 	return r

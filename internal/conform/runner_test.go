@@ -206,6 +206,19 @@ func TestFileCheckDetection(t *testing.T) {
 	}
 }
 
+func TestUpstreamDisabled(t *testing.T) {
+	for src, want := range map[string]string{
+		"// RUN-DISABLED(inaccurate) stablehlo-opt -inline %s | stablehlo-translate --interpret\n// RUN: stablehlo-opt %s > %t.1\n": "RUN-DISABLED(inaccurate)",
+		"// RUN-DISABLED(#2497): stablehlo-opt -inline %s | stablehlo-translate --interpret\n":                                      "RUN-DISABLED(#2497)",
+		"// RUN: stablehlo-opt -inline %s | stablehlo-translate --interpret\n":                                                      "",
+		"// RUN-DISABLED: stablehlo-opt %s\n// RUN: stablehlo-translate --interpret %s\n":                                           "",
+	} {
+		if got := upstreamDisabled(src); got != want {
+			t.Errorf("%q: got %q, want %q", src, got, want)
+		}
+	}
+}
+
 func TestFindCorpusAndFiles(t *testing.T) {
 	top := t.TempDir()
 	corpus := filepath.Join(top, "shared", "conformance", "stablehlo")

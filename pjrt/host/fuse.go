@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/elementwise"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
@@ -144,7 +145,8 @@ type fusion struct {
 	grain int // elements worth a parallel chunk
 
 	members  []fmember
-	inVals   []*hlo.Value // external inputs, one frame slot each
+	inVals   []*hlo.Value   // external inputs
+	consts   []*hlo.Literal // per input: its literal when a constant op makes it, else nil (read from the frame)
 	inScalar []bool
 	lastRead []int // per input: the last member reading it
 	outVals  []*hlo.Value
@@ -215,6 +217,15 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 				k = len(f.inVals)
 				inputOf[v] = k
 				f.inVals = append(f.inVals, v)
+				var lit *hlo.Literal
+				if v.Def != nil && v.Def.Name == "stablehlo.constant" {
+					l, err := elementwise.ConstantValue(v.Def)
+					if err != nil {
+						return nil, err
+					}
+					lit = l
+				}
+				f.consts = append(f.consts, lit)
 				scalar := len(v.TensorType().Dims) == 0 && f.n != 1
 				f.inScalar = append(f.inScalar, scalar)
 				f.lastRead = append(f.lastRead, 0)
@@ -339,6 +350,10 @@ func (f *fusion) newState() *fuseState {
 func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	st := f.states.Get().(*fuseState)
 	for k, id := range s.in {
+		if id < 0 {
+			st.ins[k] = f.consts[k]
+			continue
+		}
 		l, ok := frame[id].(*hlo.Literal)
 		want := f.n
 		if f.inScalar[k] {

@@ -203,23 +203,38 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 	// Compile the steps; record per step the values it reads and writes.
 	type stepUse struct{ reads, writes []*hlo.Value }
 	var su []stepUse
-	for _, g := range groups {
-		var s step
-		var u stepUse
+	fusions := make([]*fusion, len(groups))
+	for i, g := range groups {
 		if g.fused {
 			f, err := c.fuse(g, uses, resultSet)
 			if err != nil {
 				return nil, err
 			}
+			fusions[i] = f
+		}
+	}
+	for i, g := range groups {
+		var s step
+		var u stepUse
+		if !g.fused && boundConstant(g.ops[0], uses, resultSet) {
+			continue // its literal is bound into the fused steps reading it
+		}
+		if g.fused {
+			f := fusions[i]
 			s = step{op: g.ops[0], fused: f}
-			for _, v := range f.inVals {
+			for k, v := range f.inVals {
+				if f.consts[k] != nil {
+					s.in = append(s.in, -1)
+					continue
+				}
 				s.in = append(s.in, int32(v.ID))
+				u.reads = append(u.reads, v)
 			}
 			for _, v := range f.outVals {
 				s.out = append(s.out, int32(v.ID))
 				c.fresh[v.ID] = true
 			}
-			u = stepUse{reads: f.inVals, writes: f.outVals}
+			u.writes = f.outVals
 			for _, op := range g.ops {
 				for _, r := range op.Results {
 					local[r.ID] = true
@@ -289,6 +304,20 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 	bp.scratch = c.nslots
 	c.nslots += bp.maxIn + bp.maxOut
 	return bp, nil
+}
+
+// boundConstant reports a constant op that needs no step: only fused
+// steps read it, and they bind its literal when compiled.
+func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
+	if op.Name != "stablehlo.constant" || len(op.Results) != 1 || returned[op.Results[0].ID] {
+		return false
+	}
+	for _, u := range uses.users[op.Results[0]] {
+		if !uses.fusedMember[u] {
+			return false
+		}
+	}
+	return true
 }
 
 // recyclable reports whether v's storage is owned by the plan once v is
@@ -442,12 +471,18 @@ func (fp *funcPlan) runInto(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.V
 	if fb == nil {
 		fb = &frameBuf{slots: make([]kernel.Value, fp.nslots)}
 	}
+	res, err := fp.runOn(x, fb.slots, args, res)
+	fp.frames.Put(fb)
+	return res, err
+}
+
+// runOn runs the function on frame (nslots long), clearing it afterwards.
+func (fp *funcPlan) runOn(x *kernel.Ctx, frame, args, res []kernel.Value) ([]kernel.Value, error) {
 	saved := x.Frame
-	x.Frame = fb.slots
+	x.Frame = frame
 	res, err := fp.body.run(x, args, res)
 	x.Frame = saved
-	clear(fb.slots)
-	fp.frames.Put(fb)
+	clear(frame)
 	return res, err
 }
 
@@ -502,6 +537,7 @@ type runState struct {
 	x       kernel.Ctx
 	pool    kernel.Pool
 	in, res []kernel.Value
+	frame   []kernel.Value // the entry function's frame
 }
 
 func (p *Program) getRun() *runState {
@@ -525,7 +561,10 @@ func (p *Program) putRun(r *runState) {
 // valid until putRun.
 func (p *Program) execute(r *runState) ([]kernel.Value, error) {
 	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool}
-	res, err := p.entry.runInto(&r.x, r.in, r.res[:0])
+	if len(r.frame) != p.entry.nslots {
+		r.frame = make([]kernel.Value, p.entry.nslots)
+	}
+	res, err := p.entry.runOn(&r.x, r.frame, r.in, r.res[:0])
 	r.res = res
 	if err != nil {
 		return nil, err

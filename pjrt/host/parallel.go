@@ -7,6 +7,19 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
+// Parallel execution on the embedded device, for callers such as the
+// conformance runner:
+//
+//   - A module whose entry uses interpreter.run_parallel needs nothing
+//     special: Program.Run(&kernel.Ctx{Checks: log}, args) runs it, and the
+//     op launches its replicas x partitions grid of functions itself
+//     (through Program.Launch), each device with its own Hub.
+//   - A module meant for N replicas x M partitions (SPMD, collectives in the
+//     entry function) runs with RunReplicated(prog, N, M, args, log), or
+//     Executable.ExecuteReplicated through the pjrt seam.
+//   - Checks inside any device record into the shared log; a closed
+//     Ctx.Cancel stops loops and wakes devices blocked in collectives.
+
 // Launch implements kernel.Launcher: it runs g's functions concurrently on
 // a fresh Hub, one goroutine per virtual device. interpreter.run_parallel
 // and RunReplicated both end here.

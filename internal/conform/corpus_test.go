@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/expected_failures.txt from this run, keeping existing reasons")
@@ -145,5 +147,52 @@ func reportPhases(w *bytes.Buffer, rs []*Result) {
 	for _, r := range slow[:min(8, len(slow))] {
 		fmt.Fprintf(w, "  slow: %6.2fs %s (parse %.2fs, compile %.2fs, run %.2fs) %s\n", r.Duration.Seconds(), r.Name(),
 			r.Phases.Parse.Seconds(), r.Phases.Compile.Seconds(), r.Phases.Run.Seconds(), r.Status)
+	}
+}
+
+// TestCorpusThroughSeam runs the corpus a second way, through the device
+// seam on the embedded client (checks lifted out of the program and judged
+// on the host), and requires the same outcome for every case: the seam path
+// is what --device uses for every other device.
+func TestCorpusThroughSeam(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole corpus twice; run without -short")
+	}
+	root, err := FindCorpus(".")
+	if err != nil {
+		t.Skipf("conformance corpus not found (%v)", err)
+	}
+	var paths []string
+	for _, tr := range corpusTrees {
+		paths = append(paths, filepath.Join(root, tr))
+	}
+	direct, err := Run(Options{Root: root}, paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := host.NewClient(1)
+	defer c.Close()
+	seam, err := Run(Options{Root: root, Client: c}, paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(direct) != len(seam) {
+		t.Fatalf("%d cases directly, %d through the seam", len(direct), len(seam))
+	}
+	diff := 0
+	for i, d := range direct {
+		s := seam[i]
+		if d.ID() != s.ID() {
+			t.Fatalf("case %d: %s vs %s", i, d.ID(), s.ID())
+		}
+		if d.Status != s.Status || d.Kind != s.Kind {
+			diff++
+			if diff <= 20 {
+				t.Errorf("%s: directly %s %s (%s), through the seam %s %s (%s)", d.Name(), d.Status, d.Kind, OneLine(d), s.Status, s.Kind, OneLine(s))
+			}
+		}
+	}
+	if diff > 20 {
+		t.Errorf("... %d cases differ in all", diff)
 	}
 }

@@ -35,12 +35,12 @@ type Result struct {
 	File   string     `json:"file"` // as given, or relative to Options.Root
 	Case   int        `json:"case"` // index of the split part, from 0
 	Line   int        `json:"line"` // first line of the part in the file
-	Func   string     `json:"function,omitempty"`
+	Func   string     `json:"function"`
 	Status Status     `json:"status"`
 	Skip   SkipReason `json:"skip,omitempty"`
 	Kind   Kind       `json:"kind,omitempty"`
 	Op     string     `json:"op,omitempty"` // the op a failure is attributed to
-	Reason string     `json:"reason,omitempty"`
+	Reason string     `json:"reason"`
 	// Upstream is set when upstream disables interpretation of the file
 	// ("RUN-DISABLED(inaccurate)"); the case runs anyway.
 	Upstream string `json:"upstream,omitempty"`

@@ -106,9 +106,6 @@ FAILED=0
 
 record() { # name status seconds note
 	STEPS+=("$1|$2|$3|$4")
-	case "$2" in
-	FAIL | TIMEOUT) FAILED=1 ;;
-	esac
 }
 
 # run_step NAME MAX_SECONDS SUMMARY_REGEX COMMAND...: runs COMMAND with a time
@@ -259,20 +256,32 @@ export -f build bad_plugin plugin_tests run_examples
 
 # --- build --------------------------------------------------------------------
 
+# Build when Go is here (the module cache must hold the dependencies: the
+# device machine may have no network); otherwise, or when that fails, use
+# the prebuilt binaries that --prepare made elsewhere.
+built=0
 if ((HAVE_GO)) && [[ -z "${XLAJIT_BIN:-}" ]]; then
 	run_step build 150 "" build
-elif [[ -x "$XLAJIT" ]]; then
-	stale=""
-	if [[ -n "$(find cmd pjrt hlo -name '*.go' -newer "$XLAJIT" -print -quit 2>/dev/null)" ]]; then
-		stale=" (older than the sources)"
-	fi
-	record build SKIP 0 "prebuilt $XLAJIT$stale"
-else
-	record build FAIL 0 "no go command and no prebuilt $XLAJIT (run --prepare where Go is)"
-	XLAJIT=""
+	[[ "${STEPS[-1]}" == build\|PASS\|* ]] && built=1
 fi
-if [[ -n "$XLAJIT" && ! -x "$XLAJIT" ]]; then
-	XLAJIT=""
+if ((!built)); then
+	if [[ -x "$XLAJIT" ]]; then
+		note="prebuilt $XLAJIT"
+		if [[ -n "$(find cmd pjrt hlo -name '*.go' -newer "$XLAJIT" -print -quit 2>/dev/null)" ]]; then
+			note+=" (older than the sources)"
+		fi
+		if ((HAVE_GO)) && [[ -z "${XLAJIT_BIN:-}" ]]; then
+			# The build failed (see its log); go on with the prebuilt
+			# binaries instead of failing the run.
+			IFS='|' read -r _ st secs _ <<<"${STEPS[-1]}"
+			STEPS[-1]="build|NOBUILD|$secs|$st, using $note"
+		else
+			record build SKIP 0 "$note"
+		fi
+	else
+		((HAVE_GO)) || record build FAIL 0 "no go command and no prebuilt $XLAJIT (run --prepare where Go is)"
+		XLAJIT=""
+	fi
 fi
 
 if [[ -n "$XLAJIT" ]]; then
@@ -289,7 +298,9 @@ else
 fi
 
 if [[ -n "$XLAJIT" && -d "$CORPUS" ]]; then
-	run_step conform 170 "conform: " "$XLAJIT" conform --device "$PLUGIN" -j "$JOBS" --root "$CORPUS" "$CORPUS/interpret" "$CORPUS/testdata"
+	# Two runs, so that a time-out in the big one still leaves a summary.
+	run_step conform-interp 60 "conform: " "$XLAJIT" conform --device "$PLUGIN" -j "$JOBS" --root "$CORPUS" "$CORPUS/interpret"
+	run_step conform-jax 150 "conform: " "$XLAJIT" conform --device "$PLUGIN" -j "$JOBS" --root "$CORPUS" "$CORPUS/testdata"
 	run_step diff 90 "^diff: " "$XLAJIT" devices --diff --device "$PLUGIN" -j "$JOBS" --every "$DIFF_EVERY" "$CORPUS/interpret" "$CORPUS/testdata"
 else
 	record conform SKIP 0 "no xlajit binary or no corpus at $CORPUS"
@@ -306,10 +317,13 @@ fi
 
 echo
 echo "== device-check summary ($(($(date +%s) - START))s, plugin $PLUGIN)"
-printf '%-13s %-8s %5s  %s\n' step status secs note
+printf '%-15s %-8s %5s  %s\n' step status secs note
 for s in "${STEPS[@]}"; do
 	IFS='|' read -r name status secs note <<<"$s"
-	printf '%-13s %-8s %5s  %s\n' "$name" "$status" "$secs" "$note"
+	case "$status" in
+	FAIL | TIMEOUT) FAILED=1 ;;
+	esac
+	printf '%-15s %-8s %5s  %s\n' "$name" "$status" "$secs" "$note"
 done
 echo "logs: $LOGDIR"
 exit "$FAILED"

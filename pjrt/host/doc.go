@@ -2,14 +2,20 @@
 // reference for op semantics. Compile verifies a StableHLO module and turns
 // each function into a plan: ops in program order, each compiled once by its
 // kernel.Entry (attributes decoded, strides and regions prepared), values in
-// dense frame slots freed after their last use. Execute runs the plan on
-// *hlo.Literal buffers; XLAJIT_HOST_DEVICES=N gives N virtual devices whose
-// collectives meet in a Hub.
+// dense frame slots freed after their last use. Runs of elementwise ops over
+// same-shaped tensors (with broadcasts of scalars as splats and constants
+// bound at compile time) fuse into one step that walks the elements in
+// cache-sized tiles on all cores. Storage of dead intermediates made by
+// Fresh kernels is recycled for later results of the same size, or taken
+// over in place, within an execution and by the next one. Execute runs the
+// plan on *hlo.Literal buffers; XLAJIT_HOST_DEVICES=N gives N virtual
+// devices whose collectives meet in a Hub.
 //
 // Place in the flow: lazy's graph executor → pjrt.Client.Compile/Execute →
 // here. Imports hlo, pjrt and its own op families only.
 //
-// A plan, as printed for debugging:
+// A plan, as Program.PlanString prints it for debugging:
 //
-//	%0 = stablehlo.add(%arg0, %arg1)   in [0 1] out [2] free [0 1]
+//	%2 = stablehlo.dot_general(%0, %1)  free [%0]
+//	%7 = fused[splat stablehlo.add stablehlo.tanh](%2, %b const) tile 2048 %7 in %2
 package host

@@ -129,6 +129,7 @@ type fsrc struct {
 }
 
 type fmember struct {
+	name      string // op name, for PlanString
 	fn        kernel.TileFn
 	dt        hlo.DType
 	size      int
@@ -192,8 +193,9 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			f.dims = rt.Dims
 			f.n = int(rt.NumElements())
 		}
-		m := fmember{dt: rt.DType, size: rt.DType.Size(), out: -1}
+		m := fmember{name: op.Name, dt: rt.DType, size: rt.DType.Size(), out: -1}
 		if isSplat(op) {
+			m.name = "splat"
 			m.fn = splatTile(rt.DType.Size())
 			cost++
 		} else {

@@ -7,8 +7,9 @@ import (
 )
 
 type batch struct {
-	left atomic.Int32
-	done chan struct{}
+	left  atomic.Int32
+	done  chan struct{}
+	panic atomic.Pointer[any] // the first panic of a chunk, re-raised by the caller
 }
 
 type task struct {
@@ -18,10 +19,15 @@ type task struct {
 }
 
 func (t task) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			t.b.panic.CompareAndSwap(nil, &r)
+		}
+		if t.b.left.Add(-1) == 0 {
+			close(t.b.done)
+		}
+	}()
 	t.fn(t.lo, t.hi)
-	if t.b.left.Add(-1) == 0 {
-		close(t.b.done)
-	}
 }
 
 var (
@@ -80,10 +86,22 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 			t.run() // queue full: run inline
 		}
 	}
-	fn(0, step)
+	func() {
+		// A panic on the caller's chunk waits for the others, then is
+		// re-raised like a worker's.
+		defer func() {
+			if r := recover(); r != nil {
+				b.panic.CompareAndSwap(nil, &r)
+			}
+		}()
+		fn(0, step)
+	}()
 	for {
 		select {
 		case <-b.done:
+			if p := b.panic.Load(); p != nil {
+				panic(*p)
+			}
 			return
 		case t := <-tasks:
 			t.run()

@@ -255,9 +255,18 @@ func lowerRelu(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 }
 
 // lowerErf lowers erf with the rational approximation XLA uses for f32
-// (|error| < 1e-7 relative), computed in f32 (f64 inputs use f64).
+// (|error| < 1e-7 relative). That is all f32 can hold, but not f64: f64
+// lowers to chlo.erf (as JAX emits it), which every PJRT compiler and the
+// embedded executor evaluate to f64 accuracy. f16 and bf16 are computed in
+// f32 and rounded once.
 func lowerErf(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 	t := tensorType(x)
+	switch t.DType {
+	case F64:
+		return s.Op("chlo.erf", []*hlo.Value{x}, nil, t)[0]
+	case F16, BF16:
+		return s.Convert(lowerErf(s, s.Convert(x, F32)), t.DType)
+	}
 	lc := &LowerCtx{S: s}
 	c := func(v float64) *hlo.Value { return lc.splat(t, v) }
 	// erf(x) = x * P(x^2) / Q(x^2) on [-4, 4], clamped outside.

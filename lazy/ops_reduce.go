@@ -50,41 +50,34 @@ func keptShape(dims, axes []int64) []int64 {
 	return out
 }
 
-func reduceInit(dt DType, kind string) float64 {
+// reduceInit is the identity of a reduction kind in dtype dt. Integer
+// extremes are built from their bits: 2^63-1 and 2^64-1 have no float64
+// form (they would round to 2^63 and 2^64 and overflow).
+func reduceInit(dt DType, kind string) *hlo.Literal {
 	switch kind {
 	case "sum":
-		return 0
+		return hlo.ScalarLiteral(dt, 0)
 	case "prod":
-		return 1
-	case "max":
-		if dt.IsInt() || dt.IsBool() {
-			return minIntOf(dt)
+		return hlo.ScalarLiteral(dt, 1)
+	case "max", "min":
+		if !dt.IsInt() && !dt.IsBool() {
+			return hlo.ScalarLiteral(dt, math.Inf(map[string]int{"max": -1, "min": 1}[kind]))
 		}
-		return math.Inf(-1)
-	case "min":
-		if dt.IsInt() || dt.IsBool() {
-			return maxIntOf(dt)
+		l := hlo.NewLiteral(dt)
+		bits := uint(dt.Bits())
+		var v uint64 // unsigned and bool: max starts at 0
+		switch {
+		case kind == "min" && (dt.IsUnsigned() || dt.IsBool()):
+			v = 1<<bits - 1 // all ones (1<<64 is 0 in Go: still all ones)
+		case kind == "min":
+			v = 1<<(bits-1) - 1
+		case dt.IsSigned():
+			v = 1 << (bits - 1)
 		}
-		return math.Inf(1)
+		l.SetBits(0, v)
+		return l
 	}
 	panic("lazy: reduce kind " + kind)
-}
-
-func minIntOf(dt DType) float64 {
-	if dt.IsUnsigned() || dt.IsBool() {
-		return 0
-	}
-	return -math.Ldexp(1, dt.Bits()-1)
-}
-
-func maxIntOf(dt DType) float64 {
-	if dt.IsBool() {
-		return 1
-	}
-	if dt.IsUnsigned() {
-		return math.Ldexp(1, dt.Bits()) - 1
-	}
-	return math.Ldexp(1, dt.Bits()-1) - 1
 }
 
 // reducer builds the binary body of a reduction.
@@ -106,7 +99,7 @@ func lowerReduce(kind string) func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hl
 	body := reducer(kind)
 	return func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 		dt := tensorType(in[0]).DType
-		init := lc.scalar(dt, reduceInit(dt, kind))
+		init := lc.S.Constant(reduceInit(dt, kind))
 		return lc.S.Reduce([]*hlo.Value{in[0]}, []*hlo.Value{init}, n.attrs.Ints("axes"),
 			func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value {
 				return []*hlo.Value{body(s, args[0], args[1])}
@@ -180,7 +173,7 @@ func lowerArg(dir string) func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Va
 		axis := n.attrs.Int("axis")
 		idx := lc.S.Iota(hlo.NewTensorType(I64, t.Dims...), axis)
 		init := reduceInit(t.DType, map[string]string{"GT": "max", "LT": "min"}[dir])
-		res := lc.S.Reduce([]*hlo.Value{in[0], idx}, []*hlo.Value{lc.scalar(t.DType, init), lc.scalar(I64, 0)}, []int64{axis},
+		res := lc.S.Reduce([]*hlo.Value{in[0], idx}, []*hlo.Value{lc.S.Constant(init), lc.scalar(I64, 0)}, []int64{axis},
 			func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value {
 				av, ai, bv, bi := args[0], args[1], args[2], args[3]
 				better := s.Compare(hlo.CompareDir(dir), av, bv)

@@ -54,7 +54,7 @@ func lowerWindow(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 		pad[i] = [2]int64{w.padLo[i], w.padHi[i]}
 	}
 	body := reducer(w.kind)
-	return lc.S.ReduceWindow([]*hlo.Value{in[0]}, []*hlo.Value{lc.scalar(dt, reduceInit(dt, w.kind))}, hlo.Window{
+	return lc.S.ReduceWindow([]*hlo.Value{in[0]}, []*hlo.Value{lc.S.Constant(reduceInit(dt, w.kind))}, hlo.Window{
 		Dimensions: w.window, Strides: w.strides, Padding: pad,
 	}, func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value { return []*hlo.Value{body(s, args[0], args[1])} })
 }

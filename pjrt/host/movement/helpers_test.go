@@ -134,7 +134,11 @@ func evalScalar(op *hlo.Op, in []*hlo.Literal) (*hlo.Literal, error) {
 	case "stablehlo.compare":
 		dir, _ := hlo.AttrEnum(op.Attr("comparison_direction"))
 		var lt, eq bool
-		if in[0].DType.IsFloat() {
+		typ, _ := hlo.AttrEnum(op.Attr("compare_type"))
+		if typ == "TOTALORDER" {
+			ka, kb := totalKey64(math.Float64bits(in[0].Float(0))), totalKey64(math.Float64bits(in[1].Float(0)))
+			lt, eq = ka < kb, ka == kb
+		} else if in[0].DType.IsFloat() {
 			a, b := in[0].Float(0), in[1].Float(0)
 			lt, eq = a < b, a == b
 			if math.IsNaN(a) || math.IsNaN(b) {
@@ -166,6 +170,22 @@ func evalScalar(op *hlo.Op, in []*hlo.Literal) (*hlo.Literal, error) {
 		out.Data[0] = boolByte(r)
 		return out, nil
 	}
+	switch op.Name {
+	case "stablehlo.not":
+		if rt.IsBool() {
+			out.Data[0] = in[0].Data[0] ^ 1
+		} else {
+			out.SetInt(0, ^in[0].Int(0))
+		}
+		return out, nil
+	case "stablehlo.negate":
+		if rt.IsFloat() {
+			out.SetFloat(0, -in[0].Float(0))
+		} else {
+			out.SetInt(0, -in[0].Int(0))
+		}
+		return out, nil
+	}
 	a, b := in[0], in[1]
 	switch {
 	case rt.IsFloat():
@@ -179,9 +199,9 @@ func evalScalar(op *hlo.Op, in []*hlo.Literal) (*hlo.Literal, error) {
 		case "stablehlo.multiply":
 			r = x * y
 		case "stablehlo.maximum":
-			r = math.Max(x, y)
+			r = max(x, y) // IEEE maximum: NaN wins (math.Max lets +Inf win)
 		case "stablehlo.minimum":
-			r = math.Min(x, y)
+			r = min(x, y)
 		default:
 			return nil, fmt.Errorf("test interpreter: %s", op.Name)
 		}

@@ -17,6 +17,8 @@ type region struct {
 	kind binKind
 	// cmp is set when the body is one stablehlo.compare of two arguments.
 	cmp *cmpBody
+	// prog is the body as a scalar program, when it can be one.
+	prog *sprog
 }
 
 // cmpBody is a comparator region `return compare(dir, argL, argR, type)`.
@@ -80,8 +82,15 @@ func compileRegion(c *kernel.OpCtx, idx int, name string, nargs, nres int) (*reg
 		}
 	}
 	g.cmp = detectCmp(blk)
+	if useScalarPrograms {
+		g.prog = compileScalar(blk)
+	}
 	return g, nil
 }
+
+// useScalarPrograms enables compileScalar (tests switch it off to compare
+// both paths).
+var useScalarPrograms = true
 
 // detectBin recognises `return op(arg0, arg1)` for a commutative op, and
 // `return argK`.
@@ -154,6 +163,9 @@ type caller struct {
 	vals []kernel.Value
 	tmp  []byte // staging for results, so that results aliasing arguments stay intact
 	offs []int
+	// Scalar-program state: registers and the argument and result bytes.
+	regs       []uint64
+	argB, resB [][]byte
 }
 
 func (g *region) newCaller(x *kernel.Ctx) *caller {
@@ -169,6 +181,15 @@ func (g *region) newCaller(x *kernel.Ctx) *caller {
 		n += dt.Size()
 	}
 	c.tmp = make([]byte, n)
+	if p := g.prog; p != nil {
+		c.regs = make([]uint64, p.nregs)
+		for _, l := range c.lits {
+			c.argB = append(c.argB, l.Data)
+		}
+		for i, dt := range g.res {
+			c.resB = append(c.resB, c.tmp[c.offs[i]:c.offs[i]+dt.Size()])
+		}
+	}
 	return c
 }
 
@@ -190,6 +211,10 @@ func (c *caller) setBytes(i int, b []byte) { copy(c.lits[i].Data, b) }
 // call runs the body and returns the bytes of result i in res(i); they stay
 // valid until the next call.
 func (c *caller) call(op *hlo.Op) error {
+	if p := c.g.prog; p != nil {
+		p.run(c.regs, c.argB, c.resB)
+		return nil
+	}
 	out, err := c.g.sub.Run(c.x, c.vals)
 	if err != nil {
 		return err

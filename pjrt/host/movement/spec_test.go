@@ -120,3 +120,41 @@ func TestSpecExamples(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkArgmaxGenericBody(b *testing.B) {
+	src := `
+func.func @main(%v: tensor<512x1024xf32>, %i: tensor<512x1024xi32>) -> (tensor<512xf32>, tensor<512xi32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.reduce(%v init: %ninf), (%i init: %zero) across dimensions = [1] : (tensor<512x1024xf32>, tensor<512x1024xi32>, tensor<f32>, tensor<i32>) -> (tensor<512xf32>, tensor<512xi32>)
+    reducer(%a: tensor<f32>, %c: tensor<f32>) (%ai: tensor<i32>, %ci: tensor<i32>) {
+      %gt = stablehlo.compare GT, %c, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %v2 = stablehlo.select %gt, %c, %a : tensor<i1>, tensor<f32>
+      %i2 = stablehlo.select %gt, %ci, %ai : tensor<i1>, tensor<i32>
+      stablehlo.return %v2, %i2 : tensor<f32>, tensor<i32>
+    }
+  func.return %r#0, %r#1 : tensor<512xf32>, tensor<512xi32>
+}`
+	m, err := hlo.ParseModule("argmax.mlir", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := host.Compile(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := hlo.NewLiteral(hlo.F32, 512, 1024)
+	ix := hlo.NewLiteral(hlo.I32, 512, 1024)
+	for k := range v.F32() {
+		v.F32()[k] = float32(k % 977)
+		ix.I32()[k] = int32(k % 1024)
+	}
+	b.SetBytes(int64(len(v.Data) + len(ix.Data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		if _, err := p.Run(nil, []kernel.Value{v, ix}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

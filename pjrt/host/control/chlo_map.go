@@ -130,11 +130,19 @@ func unaryEntry(name string, f realFn, g complexFn) kernel.Entry {
 	if f != nil {
 		fdt = func(hlo.DType) realFn { return f }
 	}
-	return unaryTypedEntry(name, fdt, g)
+	return unaryTypedEntry(name, fdt, sameComplex(g))
 }
 
-// unaryTypedEntry is unaryEntry with a real kernel chosen per element type.
-func unaryTypedEntry(name string, fdt func(hlo.DType) realFn, g complexFn) kernel.Entry {
+// sameComplex uses one complex kernel for both complex types.
+func sameComplex(g complexFn) func(hlo.DType) complexFn {
+	if g == nil {
+		return nil
+	}
+	return func(hlo.DType) complexFn { return g }
+}
+
+// unaryTypedEntry is unaryEntry with kernels chosen per element type.
+func unaryTypedEntry(name string, fdt func(hlo.DType) realFn, gdt func(hlo.DType) complexFn) kernel.Entry {
 	return elementwiseEntry(name, specialCost, func(c *kernel.OpCtx) (kernel.TileFn, error) {
 		if len(c.In) != 1 || len(c.Out) != 1 {
 			return nil, c.Errorf("want 1 operand and 1 result")
@@ -145,10 +153,12 @@ func unaryTypedEntry(name string, fdt func(hlo.DType) realFn, g complexFn) kerne
 		}
 		dt := in.DType
 		var f realFn
+		var g complexFn
 		switch {
 		case dt.IsFloat() && fdt != nil && dt != hlo.TF32:
 			f = fdt(dt)
-		case (dt == hlo.C64 || dt == hlo.C128) && g != nil:
+		case (dt == hlo.C64 || dt == hlo.C128) && gdt != nil:
+			g = gdt(dt)
 		default:
 			return nil, c.Errorf("unsupported element type %s", dt)
 		}

@@ -3,8 +3,9 @@ package control
 import "math"
 
 // Elementary functions, real and complex, written for accuracy near the
-// branch cuts and branch points (Hull, Fairgrieve & Tang for asin/acos;
-// Kahan for tanh), where the textbook log/sqrt formulas lose digits.
+// branch cuts and branch points (Kahan for tanh, a double-double 1-|z|² for
+// atanh), where the textbook log/sqrt formulas lose digits. The complex
+// inverse sine family lives in decomp.go.
 
 const (
 	bigArg = 1e150 // beyond this, |z|² terms are negligible (and overflow)
@@ -125,108 +126,6 @@ func ctanh(z complex128) complex128 {
 func ctan(z complex128) complex128 {
 	w := ctanh(complex(-imag(z), real(z)))
 	return complex(imag(w), -real(w))
-}
-
-// asinParts returns, for x, y >= 0, the magnitudes of Re asin, Re acos and
-// Im asin of x+iy (Hull, Fairgrieve & Tang 1997).
-func asinParts(x, y float64) (re, reAcos, im float64) {
-	if x > bigArg || y > bigArg {
-		// asin z ~ -i log(2iz): Re = atan2(x, y), Im = log 2|z|.
-		hi, lo := math.Max(x, y), math.Min(x, y)
-		im = math.Log(hi) + ln2 + 0.5*math.Log1p((lo/hi)*(lo/hi))
-		return math.Atan2(x, y), math.Atan2(y, x), im
-	}
-	const bCross, aCross = 0.6417, 1.5
-	r := math.Hypot(x+1, y)
-	s := math.Hypot(x-1, y)
-	a := 0.5 * (r + s)
-	b := x / a
-	yy := y * y
-	if b <= bCross {
-		re = math.Asin(b)
-		reAcos = math.Acos(b)
-	} else if x <= 1 {
-		d := math.Sqrt(0.5 * (a + x) * (yy/(r+(x+1)) + (s + (1 - x))))
-		re = math.Atan(x / d)
-		reAcos = math.Atan(d / x)
-	} else {
-		d := y * math.Sqrt(0.5*((a+x)/(r+(x+1))+(a+x)/(s+(x-1))))
-		re = math.Atan(x / d)
-		reAcos = math.Atan(d / x)
-	}
-	if a <= aCross {
-		var am1 float64
-		if x < 1 {
-			am1 = 0.5 * (yy/(r+(x+1)) + yy/(s+(1-x)))
-		} else {
-			am1 = 0.5 * (yy/(r+(x+1)) + (s + (x - 1)))
-		}
-		if am1 == 0 && y > 0 && x < 1 {
-			// y² underflowed: Im asin ~ y / sqrt(1-x²).
-			im = y / math.Sqrt((1-x)*(1+x))
-		} else {
-			im = math.Log1p(am1 + math.Sqrt(am1*(a+1)))
-		}
-	} else {
-		im = math.Log(a + math.Sqrt((a-1)*(a+1)))
-	}
-	return re, reAcos, im
-}
-
-func casin(z complex128) complex128 {
-	x, y := real(z), imag(z)
-	if math.IsNaN(x) || math.IsNaN(y) {
-		return nanComplex(x, y)
-	}
-	if math.IsInf(x, 0) || math.IsInf(y, 0) {
-		re := math.Pi / 2
-		switch {
-		case math.IsInf(x, 0) && math.IsInf(y, 0):
-			re = math.Pi / 4
-		case math.IsInf(y, 0):
-			re = 0
-		}
-		return complex(math.Copysign(re, x), math.Copysign(math.Inf(1), y))
-	}
-	re, _, im := asinParts(math.Abs(x), math.Abs(y))
-	return complex(math.Copysign(re, x), math.Copysign(im, y))
-}
-
-func cacos(z complex128) complex128 {
-	x, y := real(z), imag(z)
-	if math.IsNaN(x) || math.IsNaN(y) {
-		return nanComplex(x, y)
-	}
-	if math.IsInf(x, 0) || math.IsInf(y, 0) {
-		re := 0.0
-		switch {
-		case math.IsInf(x, 0) && math.IsInf(y, 0):
-			re = math.Pi / 4
-		case math.IsInf(y, 0):
-			re = math.Pi / 2
-		}
-		if math.Signbit(x) {
-			re = math.Pi - re
-		}
-		return complex(re, -math.Copysign(math.Inf(1), y))
-	}
-	_, re, im := asinParts(math.Abs(x), math.Abs(y))
-	if math.Signbit(x) {
-		re = math.Pi - re
-	}
-	return complex(re, -math.Copysign(im, y))
-}
-
-// casinh(z) = -i asin(iz).
-func casinh(z complex128) complex128 {
-	w := casin(complex(-imag(z), real(z)))
-	return complex(imag(w), -real(w))
-}
-
-// cacosh takes the root of acos with non-negative real part.
-func cacosh(z complex128) complex128 {
-	w := cacos(z)
-	return complex(math.Abs(imag(w)), math.Copysign(real(w), imag(z)))
 }
 
 // catanh uses atanh(z) = ¼ log1p(4x/((1-x)²+y²)) + i ½ atan2(2y, 1-x²-y²),

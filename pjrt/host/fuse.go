@@ -350,20 +350,15 @@ func (f *fusion) newState() *fuseState {
 
 // run executes the fused step of s on frame.
 func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
+	if f.single && x.Pool != nil {
+		return f.runSingle(x, frame, s)
+	}
 	st := f.states.Get().(*fuseState)
-	for k, id := range s.in {
-		if id < 0 {
-			st.ins[k] = f.consts[k]
-			continue
-		}
-		l, ok := frame[id].(*hlo.Literal)
-		want := f.n
-		if f.inScalar[k] {
-			want = 1
-		}
-		if !ok || l.NumElements() != want || l.DType != st.inView[k].DType {
+	for k := range s.in {
+		l, err := f.input(frame, s, k)
+		if err != nil {
 			f.states.Put(st)
-			return &kernel.OpError{Op: s.op.Name, Loc: s.op.Loc, Msg: fmt.Sprintf("fused operand %s is %s, want %d elements of %s", f.inVals[k].Name, describe(frame[id]), want, st.inView[k].DType)}
+			return err
 		}
 		st.ins[k] = l
 	}
@@ -376,7 +371,12 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	}
 	switch {
 	case f.single:
-		f.runSingle(st)
+		m := &f.members[0]
+		for k, src := range m.srcs {
+			st.srcs[0][k] = st.ins[src.idx]
+		}
+		f.runTile(m, st.outs[0], st.srcs[0])
+		clear(st.srcs[0])
 	case f.n <= f.grain || f.n <= f.tile:
 		f.chunk(st, st, 0, f.n)
 	default:
@@ -396,27 +396,64 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	return nil
 }
 
+// input returns input k of step s: its bound constant or its frame value,
+// checked against the plan's element type and count.
+func (f *fusion) input(frame []kernel.Value, s *step, k int) (*hlo.Literal, error) {
+	id := s.in[k]
+	if id < 0 {
+		return f.consts[k], nil
+	}
+	l, ok := frame[id].(*hlo.Literal)
+	want := f.n
+	if f.inScalar[k] {
+		want = 1
+	}
+	dt := f.inVals[k].TensorType().DType
+	if !ok || l.DType != dt || l.NumElements() != want {
+		return nil, &kernel.OpError{Op: s.op.Name, Loc: s.op.Loc, Msg: fmt.Sprintf("fused operand %s is %s, want %d elements of %s", valueName(f.inVals[k]), describe(frame[id]), want, dt)}
+	}
+	return l, nil
+}
+
+// runSingle runs a one-member fusion's TileFn on whole literals, its
+// operand list in the execution pool's scratch (no per-step state).
+func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
+	m := &f.members[0]
+	srcs := x.Pool.Scratch(len(m.srcs))
+	for k, src := range m.srcs {
+		l, err := f.input(frame, s, src.idx)
+		if err != nil {
+			clear(srcs)
+			return err
+		}
+		srcs[k] = l
+	}
+	var dst *hlo.Literal
+	if k := f.inPlace[0]; k >= 0 {
+		dst, _ = f.input(frame, s, k)
+	} else {
+		dst = allocLiteral(x, m.dt, f.dims)
+	}
+	f.runTile(m, dst, srcs)
+	clear(srcs)
+	frame[s.out[0]] = dst
+	return nil
+}
+
+// runTile runs m's TileFn over all elements, in parallel chunks when large.
+func (f *fusion) runTile(m *fmember, dst *hlo.Literal, srcs []*hlo.Literal) {
+	if f.n <= f.grain {
+		m.fn(dst, srcs, 0, f.n)
+		return
+	}
+	kernel.ParallelFor(f.n, f.grain, func(lo, hi int) { m.fn(dst, srcs, lo, hi) })
+}
+
 func describe(v kernel.Value) string {
 	if l, ok := v.(*hlo.Literal); ok {
 		return l.ShapeString()
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// runSingle runs a one-member fusion's TileFn on whole literals.
-func (f *fusion) runSingle(st *fuseState) {
-	m := &f.members[0]
-	srcs := st.srcs[0]
-	for k, s := range m.srcs {
-		srcs[k] = st.ins[s.idx]
-	}
-	dst := st.outs[0]
-	if f.n <= f.grain {
-		m.fn(dst, srcs, 0, f.n)
-	} else {
-		kernel.ParallelFor(f.n, f.grain, func(lo, hi int) { m.fn(dst, srcs, lo, hi) })
-	}
-	clear(srcs)
 }
 
 // chunk computes elements [lo, hi) tile by tile with w's views and scratch;

@@ -8,9 +8,20 @@ import "github.com/xlajit/xlajit/hlo"
 // used by one goroutine at a time; the planner keeps one per running
 // execution and reuses it for the next execution of the same program.
 type Pool struct {
-	sizes []int            // byte sizes with a free list
-	free  [][]*hlo.Literal // free[i]: literals of sizes[i] bytes
-	held  int              // bytes held
+	sizes   []int            // byte sizes with a free list
+	free    [][]*hlo.Literal // free[i]: literals of sizes[i] bytes
+	held    int              // bytes held
+	scratch []*hlo.Literal
+}
+
+// Scratch returns n literal pointers for passing an operand list without
+// allocating. The slice is reused by the next Scratch call; callers clear
+// it when done so that the pool keeps no storage alive.
+func (p *Pool) Scratch(n int) []*hlo.Literal {
+	if cap(p.scratch) < n {
+		p.scratch = make([]*hlo.Literal, n)
+	}
+	return p.scratch[:n]
 }
 
 // poolMaxBytes bounds what one Pool keeps: beyond it, Put drops buffers.

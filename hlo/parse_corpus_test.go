@@ -9,13 +9,12 @@ import (
 	"testing"
 )
 
-// parserCorpusRoot finds shared/conformance/stablehlo by walking up from the
-// test's working directory.
-func parserCorpusRoot(t testing.TB) string {
-	t.Helper()
+// findCorpusRoot returns shared/conformance/stablehlo found by walking up
+// from the working directory, or "".
+func findCorpusRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return ""
 	}
 	for {
 		c := filepath.Join(dir, "shared", "conformance", "stablehlo")
@@ -24,29 +23,45 @@ func parserCorpusRoot(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("conformance corpus not found: no shared/conformance/stablehlo above the working directory")
+			return ""
 		}
 		dir = parent
 	}
 }
 
-// parserCorpusFiles lists every .mlir file of the corpus, sorted.
-func parserCorpusFiles(t testing.TB) []string {
-	root := parserCorpusRoot(t)
+// mlirFilesUnder lists the .mlir files below root, sorted.
+func mlirFilesUnder(root string) []string {
 	var files []string
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".mlir") {
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".mlir") {
 			files = append(files, path)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(files)
+	return files
+}
+
+// goldenInputs returns the texts of the printer golden inputs.
+func goldenInputs() []string {
+	files, _ := filepath.Glob(filepath.Join("testdata", "print", "*.mlir"))
+	var out []string
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
+// parserCorpusFiles lists every .mlir file of the corpus, or skips.
+func parserCorpusFiles(t testing.TB) []string {
+	t.Helper()
+	root := findCorpusRoot()
+	if root == "" {
+		t.Skip("conformance corpus not found: no shared/conformance/stablehlo above the working directory")
+	}
+	files := mlirFilesUnder(root)
 	if len(files) == 0 {
 		t.Skip("conformance corpus has no .mlir files")
 	}

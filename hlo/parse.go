@@ -53,7 +53,7 @@ type parser struct {
 	typeAliases map[string]Type
 	// lastDenseType is the type of the last dense attribute kept opaque.
 	lastDenseType Type
-	attrAliases map[string]Attr
+	attrAliases   map[string]Attr
 	// funcDepth is >0 while parsing a function body; bare op names resolve
 	// to the func dialect ("return" -> func.return).
 	scope *scope

@@ -7,10 +7,8 @@ import "math"
 // atanh), where the textbook log/sqrt formulas lose digits. The complex
 // inverse sine family lives in decomp.go.
 
-const (
-	bigArg = 1e150 // beyond this, |z|² terms are negligible (and overflow)
-	ln2    = 0.6931471805599453
-)
+// bigArg: beyond it, |z|² terms are negligible (and overflow).
+const bigArg = 1e150
 
 // asinReal is asin(x) = atan2(x, sqrt((1-x)(1+x))), exact-ish near ±1.
 func asinReal(x float64) float64 {

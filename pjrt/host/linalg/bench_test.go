@@ -62,3 +62,41 @@ func BenchmarkConvolution(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFactor times cholesky and a left triangular_solve with n
+// right-hand sides on n x n f64 matrices (n^3/3 and n^3 multiply-adds).
+func BenchmarkFactor(b *testing.B) {
+	for _, n := range []int64{256, 1024} {
+		r := rand.New(rand.NewPCG(4, 4))
+		a := hpdMatrix(r, hlo.F64, []int64{n, n}, true)
+		b.Run(fmt.Sprintf("cholesky/f64/%d", n), func(b *testing.B) {
+			benchOp(b, "stablehlo.cholesky", []*hlo.Literal{a}, tt(hlo.F64, n, n), float64(n*n*n)/3, hlo.NamedAttr{Name: "lower", Value: hlo.BoolAttr(true)})
+		})
+		rhs := randLiteral(r, hlo.F64, n, n)
+		b.Run(fmt.Sprintf("triangular_solve/f64/%d", n), func(b *testing.B) {
+			benchOp(b, "stablehlo.triangular_solve", []*hlo.Literal{a, rhs}, tt(hlo.F64, n, n), float64(n*n*n), triAttrs(true, true, false, "NO_TRANSPOSE")...)
+		})
+	}
+}
+
+// benchOp runs a compiled single-op module and reports GFLOP/s for the
+// given multiply-add count.
+func benchOp(b *testing.B, name string, args []*hlo.Literal, out hlo.Type, macs float64, attrs ...hlo.NamedAttr) {
+	var types []hlo.Type
+	var vals []kernel.Value
+	for _, a := range args {
+		types = append(types, a.Type())
+		vals = append(vals, a)
+	}
+	p, err := host.Compile(singleOpModule(name, types, []hlo.Type{out}, attrs...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Run(nil, vals); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(2*macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

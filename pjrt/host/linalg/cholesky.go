@@ -61,6 +61,24 @@ func compileCholesky(c *kernel.OpCtx) (kernel.RunFn, error) {
 }
 
 func choleskyRun[T scalar](a, l []T, n, batch int, lower bool) {
+	if af, real := any(a).([]float64); real && n > blockedMin {
+		lf := any(l).([]float64)
+		for b := 0; b < batch; b++ {
+			ab, lb := af[b*n*n:(b+1)*n*n], lf[b*n*n:(b+1)*n*n]
+			at := func(i, j int) float64 { return ab[i*n+j] }
+			if !lower {
+				at = func(i, j int) float64 { return ab[j*n+i] }
+			}
+			if !choleskyBlocked(at, lb, n) {
+				for i := range lb {
+					lb[i] = math.NaN()
+				}
+			} else if !lower {
+				transposeSquare(lb, n)
+			}
+		}
+		return
+	}
 	kernel.ParallelFor(batch, max(1, 4096/max(n*n*n, 1)), func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			choleskyOne(a[b*n*n:(b+1)*n*n], l[b*n*n:(b+1)*n*n], n, lower)
@@ -137,4 +155,13 @@ func fromReal[T scalar](v float64) T {
 		return any(complex(v, 0)).(T)
 	}
 	return any(v).(T)
+}
+
+// transposeSquare transposes an n x n matrix in place.
+func transposeSquare(m []float64, n int) {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			m[i*n+j], m[j*n+i] = m[j*n+i], m[i*n+j]
+		}
+	}
 }

@@ -67,7 +67,7 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return nil, c.Errorf("unknown rng_algorithm %q", algo)
 	}
 	width := ot.DType.Bits()
-	if ot.DType.IsBool() || ot.DType.IsComplex() || width > 64 || width < 2 {
+	if ot.DType.IsBool() || ot.DType.IsComplex() || ot.DType == hlo.TF32 || width > 64 || width < 2 {
 		return nil, c.Errorf("output %s: element type must be an integer or float of 2 to 64 bits", ot.ShapeString())
 	}
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {

@@ -139,6 +139,13 @@ func triSolveRun[T scalar](s *triSolve, a, x []T) {
 	})
 	// op(a) is lower triangular when exactly one of lower and transpose holds.
 	effLower := s.lower != s.trans
+	if _, real := any(a).([]float64); real && n > blockedMin {
+		for bi := 0; bi < s.batch; bi++ {
+			tm := any(tmats[bi]).([]float64)
+			triSolveBlocked(tm, any(x[bi*mat:(bi+1)*mat]).([]float64), n, s.rows, s.cols, s.left, effLower)
+		}
+		return
+	}
 	kernel.ParallelFor(s.batch*parts, 1, func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			bi, part := t/parts, t%parts

@@ -111,7 +111,7 @@ func compileConcatenate(c *kernel.OpCtx) (kernel.RunFn, error) {
 				return runErr(op, "%v", err)
 			}
 		}
-		out := newOut(outT.DType, p.outDims)
+		out := newOut(x, outT.DType, p.outDims)
 		for i, b := range p.boxes {
 			in, err := lit(op, args, i)
 			if err != nil {

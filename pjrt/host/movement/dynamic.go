@@ -85,7 +85,7 @@ func compileDynamicBroadcastInDim(c *kernel.OpCtx) (kernel.RunFn, error) {
 				return runErr(op, "%v (operand %s, output_dimensions %v)", err, in.ShapeString(), dims)
 			}
 		}
-		out := newOut(in.DType, dims)
+		out := newOut(x, in.DType, dims)
 		p.b.run(out.Data, in.Data, 0, p.sOff)
 		results[0] = out
 		return nil
@@ -161,7 +161,7 @@ func compileDynamicIota(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		out := newOut(dt, dims)
+		out := newOut(x, dt, dims)
 		stride := stridesInt(dims)[dim]
 		size := int(dims[dim])
 		// One element per index value, then replicate it over its run.
@@ -211,7 +211,7 @@ func compileGetDimensionSize(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if int(dim) >= len(in.Dims) {
 			return runErr(op, "dimension %d out of range for operand %s", dim, in.ShapeString())
 		}
-		out := newOut(outT.DType, nil)
+		out := newOut(x, outT.DType, nil)
 		out.SetInt(0, in.Dims[dim])
 		results[0] = out
 		return nil

@@ -271,7 +271,7 @@ func compileGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 				return runErr(op, "%v (operand %s, start_indices %s)", err, operand.ShapeString(), idx.ShapeString())
 			}
 		}
-		out := newOut(operand.DType, p.outDims)
+		out := newOut(x, operand.DType, p.outDims)
 		p.exec(out, operand, idx)
 		results[0] = out
 		return nil
@@ -312,7 +312,7 @@ func compileDynamicGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v", err)
 		}
-		out := newOut(ls[0].DType, p.outDims)
+		out := newOut(x, ls[0].DType, p.outDims)
 		p.exec(out, ls[0], ls[1])
 		results[0] = out
 		return nil

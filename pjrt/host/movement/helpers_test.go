@@ -68,7 +68,19 @@ func tryRun(op *hlo.Op, args ...*hlo.Literal) ([]*hlo.Literal, error) {
 		in[i] = a
 	}
 	res := make([]kernel.Value, len(op.Results))
-	if err := fn(&kernel.Ctx{NumReplicas: 1, NumPartitions: 1}, in, res); err != nil {
+	// Offer garbage-filled storage of each static result size, so that a
+	// kernel that leaves an element unwritten is caught.
+	pool := &kernel.Pool{}
+	for _, r := range op.Results {
+		if t := r.TensorType(); t != nil && t.IsStatic() {
+			g := hlo.NewLiteral(t.DType, t.Dims...)
+			for i := range g.Data {
+				g.Data[i] = 0xA5
+			}
+			pool.Put(g)
+		}
+	}
+	if err := fn(&kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Pool: pool}, in, res); err != nil {
 		return nil, err
 	}
 	out := make([]*hlo.Literal, len(res))

@@ -60,7 +60,7 @@ func compileBoxOp(c *kernel.OpCtx, plan planFn) (kernel.RunFn, error) {
 				return runErr(op, "%v (operand %s)", err, in.ShapeString())
 			}
 		}
-		out := newOut(dt, p.outDims)
+		out := newOut(x, dt, p.outDims)
 		p.b.run(out.Data, in.Data, 0, p.sOff)
 		results[0] = out
 		return nil

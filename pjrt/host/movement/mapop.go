@@ -66,7 +66,7 @@ func compileMap(c *kernel.OpCtx) (kernel.RunFn, error) {
 			}
 			ins[i] = l
 		}
-		out := newOut(dt, ins[0].Dims)
+		out := newOut(x, dt, ins[0].Dims)
 		results[0] = out
 		total := out.NumElements()
 		if acc != nil {

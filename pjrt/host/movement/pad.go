@@ -69,8 +69,8 @@ func newPadPlan(in, lo, hi, interior []int64, es int) (*padPlan, error) {
 	return p, nil
 }
 
-func (p *padPlan) run(in, padValue *hlo.Literal) *hlo.Literal {
-	out := newOut(in.DType, p.outDims)
+func (p *padPlan) run(x *kernel.Ctx, in, padValue *hlo.Literal) *hlo.Literal {
+	out := newOut(x, in.DType, p.outDims)
 	es := in.DType.Size()
 	fillElem(out.Data, padValue.Data[:es])
 	p.b.run(out.Data, in.Data, p.dOff, p.sOff)
@@ -140,7 +140,7 @@ func compilePad(c *kernel.OpCtx) (kernel.RunFn, error) {
 				return runErr(op, "%v (operand %s)", err, in.ShapeString())
 			}
 		}
-		results[0] = p.run(in, pv)
+		results[0] = p.run(x, in, pv)
 		return nil
 	}, nil
 }
@@ -188,7 +188,7 @@ func compileDynamicPad(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v (operand %s)", err, in.ShapeString())
 		}
-		results[0] = p.run(in, pv)
+		results[0] = p.run(x, in, pv)
 		return nil
 	}, nil
 }

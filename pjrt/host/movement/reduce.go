@@ -244,7 +244,7 @@ func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	outs := make([]*hlo.Literal, ro.n)
 	for i := range outs {
 		dt := ro.outT[i].DType
-		outs[i] = newOut(dt, L.outDims)
+		outs[i] = newOut(x, dt, L.outDims)
 		init := ins[ro.n+i].Data
 		if dt != ro.inDT[i] {
 			b := make([]byte, dt.Size())

@@ -339,7 +339,7 @@ func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 		if !equalDims(ins[i].Dims, ins[0].Dims) || !equalDims(upds[i].Dims, upds[0].Dims) {
 			return runErr(op, "inputs %s, %s or updates %s, %s differ in shape", ins[0].ShapeString(), ins[i].ShapeString(), upds[0].ShapeString(), upds[i].ShapeString())
 		}
-		outs[i] = newOut(so.outDT[i], ins[i].Dims)
+		outs[i] = newOut(x, so.outDT[i], ins[i].Dims)
 		if so.outDT[i] == so.inDT[i] {
 			copy(outs[i].Data, ins[i].Data)
 		} else {

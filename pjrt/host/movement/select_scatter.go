@@ -98,7 +98,7 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 			return runErr(op, "source %s does not match the windows of operand %s", source.ShapeString(), operand.ShapeString())
 		}
 	}
-	out := newOut(so.dt, operand.Dims)
+	out := newOut(x, so.dt, operand.Dims)
 	es := so.dt.Size()
 	fillElem(out.Data, init.Data[:es])
 	var selC, scaC *caller

@@ -171,7 +171,7 @@ func compileDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 			off += int(clampI(start[d], 0, in.Dims[d]-sizes[d])) * acc
 			acc *= int(in.Dims[d])
 		}
-		out := newOut(in.DType, sizes)
+		out := newOut(x, in.DType, sizes)
 		b.run(out.Data, in.Data, 0, off)
 		results[0] = out
 		return nil
@@ -258,7 +258,7 @@ func compileDynamicUpdateSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 			off += int(clampI(start[d], 0, in.Dims[d]-upd.Dims[d])) * acc
 			acc *= int(in.Dims[d])
 		}
-		out := newOut(in.DType, in.Dims)
+		out := newOut(x, in.DType, in.Dims)
 		copy(out.Data, in.Data)
 		b.run(out.Data, upd.Data, off, 0)
 		results[0] = out
@@ -318,7 +318,7 @@ func compileRealDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v (operand %s)", err, in.ShapeString())
 		}
-		out := newOut(in.DType, p.outDims)
+		out := newOut(x, in.DType, p.outDims)
 		p.b.run(out.Data, in.Data, 0, p.sOff)
 		results[0] = out
 		return nil

@@ -93,7 +93,7 @@ func (so *sortOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	outs := make([]*hlo.Literal, n)
 	for i := range outs {
-		outs[i] = newOut(so.dts[i], dims)
+		outs[i] = newOut(x, so.dts[i], dims)
 		results[i] = outs[i]
 	}
 	if r == 0 {

@@ -277,9 +277,14 @@ func clampI(v, lo, hi int64) int64 {
 	return v
 }
 
-// newOut allocates a result literal: dt[dims...].
-func newOut(dt hlo.DType, dims []int64) *hlo.Literal {
-	return &hlo.Literal{DType: dt, Dims: append([]int64(nil), dims...), Data: hlo.AlignedBytes(numel(dims) * dt.Size())}
+// newOut returns a result literal dt[dims...] with unspecified contents
+// (storage recycled from the execution's pool when it has some): every
+// kernel here writes each element of its results.
+func newOut(x *kernel.Ctx, dt hlo.DType, dims []int64) *hlo.Literal {
+	if dims == nil {
+		dims = []int64{}
+	}
+	return x.NewLiteralUninit(dt, dims)
 }
 
 // fillElem sets every element of dst (elements of es bytes) to the bytes of v.

@@ -264,7 +264,7 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 	inits := make([][]byte, n) // in the body's element type
 	for i := range outs {
 		dt := ro.outT[i].DType
-		outs[i] = newOut(dt, L.outDims)
+		outs[i] = newOut(x, dt, L.outDims)
 		inits[i] = ins[n+i].Data[:ro.inDT[i].Size()]
 		if dt != ro.inDT[i] {
 			b := make([]byte, dt.Size())

@@ -1,13 +1,11 @@
 package fx
 
 import (
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -347,7 +345,7 @@ func (p *lineParser) dtype() (lazy.DType, error) {
 	for !p.eof() && (isIdent(p.s[p.pos]) || p.s[p.pos] == '<' || p.s[p.pos] == '>') {
 		p.pos++
 	}
-	dt, ok := hlo.DTypeByName(p.s[start:p.pos])
+	dt, ok := lazy.DTypeByName(p.s[start:p.pos])
 	if !ok {
 		p.pos = start
 		return 0, p.errf("expected an element type, found %q", p.rest())
@@ -451,140 +449,11 @@ func (p *lineParser) value() (any, error) {
 	return v, nil
 }
 
-func (p *lineParser) literal() (*hlo.Literal, error) {
-	s, err := p.shape()
+func (p *lineParser) literal() (*lazy.Literal, error) {
+	l, n, err := lazy.ParseLiteral("lit(" + p.s[p.pos:])
 	if err != nil {
-		return nil, err
+		return nil, p.errf("%v", err)
 	}
-	if err := p.expect(","); err != nil {
-		return nil, err
-	}
-	l := hlo.NewLiteral(s.DType, s.Dims...)
-	p.skipSpace()
-	if p.accept("0x") {
-		start := p.pos
-		for !p.eof() && strings.IndexByte("0123456789abcdefABCDEF", p.s[p.pos]) >= 0 {
-			p.pos++
-		}
-		raw, err := hex.DecodeString(p.s[start:p.pos])
-		if err != nil || len(raw) != len(l.Data) {
-			return nil, p.errf("literal of %s needs %d bytes of hex", s, len(l.Data))
-		}
-		copy(l.Data, raw)
-		return l, p.expect(")")
-	}
-	if err := p.expect("["); err != nil {
-		return nil, err
-	}
-	for i := 0; i < l.NumElements(); i++ {
-		if i > 0 {
-			if err := p.expect(","); err != nil {
-				return nil, err
-			}
-		}
-		if err := p.elem(l, i); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.expect("]"); err != nil {
-		return nil, err
-	}
-	return l, p.expect(")")
-}
-
-// elem parses one element as hlo.Literal.ElemString prints it.
-func (p *lineParser) elem(l *hlo.Literal, i int) error {
-	p.skipSpace()
-	dt := l.DType
-	if dt.IsComplex() {
-		if err := p.expect("("); err != nil {
-			return err
-		}
-		re, err := p.float(dt.ComplexPart())
-		if err != nil {
-			return err
-		}
-		if err := p.expect(","); err != nil {
-			return err
-		}
-		im, err := p.float(dt.ComplexPart())
-		if err != nil {
-			return err
-		}
-		l.SetComplex(i, complex(re, im))
-		return p.expect(")")
-	}
-	if dt.IsBool() {
-		switch {
-		case p.accept("true"):
-			l.SetInt(i, 1)
-		case p.accept("false"):
-			l.SetInt(i, 0)
-		default:
-			return p.errf("expected true or false")
-		}
-		return nil
-	}
-	if dt.IsFloat() {
-		if p.accept("0x") {
-			start := p.pos
-			for !p.eof() && strings.IndexByte("0123456789abcdefABCDEF", p.s[p.pos]) >= 0 {
-				p.pos++
-			}
-			bits, err := strconv.ParseUint(p.s[start:p.pos], 16, 64)
-			if err != nil {
-				return p.errf("bad hex float")
-			}
-			l.SetBits(i, bits)
-			return nil
-		}
-		f, err := p.float(dt)
-		if err != nil {
-			return err
-		}
-		l.SetFloat(i, f)
-		return nil
-	}
-	start := p.pos
-	for !p.eof() && strings.IndexByte("-0123456789", p.s[p.pos]) >= 0 {
-		p.pos++
-	}
-	if dt.IsUnsigned() {
-		v, err := strconv.ParseUint(p.s[start:p.pos], 10, 64)
-		if err != nil {
-			return p.errf("bad unsigned integer")
-		}
-		l.SetBits(i, v)
-		return nil
-	}
-	v, err := strconv.ParseInt(p.s[start:p.pos], 10, 64)
-	if err != nil {
-		return p.errf("bad integer")
-	}
-	l.SetInt(i, v)
-	return nil
-}
-
-func (p *lineParser) float(dt lazy.DType) (float64, error) {
-	p.skipSpace()
-	if p.accept("0x") {
-		start := p.pos
-		for !p.eof() && strings.IndexByte("0123456789abcdefABCDEF", p.s[p.pos]) >= 0 {
-			p.pos++
-		}
-		bits, err := strconv.ParseUint(p.s[start:p.pos], 16, 64)
-		if err != nil {
-			return 0, p.errf("bad hex float")
-		}
-		return hlo.FloatBitsToFloat64(dt, bits), nil
-	}
-	start := p.pos
-	for !p.eof() && strings.IndexByte("+-0123456789.eE", p.s[p.pos]) >= 0 {
-		p.pos++
-	}
-	f, err := strconv.ParseFloat(p.s[start:p.pos], 64)
-	if err != nil {
-		return 0, p.errf("bad float %q", p.s[start:p.pos])
-	}
-	return f, nil
+	p.pos += n - len("lit(")
+	return l, nil
 }

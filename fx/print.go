@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -133,29 +132,8 @@ func formatValue(v any) string {
 		return strconv.Quote(v)
 	case lazy.DType:
 		return "dtype(" + v.String() + ")"
-	case *hlo.Literal:
-		return formatLiteral(v)
+	case *lazy.Literal:
+		return lazy.FormatLiteral(v)
 	}
 	return fmt.Sprintf("<%T>", v)
-}
-
-// formatLiteral prints `lit(f32[2], [1.5, 2.0])`, or the raw bytes in hex
-// for more than 16 elements: `lit(f32[100], 0x...)`.
-func formatLiteral(l *hlo.Literal) string {
-	var b strings.Builder
-	b.WriteString("lit(" + l.ShapeString() + ", ")
-	n := l.NumElements()
-	if n > 16 {
-		fmt.Fprintf(&b, "0x%X)", l.Data)
-		return b.String()
-	}
-	b.WriteByte('[')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(l.ElemString(i))
-	}
-	b.WriteString("])")
-	return b.String()
 }

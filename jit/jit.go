@@ -11,6 +11,7 @@ import (
 
 	"github.com/xlajit/xlajit/bridge"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/partitioner"
 )
 
 // Error is an error of the jit machinery (an unsupported signature, a
@@ -193,6 +194,16 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	}
 	outs, err := e.run.Run(w.tensors, e.captures)
 	if err != nil {
+		var re *respecializeError
+		if errors.As(err, &re) {
+			// A host op's data-dependent result changed a later partition's
+			// shapes beyond what its recorded graph allows: run this call
+			// lazily (every op still goes through the compile cache).
+			s.traceMu.Lock()
+			s.event("lazy call: %v", re)
+			s.traceMu.Unlock()
+			return s.fn.Call(args)
+		}
 		return s.fail(err)
 	}
 	s.replays.Add(1)
@@ -337,14 +348,19 @@ func device(tensors []*lazy.Tensor) *lazy.Device {
 	return lazy.DefaultDevice()
 }
 
-// build compiles the traced graph into a runner.
+// build compiles the traced graph into a runner: one program, or stages
+// of device partitions and host nodes when the device cannot run every op.
 func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int, error) {
-	p, err := bridge.Compile(tr.Graph, device(tensors))
+	dev := device(tensors)
+	if host := partitioner.Discover(tr.Graph, dev); len(host) > 0 {
+		return newStaged(s, tr.Graph, host, dev)
+	}
+	p, err := bridge.Compile(tr.Graph, dev)
 	if err != nil {
 		return nil, 0, err
 	}
 	n := 0
-	if p.Fresh {
+	if p.Compiled() {
 		n = 1
 	}
 	return p, n, nil

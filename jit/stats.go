@@ -10,7 +10,7 @@ import (
 type Stats struct {
 	Calls         int64 // calls of the compiled function
 	Traces        int64 // traces (one per new input signature)
-	Compiles      int64 // device programs compiled for it (cache misses)
+	Compiles      int64 // device programs built for it (one per device partition of each trace; a compile-cache hit counts too)
 	Replays       int64 // calls served by a compiled program
 	Recompiles    int64 // traces after the first
 	GraphBreaks   int64 // signatures whose trace read a tensor value (run lazily)

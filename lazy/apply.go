@@ -129,3 +129,27 @@ func staticShapes(op *OpDef, attrs Attrs, inputs []*Tensor) bool {
 	out, err := op.Infer(in, attrs)
 	return err == nil && out != nil
 }
+
+// RunHostTensors runs op's host kernel on ins: their values are copied to
+// the host (computing pending ones), the kernel runs, and the results come
+// back to dev. HostFallback.<op> counts it.
+func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tensor, error) {
+	lits := make([]*hlo.Literal, len(ins))
+	for i, t := range ins {
+		l, err := t.Literal()
+		if err != nil {
+			return nil, err
+		}
+		lits[i] = l
+	}
+	res, err := RunHost(op, attrs, lits)
+	if err != nil {
+		return nil, err
+	}
+	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	outs := make([]*Tensor, len(res))
+	for i, l := range res {
+		outs[i] = FromLiteralOn(dev, l)
+	}
+	return outs, nil
+}

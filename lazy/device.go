@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
 	_ "github.com/xlajit/xlajit/pjrt/host" // the embedded device, the default
 )
@@ -22,6 +23,9 @@ type Device struct {
 // clientState is what all devices of one client share: the compile cache.
 type clientState struct {
 	cache *compileCache
+
+	capMu    sync.Mutex
+	capCache map[Hash]bool // DeviceSupports results by trial graph hash
 }
 
 var (
@@ -105,4 +109,71 @@ func SetDefaultDevice(d *Device) {
 	devMu.Lock()
 	defaultDev = d
 	devMu.Unlock()
+}
+
+// DeviceSupports reports whether dev can run op on operands of the given
+// shapes: the op has a lowering, and (when the device's client reports its
+// capabilities through pjrt.Capabilities) every StableHLO op and element
+// type of the op's trial lowering is supported. Results are cached per
+// device by the node's hash.
+func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
+	if op.Lower == nil {
+		return false
+	}
+	caps, ok := dev.client.(pjrt.Capabilities)
+	if !ok {
+		return true
+	}
+	args := make([]*Tensor, len(in))
+	for i, s := range in {
+		args[i] = NewPlaceholder(s, dev)
+	}
+	var outs []*Tensor
+	if err := Try(func() { outs = Apply(op, attrs, args...) }); err != nil {
+		return false
+	}
+	roots := make([]Value, len(outs))
+	for i, t := range outs {
+		roots[i] = t.Value()
+	}
+	g := CollectGraph(roots)
+	dev.state.capMu.Lock()
+	v, seen := dev.state.capCache[g.Hash]
+	dev.state.capMu.Unlock()
+	if seen {
+		return v
+	}
+	m, err := g.Lower("capability")
+	supported := err == nil && moduleSupported(m, caps)
+	dev.state.capMu.Lock()
+	if dev.state.capCache == nil {
+		dev.state.capCache = map[Hash]bool{}
+	}
+	dev.state.capCache[g.Hash] = supported
+	dev.state.capMu.Unlock()
+	return supported
+}
+
+func moduleSupported(m *hlo.Module, caps pjrt.Capabilities) bool {
+	ok := true
+	check := func(t hlo.Type) {
+		if tt, isT := t.(*hlo.TensorType); isT && !caps.SupportsDType(tt.DType) {
+			ok = false
+		}
+	}
+	for _, f := range m.Funcs {
+		for _, a := range f.Args {
+			check(a.Type)
+		}
+		f.Body.Walk(func(op *hlo.Op) bool {
+			if op.Name != "func.return" && op.Name != "stablehlo.return" && !caps.SupportsOp(op.Name) {
+				ok = false
+			}
+			for _, r := range op.Results {
+				check(r.Type)
+			}
+			return ok
+		})
+	}
+	return ok
 }

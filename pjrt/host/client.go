@@ -266,3 +266,10 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
 	return runReplicated(prog, nr, np, ins, checks)
 }
+
+// SupportsOp implements pjrt.Capabilities: the ops of the embedded device's
+// op table.
+func (c *Client) SupportsOp(name string) bool { return kernel.Lookup(name) != nil }
+
+// SupportsDType implements pjrt.Capabilities: every element type.
+func (c *Client) SupportsDType(dt hlo.DType) bool { return dt.Valid() }

@@ -1,0 +1,111 @@
+package jit_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/jit/jittest"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// deviceHostDevice computes on the device, picks the non-zero positions on
+// the host, and computes on the device again.
+func deviceHostDevice(x *lazy.Tensor) *lazy.Tensor {
+	y := x.MulScalar(2).SubScalar(1)
+	idx := y.GtScalar(0).NonZero() // i64[n, 1]
+	return idx.Cast(lazy.F32).MulScalar(10).AddScalar(1).Sum()
+}
+
+func TestPartitionDeviceHostDevice(t *testing.T) {
+	f := jit.Compile(deviceHostDevice)
+	x := lazy.FromSlice([]float32{0, 1, 0.2, 3, -1, 2})
+	var got []float32
+	d := jittest.Delta(func() { got = f(x).Float32s() })
+	if s := jit.StatsOf(f); s.Compiles != 2 || s.Traces != 1 || s.HostFallbacks != 1 || d[lazy.MetricUncachedCompile] != 2 {
+		t.Errorf("call 1: stats %s (counters %v)", s, d)
+	}
+	lazy.SetEager(true)
+	want := deviceHostDevice(x).Float32s()
+	lazy.SetEager(false)
+	if fmt.Sprint(got) != fmt.Sprint(want) || got[0] != (10+1)+(30+1)+(50+1) {
+		t.Errorf("got %v, eager %v", got, want)
+	}
+	for i := 0; i < 3; i++ {
+		jittest.ExpectCounters(t, map[string]int64{
+			lazy.MetricUncachedCompile:                0,
+			lazy.MetricExecuteCount:                   2,
+			lazy.MetricHostFallbackPrefix + "NonZero": 1,
+			lazy.MetricJitTrace:                       0,
+		}, func() { got = f(x).Float32s() })
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("replay %d: got %v, want %v", i, got, want)
+		}
+	}
+	// New data with a different number of non-zeros: the second partition
+	// sees a new input shape; its recorded broadcasts do not fit, so the
+	// call runs lazily, with the right result.
+	x2 := lazy.FromSlice([]float32{1, 1, 1, 1, 1, 1})
+	got = f(x2).Float32s()
+	if got[0] != 1+11+21+31+41+51 {
+		t.Errorf("x2: got %v", got)
+	}
+	if s := jit.StatsOf(f); s.Traces != 1 {
+		t.Errorf("stats %s", s)
+	}
+}
+
+func TestOneHostOpCompilesNothing(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.Unique() })
+	x := lazy.FromSlice([]int32{3, 1, 3, 2, 1})
+	for i := 0; i < 3; i++ {
+		var got []int32
+		jittest.ExpectCompiles(t, 0, func() { got = f(x).Int32s() })
+		if fmt.Sprint(got) != "[1 2 3]" {
+			t.Errorf("got %v", got)
+		}
+	}
+	if s := jit.StatsOf(f); s.Compiles != 0 || s.HostFallbacks != 3 {
+		t.Errorf("stats %s", s)
+	}
+}
+
+func TestHostFuncInsideCompiled(t *testing.T) {
+	double := func(in []*hlo.Literal) ([]*hlo.Literal, error) {
+		out := in[0].Clone()
+		for i, v := range out.F32() {
+			out.F32()[i] = 2 * v
+		}
+		return []*hlo.Literal{out}, nil
+	}
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
+		y := lazy.HostFunc("double", double, []lazy.Shape{x.Shape()}, x.AddScalar(1.25))[0]
+		return y.MulScalar(3)
+	})
+	x := lazy.FromSlice([]float32{1, 2, 0, 0, 0, 0, 0})
+	var got []float32
+	d := jittest.Delta(func() { got = f(x).Float32s() })
+	// Declared output shapes: the trace records the host node without running it.
+	if d[lazy.MetricHostFallbackPrefix+"HostFunc"] != 1 || d[lazy.MetricExecuteCount] != 2 {
+		t.Errorf("call 1 counters %v", d)
+	}
+	if fmt.Sprint(got) != "[13.5 19.5 7.5 7.5 7.5 7.5 7.5]" {
+		t.Errorf("got %v", got)
+	}
+	if s := jit.StatsOf(f); s.Compiles != 2 || s.HostFallbacks != 1 {
+		t.Errorf("stats %s", s)
+	}
+}
+
+func TestMaskedSelectInsideCompiled(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
+		return x.MaskedSelect(x.GtScalar(0)).Square().Sum()
+	})
+	x := lazy.FromSlice([]float32{-1, 2, -3, 4})
+	for i := 0; i < 2; i++ {
+		if got := f(x).Float32s(); got[0] != 20 {
+			t.Errorf("got %v", got)
+		}
+	}
+}

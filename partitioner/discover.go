@@ -1,0 +1,35 @@
+package partitioner
+
+import (
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Discover returns the call nodes of g that must run on the host of dev:
+// ops without a lowering, and ops whose trial lowering (the node alone, on
+// placeholders of its recorded operand shapes) uses a StableHLO op or
+// element type the device's client does not report as supported. Nothing
+// executes and every counter is left as it was.
+func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
+	snap := lazy.CounterSnapshot()
+	defer lazy.RestoreCounters(snap)
+	host := map[*fx.Node]bool{}
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call {
+			continue
+		}
+		op := n.OpDef()
+		if op == nil || op.Lower == nil {
+			host[n] = true
+			continue
+		}
+		in := make([]lazy.Shape, len(n.Args))
+		for i, a := range n.Args {
+			in[i] = a.Shape()
+		}
+		if !lazy.DeviceSupports(dev, op, n.Attrs, in) {
+			host[n] = true
+		}
+	}
+	return host
+}

@@ -1,0 +1,218 @@
+package partitioner
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Stage is one step of a partitioned graph: a device partition (Device set)
+// or a host node (Host set).
+type Stage struct {
+	// Device is the partition's own graph: placeholders for Inputs (in
+	// order, as arguments), its calls, and an output node listing Outputs.
+	Device *fx.Graph
+	// Host is a call node of the parent graph run on the host.
+	Host *fx.Node
+	// Inputs are the parent-graph values the stage reads; Outputs the
+	// values it produces that later stages, the graph output or a
+	// mutation read.
+	Inputs, Outputs []fx.Ref
+	// Partition is the device partition number (1-based; 0 for host).
+	Partition int
+}
+
+// Plan is a partitioned graph.
+type Plan struct {
+	Graph  *fx.Graph
+	Stages []Stage
+	// DevicePartitions is the number of device stages.
+	DevicePartitions int
+}
+
+// Partition assigns each call node of g to a device partition or the host
+// (host[n] true) and returns the stages in execution order. It sets
+// n.Partition on g's call nodes (k for device partition k, -1 for host).
+// The result is deterministic and acyclic: a device node's partition is one
+// more than the latest host node it depends on.
+func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
+	g.Renumber()
+	level := make([]int, len(g.Nodes)) // device: partition index (0-based); host: level after which it runs
+	isHost := func(n *fx.Node) bool { return n.Kind == fx.Call && host[n] }
+	maxLevel := 0
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call {
+			continue
+		}
+		l := 0
+		for _, a := range n.Args {
+			p := a.Node
+			switch {
+			case p.Kind != fx.Call:
+			case isHost(p):
+				l = max(l, level[p.ID]+1)
+			default:
+				l = max(l, level[p.ID])
+			}
+		}
+		level[n.ID] = l
+		maxLevel = max(maxLevel, l)
+	}
+	// Sink constant subgraphs (device nodes that read no placeholder, such
+	// as a scalar constant and its broadcast) into the partition of their
+	// earliest consumer, so they are not carried across partitions.
+	free := make([]bool, len(g.Nodes))
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call || isHost(n) {
+			continue
+		}
+		free[n.ID] = true
+		for _, a := range n.Args {
+			if !free[a.Node.ID] {
+				free[n.ID] = false
+			}
+		}
+	}
+	consumers := g.Uses()
+	for i := len(g.Nodes) - 1; i >= 0; i-- {
+		n := g.Nodes[i]
+		if !free[n.ID] {
+			continue
+		}
+		lo := -1
+		for _, c := range consumers[n.ID] {
+			cn := g.Nodes[c]
+			if cn.Kind != fx.Call {
+				lo = -1
+				break
+			}
+			if lo < 0 || level[c] < lo {
+				lo = level[c]
+			}
+		}
+		if lo > level[n.ID] {
+			level[n.ID] = lo
+		}
+	}
+	// Partition numbers: device levels that have nodes, in order.
+	used := make([]bool, maxLevel+1)
+	for _, n := range g.Nodes {
+		if n.Kind == fx.Call && !isHost(n) {
+			used[level[n.ID]] = true
+		}
+	}
+	number := make([]int, maxLevel+1)
+	k := 0
+	for l, u := range used {
+		if u {
+			k++
+			number[l] = k
+		}
+	}
+	plan := &Plan{Graph: g, DevicePartitions: k}
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call {
+			continue
+		}
+		if isHost(n) {
+			n.Partition = -1
+		} else {
+			n.Partition = number[level[n.ID]]
+		}
+	}
+	// Which values are read outside their own stage.
+	usedOutside := map[fx.Ref]bool{}
+	stageOf := func(n *fx.Node) int { // -1 for placeholders
+		if n.Kind != fx.Call {
+			return -1
+		}
+		if isHost(n) {
+			return -2 - n.ID // unique per host node
+		}
+		return n.Partition
+	}
+	for _, n := range g.Nodes {
+		refs := append([]fx.Ref(nil), n.Args...)
+		for _, m := range n.Mutations {
+			refs = append(refs, m.Value)
+		}
+		for _, r := range refs {
+			if r.Node.Kind == fx.Call && (n.Kind != fx.Call || stageOf(n) != stageOf(r.Node)) {
+				usedOutside[r] = true
+			}
+		}
+	}
+	for l := 0; l <= maxLevel; l++ {
+		if used[l] {
+			st, err := deviceStage(g, number[l], usedOutside)
+			if err != nil {
+				return nil, err
+			}
+			plan.Stages = append(plan.Stages, st)
+		}
+		for _, n := range g.Nodes {
+			if isHost(n) && level[n.ID] == l {
+				st := Stage{Host: n, Inputs: append([]fx.Ref(nil), n.Args...)}
+				for i := range n.Shapes {
+					st.Outputs = append(st.Outputs, fx.Ref{Node: n, Index: i})
+				}
+				plan.Stages = append(plan.Stages, st)
+			}
+		}
+	}
+	return plan, nil
+}
+
+// deviceStage cuts device partition k out of g.
+func deviceStage(g *fx.Graph, k int, usedOutside map[fx.Ref]bool) (Stage, error) {
+	st := Stage{Partition: k, Device: &fx.Graph{}}
+	sub := st.Device
+	inputOf := map[fx.Ref]*fx.Node{}
+	copyOf := map[*fx.Node]*fx.Node{}
+	mapRef := func(r fx.Ref) fx.Ref {
+		if c := copyOf[r.Node]; c != nil && r.Node.Kind == fx.Call && r.Node.Partition == k {
+			return fx.Ref{Node: c, Index: r.Index}
+		}
+		if p := inputOf[r]; p != nil {
+			return fx.Ref{Node: p, Index: 0}
+		}
+		p := &fx.Node{Name: fmt.Sprintf("in%d", len(st.Inputs)), Kind: fx.Placeholder, Input: fx.Arg,
+			Index: len(st.Inputs), Shapes: []lazy.Shape{r.Shape()}}
+		inputOf[r] = p
+		st.Inputs = append(st.Inputs, r)
+		sub.Nodes = append(sub.Nodes, p)
+		return fx.Ref{Node: p, Index: 0}
+	}
+	var calls []*fx.Node
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call || n.Partition != k {
+			continue
+		}
+		c := &fx.Node{Name: n.Name, Kind: fx.Call, Op: n.Op, Attrs: n.Attrs, Shapes: n.Shapes, Site: n.Site, Partition: k}
+		for _, a := range n.Args {
+			c.Args = append(c.Args, mapRef(a))
+		}
+		copyOf[n] = c
+		calls = append(calls, c)
+	}
+	out := &fx.Node{Name: "output", Kind: fx.Output}
+	for _, n := range g.Nodes {
+		if n.Kind != fx.Call || n.Partition != k {
+			continue
+		}
+		for i := range n.Shapes {
+			r := fx.Ref{Node: n, Index: i}
+			if usedOutside[r] {
+				st.Outputs = append(st.Outputs, r)
+				out.Args = append(out.Args, fx.Ref{Node: copyOf[n], Index: i})
+			}
+		}
+	}
+	sub.Nodes = append(append(sub.Nodes, calls...), out)
+	sub.Renumber()
+	if err := sub.Lint(); err != nil {
+		return Stage{}, fmt.Errorf("partitioner: partition %d: %w", k, err)
+	}
+	return st, nil
+}

@@ -26,7 +26,7 @@ func writeAttrElide(b *strings.Builder, a Attr, elideType bool) {
 			b.WriteString(strconv.FormatBool(a.Value != 0))
 			return
 		case tagged && dt.IsUnsigned():
-			b.WriteString(strconv.FormatUint(uint64(a.Value), 10))
+			b.WriteString(strconv.FormatUint(uint64(WrapInt(dt, a.Value)), 10))
 		default:
 			b.WriteString(strconv.FormatInt(a.Value, 10))
 		}

@@ -30,13 +30,18 @@ func benchRun(b *testing.B, op *hlo.Op, args ...*hlo.Literal) {
 		in[i] = a
 	}
 	res := make([]kernel.Value, len(op.Results))
-	x := &kernel.Ctx{NumReplicas: 1, NumPartitions: 1}
+	// As in the planner, each result's storage goes back to the execution's
+	// pool after use, so the figures are the kernel's, not the allocator's.
+	x := &kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Pool: &kernel.Pool{}}
 	b.SetBytes(int64(len(args[0].Data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := fn(x, in, res); err != nil {
 			b.Fatal(err)
+		}
+		for _, r := range res {
+			x.Pool.Put(r.(*hlo.Literal))
 		}
 	}
 }

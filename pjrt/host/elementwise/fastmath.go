@@ -38,7 +38,7 @@ var expTable = func() (t [expTableSize]float64) {
 // e^v - 1 = (s - 1) + s p has no cancellation at any v >= 0: for m = j = 0
 // it is p itself, otherwise s - 1 >= 0.02 is exact.
 
-func exp32s(d, a []float32) {
+func exp32g(d, a []float32) {
 	a = a[:len(d)]
 	t := &expTable
 	for i, x := range a {
@@ -58,9 +58,9 @@ func exp32s(d, a []float32) {
 	}
 }
 
-// tanh32s computes tanh|x| = em/(em+2) with em = e^(2|x|) - 1, which has
+// tanh32g computes tanh|x| = em/(em+2) with em = e^(2|x|) - 1, which has
 // no cancellation at any |x|, and restores the sign.
-func tanh32s(d, a []float32) {
+func tanh32g(d, a []float32) {
 	a = a[:len(d)]
 	t := &expTable
 	for i, x := range a {
@@ -78,8 +78,8 @@ func tanh32s(d, a []float32) {
 	}
 }
 
-// logistic32s computes 1/(1 + e^-x).
-func logistic32s(d, a []float32) {
+// logistic32g computes 1/(1 + e^-x).
+func logistic32g(d, a []float32) {
 	a = a[:len(d)]
 	t := &expTable
 	for i, x := range a {
@@ -125,6 +125,44 @@ func log32s(d, a []float32) {
 		p := 2 + z*(2.0/3+z*(2.0/5+z*(2.0/7+z*(2.0/9+z*(2.0/11+z*(2.0/13+z*(2.0/15)))))))
 		d[i] = float32(float64(e)*math.Ln2 + s*p)
 	}
+}
+
+// exp32s, tanh32s and logistic32s run the vector forms (bit-identical,
+// see fastmath_amd64.s) on whole groups of four where the CPU has them,
+// and the Go loops on the rest.
+func exp32s(d, a []float32) {
+	a = a[:len(d)]
+	n := vecLen(len(d))
+	if n > 0 {
+		exp32Vec(d[:n], a[:n])
+	}
+	exp32g(d[n:], a[n:])
+}
+
+func tanh32s(d, a []float32) {
+	a = a[:len(d)]
+	n := vecLen(len(d))
+	if n > 0 {
+		tanh32Vec(d[:n], a[:n])
+	}
+	tanh32g(d[n:], a[n:])
+}
+
+func logistic32s(d, a []float32) {
+	a = a[:len(d)]
+	n := vecLen(len(d))
+	if n > 0 {
+		logistic32Vec(d[:n], a[:n])
+	}
+	logistic32g(d[n:], a[n:])
+}
+
+// vecLen is how many of n elements the vector forms take.
+func vecLen(n int) int {
+	if !haveVec {
+		return 0
+	}
+	return n &^ 3
 }
 
 func scalar32(f func(d, a []float32), x float32) float32 {

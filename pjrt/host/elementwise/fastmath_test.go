@@ -105,3 +105,32 @@ func BenchmarkMathTanh(b *testing.B) {
 		}
 	})
 }
+
+// TestVecMatchesGo checks that the vector forms give the Go loops' bits on
+// a stride through every float32 bit pattern plus the edges.
+func TestVecMatchesGo(t *testing.T) {
+	if !haveVec {
+		t.Skip("no vector forms on this CPU or build")
+	}
+	var xs []float32
+	for u := uint64(0); u < 1<<32; u += 1009 {
+		xs = append(xs, math.Float32frombits(uint32(u)))
+	}
+	xs = append(xs, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		88.72, 88.73, -103.9, -104, 9.01, -9.01, 10, -10, 1e-45, -1e-45, 200, -200, 201, -201, 1e30, -1e30)
+	xs = xs[:len(xs)&^3]
+	for _, c := range []struct {
+		name    string
+		vec, go_ func(d, a []float32)
+	}{{"exp", exp32Vec, exp32g}, {"tanh", tanh32Vec, tanh32g}, {"logistic", logistic32Vec, logistic32g}} {
+		got, want := make([]float32, len(xs)), make([]float32, len(xs))
+		c.vec(got, xs)
+		c.go_(want, xs)
+		for i := range xs {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Errorf("%s(%g): vector %g (%#x), Go %g (%#x)", c.name, xs[i], got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				break
+			}
+		}
+	}
+}

@@ -54,9 +54,10 @@ type parser struct {
 	// lastDenseType is the type of the last dense attribute kept opaque.
 	lastDenseType Type
 	attrAliases   map[string]Attr
-	// funcDepth is >0 while parsing a function body; bare op names resolve
-	// to the func dialect ("return" -> func.return).
 	scope *scope
+	// depth counts nested attributes, types and regions, to fail cleanly
+	// on absurdly deep input instead of exhausting the stack.
+	depth int
 }
 
 func newParser(file string, src []byte, firstLine int) *parser {
@@ -209,6 +210,18 @@ func parseIntText(b []byte, neg bool) (int64, bool) {
 	return int64(u), true
 }
 
+// enter guards recursion depth; callers defer p.leave().
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxNesting {
+		p.failAt(p.tok.start, "nesting deeper than %d levels", maxNesting)
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+const maxNesting = 256
+
 // --- SSA scopes --------------------------------------------------------------
 
 // scope maps value names of one region to their values. Function bodies
@@ -333,6 +346,11 @@ func (p *parser) parseAliases() {
 			return
 		}
 		p.next()
+		if save.kind == tHash && p.is("loc") {
+			// Location aliases (#loc1 = loc(...)) carry no semantics here.
+			p.skipTrailingLoc()
+			continue
+		}
 		if save.kind == tHash {
 			if p.attrAliases == nil {
 				p.attrAliases = map[string]Attr{}
@@ -510,6 +528,10 @@ func (p *parser) parseFunc() *Func {
 			p.failAt(p.tok.start, "a function with a body needs named arguments")
 		}
 		f.Body = p.parseRegionBody(f.Args, true, "func.func")
+		if len(f.Body.Blocks) == 0 {
+			// An empty body region is an external declaration.
+			f.Body = nil
+		}
 	}
 	p.skipTrailingLoc()
 	return f
@@ -629,6 +651,8 @@ func (p *parser) offsetOf(l Loc) int {
 // isolated is true, and are defined in the new region scope otherwise.
 // parent is the name of the op owning the region (for name resolution).
 func (p *parser) parseRegionBody(entryArgs []*Value, argsDefined bool, parent string) *Region {
+	p.enter()
+	defer p.leave()
 	p.expect("{")
 	saved := p.scope
 	if !argsDefined {
@@ -664,6 +688,10 @@ func (p *parser) parseRegionBody(entryArgs []*Value, argsDefined bool, parent st
 		cur.Ops = append(cur.Ops, op)
 	}
 	p.next()
+	// `{}` is a region without blocks, as in MLIR.
+	if len(r.Blocks) == 1 && r.Blocks[0].Label == "" && len(r.Blocks[0].Ops) == 0 && len(r.Blocks[0].Args) == 0 {
+		r.Blocks = nil
+	}
 	return r
 }
 

@@ -39,6 +39,8 @@ func (p *parser) parseAttrDict() []NamedAttr {
 
 // parseAttr parses one attribute value in generic MLIR syntax.
 func (p *parser) parseAttr() Attr {
+	p.enter()
+	defer p.leave()
 	switch p.tok.kind {
 	case tBare:
 		switch p.text() {

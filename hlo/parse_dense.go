@@ -129,8 +129,8 @@ func countElems(es []denseElem) int {
 // parseDenseList parses a bracketed list and returns its shape; all
 // sublists must have the same shape.
 func (p *parser) parseDenseList(elems *[]denseElem, depth int, _ []int64) []int64 {
-	if depth > 64 {
-		p.failAt(p.tok.start, "elements literal nested too deeply")
+	if depth > maxNesting {
+		p.failAt(p.tok.start, "elements literal nested deeper than %d levels", maxNesting)
 	}
 	off := p.tok.start
 	p.next() // '['

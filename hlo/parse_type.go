@@ -7,6 +7,8 @@ import (
 // parseType parses a value type: tensor<...>, tuple<...>, !stablehlo.token,
 // a function type, a type alias, or any other type (kept as OpaqueType).
 func (p *parser) parseType() Type {
+	p.enter()
+	defer p.leave()
 	start := p.tok.start
 	switch p.tok.kind {
 	case tBare:

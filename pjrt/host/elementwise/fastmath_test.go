@@ -121,11 +121,11 @@ func TestVecMatchesGo(t *testing.T) {
 	xs = xs[:len(xs)&^3]
 	for _, c := range []struct {
 		name     string
-		vec, go_ func(d, a []float32)
+		vec, loop func(d, a []float32)
 	}{{"exp", exp32Vec, exp32g}, {"tanh", tanh32Vec, tanh32g}, {"logistic", logistic32Vec, logistic32g}} {
 		got, want := make([]float32, len(xs)), make([]float32, len(xs))
 		c.vec(got, xs)
-		c.go_(want, xs)
+		c.loop(want, xs)
 		for i := range xs {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Errorf("%s(%g): vector %g (%#x), Go %g (%#x)", c.name, xs[i], got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))

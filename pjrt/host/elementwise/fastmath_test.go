@@ -120,7 +120,7 @@ func TestVecMatchesGo(t *testing.T) {
 		88.72, 88.73, -103.9, -104, 9.01, -9.01, 10, -10, 1e-45, -1e-45, 200, -200, 201, -201, 1e30, -1e30)
 	xs = xs[:len(xs)&^3]
 	for _, c := range []struct {
-		name     string
+		name      string
 		vec, loop func(d, a []float32)
 	}{{"exp", exp32Vec, exp32g}, {"tanh", tanh32Vec, tanh32g}, {"logistic", logistic32Vec, logistic32g}} {
 		got, want := make([]float32, len(xs)), make([]float32, len(xs))

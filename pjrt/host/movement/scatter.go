@@ -26,6 +26,11 @@ type scatterPlan struct {
 	// matching update window dim (0 for inserted and batching dims).
 	wSize []int64
 	wUpdS []int
+	// Row-major walk of the updates: dims, and per update dim its scatter
+	// position (>= 0) or its input dim d as -(d+1).
+	updDims  []int64
+	updRole  []int
+	trailing bool // the window dims are the updates' last dims
 }
 
 func newScatterPlan(dn *hlo.ScatterDimsAttr, inDims, idxDims, updDims []int64) (*scatterPlan, error) {
@@ -130,7 +135,107 @@ func newScatterPlan(dn *hlo.ScatterDimsAttr, inDims, idxDims, updDims []int64) (
 		p.wSize[d] = updDims[ud]
 		p.wUpdS[d] = updS[ud]
 	}
+	p.updDims = updDims
+	p.updRole = make([]int, ru)
+	for u := range p.updRole {
+		p.updRole[u] = -1 << 30
+	}
+	k = 0
+	for u := 0; u < ru; u++ {
+		if !isWin[u] {
+			p.updRole[u] = k
+			k++
+		}
+	}
+	w = 0
+	for d := 0; d < rin; d++ {
+		if !dropped[int64(d)] {
+			p.updRole[dn.UpdateWindowDims[w]] = -(d + 1)
+			w++
+		}
+	}
+	p.trailing = true
+	for i, d := range dn.UpdateWindowDims {
+		if int(d) != ru-len(dn.UpdateWindowDims)+i {
+			p.trailing = false
+		}
+	}
 	return p, nil
+}
+
+// startOf returns the full start index (start_index plus batching index)
+// of scatter point t into start.
+func (p *scatterPlan) startOf(idx *hlo.Literal, t int, start []int64) {
+	clear(start)
+	iOff := 0
+	for k := len(p.sSize) - 1; k >= 0; k-- {
+		dig := t % p.sSize[k]
+		t /= p.sSize[k]
+		iOff += dig * p.sIdxS[k]
+		for j, d := range p.batchIn {
+			if p.batchPos[j] == k {
+				start[d] += int64(dig)
+			}
+		}
+	}
+	for j, d := range p.mapDim {
+		start[d] += clampI(readIndex(idx, iOff+j*p.ivS), -1<<40, 1<<40)
+	}
+}
+
+// runRowMajor calls fn(result offset, update offset) for every in-bounds
+// update element in row-major order of the updates, the order of the
+// reference interpreter (it matters for non-commutative bodies and
+// colliding windows).
+func (p *scatterPlan) runRowMajor(idx *hlo.Literal, fn func(dOff, uOff int) error) error {
+	rin := len(p.inDims)
+	starts := make([]int64, p.nPoints*rin)
+	for t := 0; t < p.nPoints; t++ {
+		p.startOf(idx, t, starts[t*rin:(t+1)*rin])
+	}
+	ru := len(p.updDims)
+	dig := make([]int64, ru)
+	sStride := make([]int, len(p.sSize)) // flattened scatter point stride
+	acc := 1
+	for k := len(p.sSize) - 1; k >= 0; k-- {
+		sStride[k] = acc
+		acc *= p.sSize[k]
+	}
+	total := int(hlo.NumElements(p.updDims))
+	w := make([]int64, rin)
+	for u := 0; u < total; u++ {
+		t := 0
+		clear(w)
+		for k, role := range p.updRole {
+			if role >= 0 {
+				t += int(dig[k]) * sStride[role]
+			} else {
+				w[-role-1] = dig[k]
+			}
+		}
+		dOff, ok := 0, true
+		for d := 0; d < rin; d++ {
+			v := starts[t*rin+d] + w[d]
+			if v < 0 || v >= p.inDims[d] {
+				ok = false
+				break
+			}
+			dOff += int(v) * p.inS[d]
+		}
+		if ok {
+			if err := fn(dOff, u); err != nil {
+				return err
+			}
+		}
+		for k := ru - 1; k >= 0; k-- {
+			dig[k]++
+			if dig[k] < p.updDims[k] {
+				break
+			}
+			dig[k] = 0
+		}
+	}
+	return nil
 }
 
 // scatterApply applies the update computation to one clipped window:
@@ -250,6 +355,10 @@ type scatterOp struct {
 	outDT  []hlo.DType
 	static *scatterPlan
 	acc    accFn
+	// orderFree says the typed body gives the same result in any update
+	// order (exact, commutative and associative: integer add/multiply,
+	// max/min, bitwise ops).
+	orderFree bool
 }
 
 func compileScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -311,6 +420,9 @@ func compileScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	if n == 1 && so.inDT[0] == so.outDT[0] && so.updDT[0] == so.outDT[0] {
 		so.acc, _, _ = binKernels(so.body.kind, so.outDT[0])
+		k, dt := so.body.kind, so.outDT[0]
+		so.orderFree = so.acc != nil && (k == binMax || k == binMin || k == binAnd || k == binOr || k == binXor ||
+			k == binFirst || ((k == binAdd || k == binMul) && (dt.IsInt() || dt.IsBool())))
 	}
 	return so.run, nil
 }
@@ -350,6 +462,20 @@ func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 		}
 		results[i] = outs[i]
 	}
+	if !p.trailing && !so.orderFree {
+		// The update order is observable: follow the reference's.
+		if so.acc != nil {
+			out, upd := outs[0].Data, upds[0].Data
+			return p.runRowMajor(idx, func(dOff, uOff int) error {
+				so.acc(out, dOff, 0, upd, uOff, 0, 1)
+				return nil
+			})
+		}
+		c := so.body.newCaller(x)
+		return p.runRowMajor(idx, func(dOff, uOff int) error {
+			return so.callAt(c, outs, upds, dOff, uOff)
+		})
+	}
 	if so.acc != nil {
 		out, upd := outs[0].Data, upds[0].Data
 		return p.run(idx, func(dims []int64, dOff int, dS []int, sOff int, sS []int) error {
@@ -363,16 +489,8 @@ func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	return p.run(idx, func(dims []int64, dOff int, dS []int, sOff int, sS []int) error {
 		return forEachBoxRow(dims, dOff, dS, sOff, sS, func(dOff, sOff, m, ds, ss int) error {
 			for j := 0; j < m; j++ {
-				for i := 0; i < n; i++ {
-					c.set(i, outs[i].Data, dOff, so.outDT[i])
-					c.set(n+i, upds[i].Data, sOff, so.updDT[i])
-				}
-				if err := c.call(op); err != nil {
+				if err := so.callAt(c, outs, upds, dOff, sOff); err != nil {
 					return err
-				}
-				for i := 0; i < n; i++ {
-					es := so.outDT[i].Size()
-					copy(outs[i].Data[dOff*es:dOff*es+es], c.res(i))
 				}
 				dOff += ds
 				sOff += ss
@@ -380,4 +498,22 @@ func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 			return nil
 		})
 	})
+}
+
+// callAt applies the update computation to result element dOff with update
+// element uOff.
+func (so *scatterOp) callAt(c *caller, outs, upds []*hlo.Literal, dOff, uOff int) error {
+	n := so.n
+	for i := 0; i < n; i++ {
+		c.set(i, outs[i].Data, dOff, so.outDT[i])
+		c.set(n+i, upds[i].Data, uOff, so.updDT[i])
+	}
+	if err := c.call(so.op); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		es := so.outDT[i].Size()
+		copy(outs[i].Data[dOff*es:dOff*es+es], c.res(i))
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 
@@ -72,24 +73,12 @@ func init() {
 		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			x := in[0]
 			var idx []int64
-			strides := make([]int64, len(x.Dims))
-			acc := int64(1)
-			for i := len(x.Dims) - 1; i >= 0; i-- {
-				strides[i] = acc
-				acc *= x.Dims[i]
-			}
+			n := int64(0) // counted apart: a rank-0 hit adds no coordinates
 			for i := 0; i < x.NumElements(); i++ {
 				if x.Complex(i) != 0 {
-					r := int64(i)
-					for d := range x.Dims {
-						idx = append(idx, r/strides[d])
-						r %= strides[d]
-					}
+					idx = append(idx, unflatIndex(x.Dims, int64(i))...)
+					n++
 				}
-			}
-			n := int64(len(idx))
-			if len(x.Dims) > 0 {
-				n /= int64(len(x.Dims))
 			}
 			return []*hlo.Literal{hlo.LiteralFromSlice(append([]int64{}, idx...), n, int64(len(x.Dims)))}, nil
 		},
@@ -110,8 +99,17 @@ func init() {
 			for i := range order {
 				order[i] = i
 			}
-			less := func(i, j int) bool { return x.Float(i) < x.Float(j) }
-			if x.DType.IsInt() {
+			// numpy order: ascending, NaN last and kept once; integers
+			// compare as integers (u64 above 2^63 and i64 beyond 2^53 have
+			// no exact float64).
+			less := func(i, j int) bool {
+				a, b := x.Float(i), x.Float(j)
+				return a < b || !math.IsNaN(a) && math.IsNaN(b)
+			}
+			switch {
+			case x.DType.IsUnsigned():
+				less = func(i, j int) bool { return x.Uint(i) < x.Uint(j) }
+			case x.DType.IsInt():
 				less = func(i, j int) bool { return x.Int(i) < x.Int(j) }
 			}
 			sort.SliceStable(order, func(a, b int) bool { return less(order[a], order[b]) })
@@ -185,6 +183,16 @@ func init() {
 		},
 		NoGrad: true,
 	})
+}
+
+// unflatIndex is the row-major multi-index of flat offset i in dims.
+func unflatIndex(dims []int64, i int64) []int64 {
+	idx := make([]int64, len(dims))
+	for d := len(dims) - 1; d >= 0; d-- {
+		idx[d] = i % dims[d]
+		i /= dims[d]
+	}
+	return idx
 }
 
 // encodeShapes packs shapes into one int list: per shape dtype, rank, dims.

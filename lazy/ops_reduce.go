@@ -177,10 +177,14 @@ func lowerArg(dir string) func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Va
 			func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value {
 				av, ai, bv, bi := args[0], args[1], args[2], args[3]
 				better := s.Compare(hlo.CompareDir(dir), av, bv)
-				if t.DType.IsFloat() {
-					better = s.Or(better, s.Compare(hlo.CmpNE, av, av)) // NaN wins
-				}
 				eq := s.Compare(hlo.CmpEQ, av, bv)
+				if t.DType.IsFloat() {
+					// NaN wins; two NaNs tie (so the lower index wins in
+					// any reduction order, not only a sequential one).
+					aNaN, bNaN := s.Compare(hlo.CmpNE, av, av), s.Compare(hlo.CmpNE, bv, bv)
+					better = s.Or(better, s.And(aNaN, s.Not(bNaN)))
+					eq = s.Or(eq, s.And(aNaN, bNaN))
+				}
 				lower := s.Compare(hlo.CmpLT, ai, bi)
 				pickA := s.Or(better, s.And(eq, lower))
 				return []*hlo.Value{s.Select(pickA, av, bv), s.Select(pickA, ai, bi)}

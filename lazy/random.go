@@ -71,15 +71,38 @@ func RandUniformOn(dev *Device, dt DType, lo, hi float64, dims ...int64) *Tensor
 		bits := dev.randomBits(U64, dims)
 		u = bits.Div(FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
 	case F32, F16, BF16:
+		// As many bits as dt's significand holds (f32 24, f16 11, bf16 8):
+		// every u is then exact in dt, so none rounds up to 1.
+		keep := map[DType]int{F32: 24, F16: 11, BF16: 8}[dt]
 		bits := dev.randomBits(U32, dims)
-		u = bits.Div(FullOn(dev, U32, 256)).Cast(F32).MulScalar(math.Ldexp(1, -24)).Cast(dt)
+		u = bits.Div(FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
 	default:
 		throw("RandUniform", nil, "needs a floating-point dtype, got %s", dt)
 	}
 	if lo != 0 || hi != 1 {
-		u = u.MulScalar(hi - lo).AddScalar(lo)
+		// lo + u*(hi-lo) can round up to hi: clamp to the last value below.
+		u = u.MulScalar(hi - lo).AddScalar(lo).Cast(dt).MinScalar(largestBelow(dt, hi))
 	}
-	return u
+	return u.Cast(dt)
+}
+
+// largestBelow is the largest value of dt that is < hi.
+func largestBelow(dt DType, hi float64) float64 {
+	l := hlo.ScalarLiteral(dt, hi)
+	if v := l.Float(0); v < hi {
+		return v
+	}
+	b, sign := l.Bits(0), uint64(1)<<(dt.Bits()-1)
+	switch {
+	case b == 0: // +0: the negative smallest subnormal
+		b = sign | 1
+	case b&sign == 0:
+		b--
+	default:
+		b++
+	}
+	l.SetBits(0, b)
+	return l.Float(0)
 }
 
 // RandN returns standard normal values on the default device.

@@ -1,0 +1,349 @@
+package lazy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+)
+
+// refAlong applies f to every 1-D lane of a along axis (f returns the new
+// lane, same length).
+func refAlong(a nd, axis int, f func([]float64) []float64) nd {
+	out := newND(a.dims...)
+	n := a.dims[axis]
+	for i := range a.v {
+		idx := unflat(a.dims, i)
+		if idx[axis] != 0 {
+			continue
+		}
+		lane := make([]float64, n)
+		for k := int64(0); k < n; k++ {
+			idx[axis] = k
+			lane[k] = a.at(idx...)
+		}
+		res := f(lane)
+		for k := int64(0); k < n; k++ {
+			idx[axis] = k
+			out.v[out.off(idx)] = res[k]
+		}
+	}
+	return out
+}
+
+func softmaxRef(l []float64) []float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = math.Max(m, v)
+	}
+	s := 0.0
+	for _, v := range l {
+		s += math.Exp(v - m)
+	}
+	out := make([]float64, len(l))
+	for i, v := range l {
+		out[i] = math.Exp(v-m) / s
+	}
+	return out
+}
+
+func logSoftmaxRef(l []float64) []float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = math.Max(m, v)
+	}
+	s := 0.0
+	for _, v := range l {
+		s += math.Exp(v - m)
+	}
+	out := make([]float64, len(l))
+	for i, v := range l {
+		out[i] = v - m - math.Log(s)
+	}
+	return out
+}
+
+func TestOpsSoftmax(t *testing.T) {
+	r := newRand(40)
+	for _, dt := range floatTypes {
+		a := randND(r, -5, 5, 2, 3, 4)
+		a.v[0] = 500 // large logits must not overflow
+		x, xv := mk(a, dt)
+		for axis := -1; axis < 3; axis++ {
+			ax := (axis + 3) % 3
+			expectT(t, fmt.Sprintf("Softmax/%s/%d", dt, axis), x.Softmax(axis), dt, refAlong(xv, ax, softmaxRef), ulpsTol(dt, 16, 1))
+			expectT(t, fmt.Sprintf("LogSoftmax/%s/%d", dt, axis), x.LogSoftmax(axis), dt, refAlong(xv, ax, logSoftmaxRef), ulpsTol(dt, 16, 10))
+		}
+	}
+}
+
+func TestOpsLayerNorm(t *testing.T) {
+	r := newRand(41)
+	for _, dt := range floatTypes {
+		x, xv := mk(randND(r, -2, 3, 2, 3, 4), dt)
+		w, wv := mk(randND(r, 0.5, 1.5, 3, 4), dt)
+		b, bv := mk(randND(r, -1, 1, 3, 4), dt)
+		const eps = 1e-5
+		for _, norm := range []int{1, 2} {
+			for _, affine := range []bool{false, true} {
+				n := int64(1)
+				for _, d := range xv.dims[3-norm:] {
+					n *= d
+				}
+				outer := int64(len(xv.v)) / n
+				want := newND(xv.dims...)
+				for o := int64(0); o < outer; o++ {
+					lane := xv.v[o*n : (o+1)*n]
+					mu, v := 0.0, 0.0
+					for _, e := range lane {
+						mu += e
+					}
+					mu /= float64(n)
+					for _, e := range lane {
+						v += (e - mu) * (e - mu)
+					}
+					v /= float64(n)
+					for k, e := range lane {
+						y := (e - mu) / math.Sqrt(v+eps)
+						if affine {
+							j := (o*n + int64(k)) % 12 // the last two axes of x, [3,4]
+							y = y*wv.v[j] + bv.v[j]
+						}
+						want.v[o*n+int64(k)] = y
+					}
+				}
+				var wt, bt *Tensor
+				if affine {
+					wt, bt = w, b // [3,4]: broadcast against x
+				}
+				expectT(t, fmt.Sprintf("LayerNorm/%s/%d/affine=%v", dt, norm, affine), LayerNorm(x, norm, wt, bt, eps), dt, want, ulpsTol(dt, 64, 4))
+			}
+		}
+	}
+}
+
+func TestOpsConv2d(t *testing.T) {
+	r := newRand(42)
+	cases := []struct {
+		x, w             []int64
+		stride, pad, dil [2]int64
+		groups           int64
+		bias             bool
+	}{
+		{[]int64{2, 3, 6, 7}, []int64{4, 3, 3, 3}, [2]int64{1, 1}, [2]int64{0, 0}, [2]int64{1, 1}, 1, false},
+		{[]int64{1, 2, 7, 7}, []int64{3, 2, 3, 2}, [2]int64{2, 3}, [2]int64{1, 2}, [2]int64{1, 1}, 1, true},
+		{[]int64{2, 2, 8, 9}, []int64{2, 2, 3, 3}, [2]int64{1, 2}, [2]int64{2, 1}, [2]int64{2, 3}, 1, false},
+		{[]int64{1, 4, 6, 6}, []int64{6, 2, 3, 3}, [2]int64{1, 1}, [2]int64{1, 1}, [2]int64{1, 1}, 2, true},
+		{[]int64{2, 4, 5, 5}, []int64{4, 1, 2, 2}, [2]int64{2, 1}, [2]int64{0, 1}, [2]int64{2, 1}, 4, false}, // depthwise
+		{[]int64{1, 1, 4, 4}, []int64{1, 1, 1, 1}, [2]int64{0, 0}, [2]int64{0, 0}, [2]int64{0, 0}, 0, false}, // zero opts mean defaults
+	}
+	for _, dt := range floatTypes {
+		for _, c := range cases {
+			name := fmt.Sprintf("Conv2d/%s/x%v/w%v/s%v/p%v/d%v/g%d", dt, c.x, c.w, c.stride, c.pad, c.dil, c.groups)
+			x, xv := mk(randND(r, -1, 1, c.x...), dt)
+			w, wv := mk(randND(r, -1, 1, c.w...), dt)
+			one := func(v [2]int64) [2]int64 {
+				for i := range v {
+					if v[i] == 0 {
+						v[i] = 1
+					}
+				}
+				return v
+			}
+			g := max(c.groups, 1)
+			want := refConv2d(xv, wv, one(c.stride), c.pad, one(c.dil), g)
+			var bt *Tensor
+			if c.bias {
+				var bv nd
+				bt, bv = mk(randND(r, -1, 1, c.w[0]), dt)
+				want = gen(want.dims, func(i []int64) float64 { return want.at(i...) + bv.v[i[1]] })
+			}
+			k := c.w[1] * c.w[2] * c.w[3]
+			got := Conv2d(x, w, bt, Conv2dOpts{Stride: c.stride, Padding: c.pad, Dilation: c.dil, Groups: c.groups})
+			expectT(t, name, got, dt, want, dotTol(dt, k+1))
+		}
+	}
+}
+
+func TestOpsPool2d(t *testing.T) {
+	r := newRand(43)
+	cases := []struct{ k, s, p [2]int64 }{
+		{[2]int64{2, 2}, [2]int64{0, 0}, [2]int64{0, 0}},
+		{[2]int64{3, 2}, [2]int64{1, 2}, [2]int64{1, 0}},
+		{[2]int64{3, 3}, [2]int64{2, 2}, [2]int64{1, 1}},
+	}
+	for _, dt := range floatTypes {
+		for _, c := range cases {
+			// All-negative inputs: padding must never win a max.
+			x, xv := mk(randND(r, -3, -1, 2, 3, 7, 6), dt)
+			s := c.s
+			if s[0] == 0 {
+				s = c.k
+			}
+			expectT(t, fmt.Sprintf("MaxPool2d/%s/%v", dt, c), x.MaxPool2d(c.k, c.s, c.p), dt, refPool2d(xv, "max", c.k, s, c.p), exact)
+			expectT(t, fmt.Sprintf("AvgPool2d/%s/%v", dt, c), x.AvgPool2d(c.k, c.s, c.p), dt, refPool2d(xv, "avg", c.k, s, c.p), ulpsTol(dt, 32, 3))
+		}
+	}
+}
+
+func TestOpsCrossEntropy(t *testing.T) {
+	r := newRand(44)
+	for _, dt := range floatTypes {
+		for _, it := range indexTypes {
+			lg, lv := mk(randND(r, -4, 4, 5, 6), dt)
+			lab := randInts(r, 0, 6, 5)
+			want := 0.0
+			for i := int64(0); i < 5; i++ {
+				lane := lv.v[i*6 : (i+1)*6]
+				want -= logSoftmaxRef(lane)[int(lab.v[i])]
+			}
+			want /= 5
+			expectT(t, fmt.Sprintf("CrossEntropy/%s/%s", dt, it), CrossEntropy(lg, mkT(lab, it)), dt, ndOf([]float64{want}), ulpsTol(dt, 64, 4))
+		}
+	}
+}
+
+func TestOpsDropout(t *testing.T) {
+	ManualSeed(7)
+	const n = 20000
+	for _, dt := range floatTypes {
+		for _, p := range []float64{0.1, 0.5, 0.8} {
+			x, xv := mk(randND(newRand(45), 1, 2, n), dt)
+			y := valuesOf(x.Dropout(p, true))
+			zeros := 0
+			for i, v := range y.v {
+				switch {
+				case v == 0:
+					zeros++
+				default:
+					// Kept elements are scaled by 1/(1-p), rounded once in dt.
+					want := xv.v[i] * literalOf(ndOf([]float64{1 / (1 - p)}, 1), dt).Float(0)
+					if !ulpsTol(dt, 1, 0).ok(v, want) {
+						t.Fatalf("Dropout(%v)/%s: element %d = %v, want 0 or %v", p, dt, i, v, want)
+					}
+				}
+			}
+			// The zero count is Binomial(n, p): within 5 standard deviations.
+			sd := math.Sqrt(n * p * (1 - p))
+			if d := math.Abs(float64(zeros) - n*p); d > 5*sd {
+				t.Errorf("Dropout(%v)/%s: %d zeros of %d, want %.0f ± %.0f", p, dt, zeros, n, n*p, 5*sd)
+			}
+		}
+		// Not training, or p = 0: the identity.
+		x := mkT(ndOf([]float64{1, 2, 3}, 3), dt)
+		if x.Dropout(0.5, false) != x || x.Dropout(0, true) != x {
+			t.Errorf("Dropout off did not return its input")
+		}
+	}
+}
+
+func TestOpsCumsum(t *testing.T) {
+	r := newRand(46)
+	for _, dt := range []DType{F32, F64, I32, I64} {
+		a := randND(r, -1, 1, 3, 4, 5)
+		if dt.IsInt() {
+			a = randInts(r, -5, 6, 3, 4, 5)
+		}
+		x, xv := mk(a, dt)
+		for axis := -1; axis < 3; axis++ {
+			ax := (axis + 3) % 3
+			want := refAlong(xv, ax, func(l []float64) []float64 {
+				out := make([]float64, len(l))
+				s := 0.0
+				for i, v := range l {
+					s += v
+					out[i] = s
+				}
+				return out
+			})
+			tl := exact
+			if dt.IsFloat() {
+				tl = ulpsTol(dt, 24, 5)
+			}
+			expectT(t, fmt.Sprintf("Cumsum/%s/%d", dt, axis), x.Cumsum(axis), dt, want, tl)
+		}
+	}
+}
+
+// totalLess is the sort order of the Sort op: -NaN < -inf < ... < -0 < +0
+// < ... < +inf < NaN.
+func totalLess(a, b float64) bool {
+	ka, kb := totalKey(a), totalKey(b)
+	return ka < kb
+}
+
+func totalKey(x float64) int64 {
+	b := int64(math.Float64bits(x))
+	if b < 0 {
+		b ^= math.MaxInt64
+	}
+	return b
+}
+
+func TestOpsSortTopK(t *testing.T) {
+	r := newRand(47)
+	for _, dt := range []DType{F32, F64, I32, I64, U8} {
+		for _, desc := range []bool{false, true} {
+			a := randInts(r, 0, 5, 3, 4, 6) // ties
+			if dt.IsFloat() {
+				a.v[1], a.v[8], a.v[20], a.v[40] = math.NaN(), math.Inf(-1), math.Copysign(0, -1), math.Inf(1)
+			}
+			x, xv := mk(a, dt)
+			for axis := -1; axis < 3; axis++ {
+				ax := (axis + 3) % 3
+				var perm nd
+				vals := refAlong(xv, ax, func(l []float64) []float64 {
+					idx := make([]int, len(l))
+					for i := range idx {
+						idx[i] = i
+					}
+					sort.SliceStable(idx, func(i, j int) bool {
+						if desc {
+							return totalLess(l[idx[j]], l[idx[i]])
+						}
+						return totalLess(l[idx[i]], l[idx[j]])
+					})
+					out := make([]float64, len(l))
+					for i, k := range idx {
+						out[i] = l[k]
+					}
+					return out
+				})
+				perm = refAlong(xv, ax, func(l []float64) []float64 {
+					idx := make([]int, len(l))
+					for i := range idx {
+						idx[i] = i
+					}
+					sort.SliceStable(idx, func(i, j int) bool {
+						if desc {
+							return totalLess(l[idx[j]], l[idx[i]])
+						}
+						return totalLess(l[idx[i]], l[idx[j]])
+					})
+					out := make([]float64, len(l))
+					for i, k := range idx {
+						out[i] = float64(k)
+					}
+					return out
+				})
+				v, i := x.Sort(axis, desc)
+				name := fmt.Sprintf("Sort/%s/desc=%v/axis=%d", dt, desc, axis)
+				expectT(t, name+"/values", v, dt, vals, exact)
+				expectT(t, name+"/indices", i, I64, perm, exact)
+				// -0 sorts before +0: check signs too.
+				gv := valuesOf(v)
+				for k := range gv.v {
+					if math.Signbit(gv.v[k]) != math.Signbit(vals.v[k]) && !math.IsNaN(vals.v[k]) {
+						t.Errorf("%s: element %v sign differs", name, unflat(vals.dims, k))
+						break
+					}
+				}
+				if desc && ax == 2 {
+					tv, ti := x.TopK(4)
+					expectT(t, "TopK/"+dt.String()+"/values", tv, dt, refSlice(vals, []int64{0, 0, 0}, []int64{3, 4, 4}, []int64{1, 1, 1}), exact)
+					expectT(t, "TopK/"+dt.String()+"/indices", ti, I64, refSlice(perm, []int64{0, 0, 0}, []int64{3, 4, 4}, []int64{1, 1, 1}), exact)
+				}
+			}
+		}
+	}
+}

@@ -206,7 +206,7 @@ func TestLargestBelow(t *testing.T) {
 		{F64, 1, math.Nextafter(1, 0)},
 		{F32, 1, float64(math.Nextafter32(1, 0))},
 		{F32, 0.1, float64(math.Nextafter32(float32(0.1), 0))}, // float32(0.1) > 0.1
-		{F32, 0.3, float64(float32(0.3))},                      // float32(0.3) < 0.3
+		{F32, 0.7, float64(float32(0.7))},                      // float32(0.7) < 0.7
 		{F16, 1, 1 - 0x1p-11},
 		{BF16, 3, 3 - 0x1p-6},
 		{F16, -2, -2 - 0x1p-9},

@@ -1,5 +1,23 @@
 package hlo
 
+// The text parser. It reads what stablehlo-opt and JAX print and what the
+// StableHLO interpreter tests are written in:
+//
+//   - modules (`module @name attributes {..} {..}`) or bare func.func lists;
+//     attribute and type aliases; trailing loc(...) (ignored: Loc is the
+//     source position of each op);
+//   - the pretty form of every stablehlo, chlo, check, interpreter and func
+//     op that has one (parse_forms.go, table in FORMS.md), and the generic
+//     form "name"(%a) <{props}> ({regions}) {attrs} : (T) -> T of any op,
+//     known or not;
+//   - all attribute kinds of attr.go; anything else is kept verbatim as
+//     OpaqueAttr / OpaqueType (on one line);
+//   - dense literals in every spelling MLIR accepts (parse_dense.go).
+//
+// Attributes are stored under their generic names whatever the syntax, op
+// names fully qualified (`return` is func.return), every value typed, and
+// uses are checked against the types the syntax declares for them.
+
 import (
 	"fmt"
 	"strconv"
@@ -54,7 +72,7 @@ type parser struct {
 	// lastDenseType is the type of the last dense attribute kept opaque.
 	lastDenseType Type
 	attrAliases   map[string]Attr
-	scope *scope
+	scope         *scope
 	// depth counts nested attributes, types and regions, to fail cleanly
 	// on absurdly deep input instead of exhausting the stack.
 	depth int

@@ -150,3 +150,55 @@ func stripComments(s string) string {
 	}
 	return b.String()
 }
+
+// TestQuantizedCorpus runs the quantized programs (per-tensor elementwise
+// ops between uniform_quantize and uniform_dequantize) whose ops all
+// belong to this package; the others need other families' quantized
+// kernels (convolution, dot_general) and are skipped here.
+func TestQuantizedCorpus(t *testing.T) {
+	root := corpusDir(t)
+	files, err := filepath.Glob(filepath.Join(root, "testdata", "quantized", "*.mlir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(root, "interpret", "quantized_ops.mlir"))
+	pass, other := 0, 0
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, path)
+		for i, chunk := range hlo.SplitInputFile(src) {
+			if !onlyOwnOps(chunk.Text) {
+				other++
+				continue
+			}
+			if err := runCase(path, chunk); err != nil {
+				t.Errorf("%s#%d: %v", rel, i, err)
+				continue
+			}
+			pass++
+		}
+	}
+	t.Logf("%d quantized cases pass, %d use other families' ops", pass, other)
+}
+
+// ownOps are the ops of this package plus the structural and check ops the
+// programs wrap them in.
+var ownOps = regexp.MustCompile(`^(stablehlo\.(abs|add|and|atan2|bitcast_convert|cbrt|ceil|clamp|compare|complex|constant|convert|cosine|count_leading_zeros|divide|exponential|exponential_minus_one|floor|imag|iota|is_finite|log|log_plus_one|logistic|maximum|minimum|multiply|negate|not|or|popcnt|power|real|reduce_precision|remainder|round_nearest_afz|round_nearest_even|rsqrt|select|shift_left|shift_right_arithmetic|shift_right_logical|sign|sine|sqrt|subtract|tan|tanh|xor|uniform_quantize|uniform_dequantize|custom_call|return)|func\.(return|call)|check\..*)$`)
+
+func onlyOwnOps(text string) bool {
+	m, err := hlo.ParseModule("case", []byte(text))
+	if err != nil {
+		return true // let runCase report it
+	}
+	ok := true
+	for _, f := range m.Funcs {
+		f.Body.Walk(func(op *hlo.Op) bool {
+			ok = ok && ownOps.MatchString(op.Name)
+			return ok
+		})
+	}
+	return ok
+}

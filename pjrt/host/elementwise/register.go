@@ -20,7 +20,7 @@ const (
 // ew declares an elementwise op: its tile function runs both standalone
 // (Compile) and fused by the planner (Elementwise.Prepare).
 func ew(name string, cost int, prep prepFn) kernel.Entry {
-	e := &kernel.Elementwise{Prepare: prep, Cost: cost}
+	e := &kernel.Elementwise{Prepare: quantAware(prep), Cost: cost}
 	return kernel.Entry{
 		Name:        "stablehlo." + name,
 		Fresh:       true,

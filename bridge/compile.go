@@ -26,6 +26,9 @@ type Program struct {
 	graph  *lazy.Graph // kept to recompile after an eviction
 	exe    *lazy.Executable
 	params []source // one per executable parameter
+	// overwritten[i] says parameter i's tensor is overwritten by a
+	// mutation with a computed value (its buffer may be donated).
+	overwritten []bool
 	outs   []outRef // one per fx output
 	muts   []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
@@ -121,6 +124,15 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			return nil, fmt.Errorf("bridge: graph reads device data that is not one of its placeholders")
 		}
 		p.params = append(p.params, src)
+	}
+	for _, src := range p.params {
+		ow := false
+		for _, m := range p.muts {
+			if m.target == src && m.val.root >= 0 {
+				ow = true
+			}
+		}
+		p.overwritten = append(p.overwritten, ow)
 	}
 	p.graph, p.Hash = lg, lg.Hash
 	exe, fresh, err := lazy.CompileGraph(dev, lg, "jit")

@@ -35,7 +35,7 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			ins[i] = get(s)
 		}
 		var err error
-		if res, err = p.exe.Run(ins); err != nil {
+		if res, err = p.exe.RunDonating(ins, p.overwritten); err != nil {
 			return nil, err
 		}
 	}

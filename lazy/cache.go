@@ -298,7 +298,13 @@ func CompileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool
 
 // Run executes x on the buffers of ins (pending inputs are computed first,
 // as a cut) and returns one new materialized tensor per output.
-func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) {
+func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonating(ins, nil) }
+
+// RunDonating is Run where overwritten[i] says the caller will overwrite
+// ins[i] with a result: its buffer is donated to the device when that
+// tensor is its only holder, it appears once among the inputs, and no IR
+// was ever built on it (so no pending computation can need it).
+func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
 	bufs := make([]pjrt.Buffer, len(ins))
 	for i, t := range ins {
 		if t.data == nil {
@@ -311,13 +317,37 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) {
 		}
 		bufs[i] = t.data.buf
 	}
-	outs, err := x.Execute(bufs, nil)
+	var donate []int
+	if activeTrace.Load() == nil {
+		for i, ow := range overwritten {
+			if ow && canDonate(ins, i) {
+				donate = append(donate, i)
+			}
+		}
+	}
+	outs, err := x.Execute(bufs, donate)
 	if err != nil {
 		return nil, err
 	}
+	cDonated.v.Add(int64(len(donate)))
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
 		res[i] = newMaterialized(b, NewShape(b.DType(), b.Dims()...), x.dev)
 	}
 	return res, nil
+}
+
+func canDonate(ins []*Tensor, i int) bool {
+	d := ins[i].data
+	if d.holders.Load() != 1 {
+		return false
+	}
+	for j, t := range ins {
+		if j != i && t.data == d {
+			return false
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.leaves) == 0
 }

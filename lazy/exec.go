@@ -164,6 +164,13 @@ func syncTensors(reason string, ts []*Tensor) error {
 		outOf[i] = k
 	}
 	g := CollectGraph(roots)
+	donate := donatable(g, pending)
+	if len(donate) > 0 {
+		h := newHasher()
+		h.hash(g.Hash)
+		h.ints(donate)
+		g.Hash = h.sum()
+	}
 	x, err := Compile(dev, g.Hash, func() (*hlo.Module, error) { return g.Lower("lazy_" + g.Hash.String()[:16]) })
 	if err != nil {
 		return err
@@ -173,7 +180,14 @@ func syncTensors(reason string, ts []*Tensor) error {
 		args[i] = p.data.buf
 	}
 	saveGraph(g, x)
-	outs, err := x.Execute(args, nil)
+	var donateIdx []int
+	for _, i := range donate {
+		donateIdx = append(donateIdx, int(i))
+	}
+	outs, err := x.Execute(args, donateIdx)
+	if len(donateIdx) > 0 && err == nil {
+		cDonated.v.Add(int64(len(donateIdx)))
+	}
 	if err != nil {
 		return fmt.Errorf("lazy: executing graph %s: %w", g.Hash, err)
 	}
@@ -182,9 +196,13 @@ func syncTensors(reason string, ts []*Tensor) error {
 		datas[i] = &deviceData{buf: b, dev: dev}
 	}
 	before := make([]Value, len(pending))
+	keep := eager()
 	for i, t := range pending {
 		before[i] = t.val
-		t.data = datas[outOf[i]]
+		if keep {
+			t.origin = t.val
+		}
+		t.setData(datas[outOf[i]])
 		t.val = Value{}
 		t.leaf.Store(nil)
 	}
@@ -192,4 +210,94 @@ func syncTensors(reason string, ts []*Tensor) error {
 		tr.OnSync(pending, before)
 	}
 	return nil
+}
+
+// donatable lists the parameters of g whose buffers nothing can need after
+// this cut, so the device may reuse them for outputs: no tensor holds the
+// buffer (the one that did was overwritten, as p.Assign(...) does), every IR
+// leaf ever made for it is in g, and every node of g that depends on it is
+// used only inside g or by the tensors being synced (pending tensors that
+// are not synced, even dead ones, keep the buffer). Nothing is donated while
+// a trace is active (the trace may restore a tensor to its old buffer).
+func donatable(g *Graph, pending []*Tensor) []int64 {
+	if activeTrace.Load() != nil {
+		return nil
+	}
+	var cands []int
+	for i, p := range g.Params {
+		if d := p.data; d.buf != nil && d.holders.Load() == 0 {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	// Uses of each node accounted for by this cut.
+	inside := make(map[*Node]int32, len(g.Nodes))
+	for _, n := range g.Nodes {
+		for _, in := range n.inputs {
+			inside[in.Node]++
+		}
+	}
+	for _, t := range pending {
+		inside[t.val.Node]++
+	}
+	closed := make(map[*Node]bool, len(g.Nodes)) // every use of n is inside the cut
+	for _, n := range g.Nodes {
+		closed[n] = n.uses.Load() == inside[n]
+	}
+	// depends[n]: the candidate params n depends on; a candidate is lost
+	// when any node depending on it is not closed.
+	lost := make([]bool, len(g.Params))
+	deps := make(map[*Node][]int, len(g.Nodes))
+	for _, n := range g.Nodes {
+		var ds []int
+		if n.data != nil {
+			ds = []int{g.ParamOf[n]}
+		}
+		for _, in := range n.inputs {
+			ds = append(ds, deps[in.Node]...)
+		}
+		if !closed[n] {
+			for _, d := range ds {
+				lost[d] = true
+			}
+		}
+		if len(ds) > 0 && len(n.inputs) > 1 {
+			ds = uniqInts(ds)
+		}
+		deps[n] = ds
+	}
+	var out []int64
+	for _, i := range cands {
+		if lost[i] {
+			continue
+		}
+		d := g.Params[i].data
+		d.mu.Lock()
+		all := true
+		for _, l := range d.leaves {
+			if _, in := g.ParamOf[l]; !in {
+				all = false
+				break
+			}
+		}
+		d.mu.Unlock()
+		if all {
+			out = append(out, int64(i))
+		}
+	}
+	return out
+}
+
+func uniqInts(xs []int) []int {
+	seen := make(map[int]bool, len(xs))
+	out := xs[:0:0]
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -1,8 +1,8 @@
 package lazy
 
 // Grad returns the gradient of the scalar y with respect to each x
-// (reverse-mode autodiff over the pending IR). Inputs y does not depend on
-// get zeros.
+// (reverse-mode autodiff over the IR). Inputs y does not depend on get
+// zeros.
 func Grad(y *Tensor, xs ...*Tensor) []*Tensor {
 	if y.Size() != 1 {
 		throw("Grad", []Shape{y.shape}, "y must have one element (use GradWith for a seed)")
@@ -10,20 +10,34 @@ func Grad(y *Tensor, xs ...*Tensor) []*Tensor {
 	return GradWith(y, OnesLike(y), xs...)
 }
 
-// GradWith returns the vector-Jacobian product dy^T dy/dx for each x.
+// GradWith returns the vector-Jacobian product dy^T dy/dx for each x. It
+// walks the pending IR of y, and through tensors that eager mode already
+// computed (their recorded origin), down to the xs.
 func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 	if !y.shape.Equal(dy.shape) {
 		throw("GradWith", []Shape{y.shape, dy.shape}, "seed shape must equal y's")
 	}
-	root := y.value()
 	want := make(map[Value]bool, len(xs))
 	for _, x := range xs {
 		want[x.value()] = true
 	}
-	g := CollectGraph([]Value{root})
+	// resolve follows a device-data leaf to the IR that computed it, while
+	// its tensor still holds that data and the leaf is not an x.
+	resolve := func(v Value) Value {
+		for v.Node.data != nil && !want[v] {
+			src := v.Node.src
+			if src == nil || src.data != v.Node.data || src.origin.Node == nil {
+				break
+			}
+			v = src.origin
+		}
+		return v
+	}
+	root := resolve(y.value())
+	order := postOrder(root.Node, resolve)
 	grads := map[Value]*Tensor{root: dy}
-	for i := len(g.Nodes) - 1; i >= 0; i-- {
-		n := g.Nodes[i]
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
 		if n.data != nil || len(n.inputs) == 0 {
 			continue
 		}
@@ -59,7 +73,7 @@ func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 			if dx == nil || k >= len(n.inputs) {
 				continue
 			}
-			in := n.inputs[k]
+			in := resolve(n.inputs[k])
 			if !in.Shape().DType.IsFloat() && !in.Shape().DType.IsComplex() {
 				continue
 			}
@@ -79,4 +93,30 @@ func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 		}
 	}
 	return out
+}
+
+// postOrder lists the nodes below root (inputs resolved) in post-order.
+func postOrder(root *Node, resolve func(Value) Value) []*Node {
+	var order []*Node
+	visited := map[*Node]bool{root: true}
+	type frame struct {
+		n    *Node
+		next int
+	}
+	stack := []frame{{root, 0}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.n.inputs) {
+			in := resolve(top.n.inputs[top.next]).Node
+			top.next++
+			if !visited[in] {
+				visited[in] = true
+				stack = append(stack, frame{in, 0})
+			}
+			continue
+		}
+		order = append(order, top.n)
+		stack = stack[:len(stack)-1]
+	}
+	return order
 }

@@ -24,6 +24,7 @@ const (
 	MetricJitRecompile       = "JitRecompile"
 	MetricJitGraphBreak      = "JitGraphBreak"
 	MetricPersistentCacheHit = "PersistentCacheHit"
+	MetricDonatedBuffers     = "DonatedBuffers"
 	// Prefixes of per-op and per-reason counters.
 	MetricHostFallbackPrefix = "HostFallback."
 	MetricGraphCutPrefix     = "GraphCut."
@@ -82,6 +83,7 @@ var (
 	cToDevice   = getCounter(MetricTransferToDevice)
 	cFromDevice = getCounter(MetricTransferFromDevice)
 	cPersistHit = getCounter(MetricPersistentCacheHit)
+	cDonated    = getCounter(MetricDonatedBuffers)
 	tCompile    = getTimer(MetricCompileTime)
 	tExecute    = getTimer(MetricExecuteTime)
 )

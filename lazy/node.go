@@ -19,6 +19,10 @@ type Node struct {
 	// symbolic marks IR that depends on a placeholder (NewPlaceholder): it
 	// can be lowered and hashed but never executed.
 	symbolic bool
+	// uses counts the node's consumers and the pending tensors that held
+	// one of its outputs. It never decreases (Go does not say when they
+	// die), so it can only make donation more conservative.
+	uses atomic.Int32
 	pcs      [6]uintptr
 
 	// Leaves only.
@@ -113,6 +117,7 @@ func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
 	n := &Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
 	for _, in := range inputs {
 		n.symbolic = n.symbolic || in.Node.symbolic
+		in.Node.uses.Add(1)
 	}
 	if captureSites.Load() > 0 {
 		runtime.Callers(3, n.pcs[:])
@@ -124,6 +129,9 @@ func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
 func newDataNode(d *deviceData, src *Tensor, s Shape) *Node {
 	n := &Node{op: table[opDeviceData], out: []Shape{s}, data: d, src: src, seq: nodeSeq.Add(1), symbolic: d.buf == nil}
 	n.computeHash()
+	d.mu.Lock()
+	d.leaves = append(d.leaves, n)
+	d.mu.Unlock()
 	return n
 }
 

@@ -3,6 +3,7 @@ package lazy
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -14,6 +15,27 @@ import (
 type deviceData struct {
 	buf pjrt.Buffer
 	dev *Device
+	// holders counts the tensors holding this data (a tensor that is
+	// garbage collected never gives its count back, which only makes
+	// donation more conservative).
+	holders atomic.Int32
+	// leaves are the device-data IR leaves made for this buffer.
+	mu     sync.Mutex
+	leaves []*Node
+}
+
+// setData makes t hold d (nil: nothing), keeping the holder counts.
+func (t *Tensor) setData(d *deviceData) {
+	if t.data == d {
+		return
+	}
+	if t.data != nil {
+		t.data.holders.Add(-1)
+	}
+	if d != nil {
+		d.holders.Add(1)
+	}
+	t.data = d
 }
 
 // Tensor is a lazy tensor: a dtype, a shape, a device, and either device
@@ -25,6 +47,10 @@ type Tensor struct {
 	data  *deviceData // materialized value; nil while pending
 	val   Value       // pending IR value; Node nil when materialized
 	leaf  atomic.Pointer[Node]
+	// origin is the IR value that computed data, kept in eager mode so
+	// that Grad can differentiate through tensors eager mode already
+	// computed.
+	origin Value
 }
 
 // Shape returns the tensor's dtype and dims.
@@ -84,11 +110,14 @@ func (t *Tensor) value() Value {
 }
 
 func newPending(v Value, dev *Device) *Tensor {
+	v.Node.uses.Add(1)
 	return &Tensor{shape: v.Shape(), dev: dev, val: v}
 }
 
 func newMaterialized(buf pjrt.Buffer, s Shape, dev *Device) *Tensor {
-	return &Tensor{shape: s, dev: dev, data: &deviceData{buf: buf, dev: dev}}
+	t := &Tensor{shape: s, dev: dev}
+	t.setData(&deviceData{buf: buf, dev: dev})
+	return t
 }
 
 // FromBuffer wraps an existing device buffer of device dev.
@@ -241,7 +270,8 @@ func (t *Tensor) State() TensorState { return TensorState{t.data, t.val} }
 
 // Restore puts back a snapshot taken with State.
 func (t *Tensor) Restore(s TensorState) {
-	t.data, t.val = s.data, s.val
+	t.setData(s.data)
+	t.val = s.val
 	t.leaf.Store(nil)
 }
 
@@ -262,7 +292,9 @@ func (t *Tensor) Assign(v *Tensor) {
 		tr.OnAssign(t, t.State())
 	}
 	t.val = v.value()
-	t.data = nil
+	t.val.Node.uses.Add(1)
+	t.setData(nil)
+	t.origin = Value{}
 	t.leaf.Store(nil)
 	if eager() && !Tracing() {
 		mustSync("Eager", t)
@@ -272,7 +304,7 @@ func (t *Tensor) Assign(v *Tensor) {
 // SetData replaces t's contents with a buffer (used by jit replay to write
 // back mutated inputs and by Sync).
 func (t *Tensor) SetData(buf pjrt.Buffer) {
-	t.data = &deviceData{buf: buf, dev: t.dev}
+	t.setData(&deviceData{buf: buf, dev: t.dev})
 	t.val = Value{}
 	t.leaf.Store(nil)
 }
@@ -314,6 +346,10 @@ func (t *Tensor) TakeData(src *Tensor) {
 	if src.data == nil || !t.shape.Equal(src.shape) {
 		panic(&Error{Op: "TakeData", Shapes: []string{t.shape.String(), src.shape.String()}, Msg: "source must be materialized with the same shape"})
 	}
-	t.data, t.val = src.data, Value{}
+	t.setData(src.data)
+	t.val = Value{}
 	t.leaf.Store(nil)
 }
+
+// MustLiteral is Literal panicking with an *Error on failure.
+func (t *Tensor) MustLiteral() *Literal { return t.mustLiteral("Literal") }

@@ -29,8 +29,8 @@ type Program struct {
 	// overwritten[i] says parameter i's tensor is overwritten by a
 	// mutation with a computed value (its buffer may be donated).
 	overwritten []bool
-	outs   []outRef // one per fx output
-	muts   []mutRef // one per fx mutation
+	outs        []outRef // one per fx output
+	muts        []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
 	Hash lazy.Hash
 	// Fresh reports that Compile compiled the executable (rather than

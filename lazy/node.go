@@ -23,7 +23,7 @@ type Node struct {
 	// one of its outputs. It never decreases (Go does not say when they
 	// die), so it can only make donation more conservative.
 	uses atomic.Int32
-	pcs      [6]uintptr
+	pcs  [6]uintptr
 
 	// Leaves only.
 	data *deviceData // DeviceData: the buffer

@@ -404,12 +404,12 @@ func (f *fusion) input(frame []kernel.Value, s *step, k int) (*hlo.Literal, erro
 		return f.consts[k], nil
 	}
 	l, ok := frame[id].(*hlo.Literal)
+	dt := f.inVals[k].TensorType().DType
 	want := f.n
 	if f.inScalar[k] {
 		want = 1
 	}
-	dt := f.inVals[k].TensorType().DType
-	if !ok || l.DType != dt || l.NumElements() != want {
+	if !ok || l.DType != dt || len(l.Data) != want*dt.Size() {
 		return nil, &kernel.OpError{Op: s.op.Name, Loc: s.op.Loc, Msg: fmt.Sprintf("fused operand %s is %s, want %d elements of %s", valueName(f.inVals[k]), describe(frame[id]), want, dt)}
 	}
 	return l, nil

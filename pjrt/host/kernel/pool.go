@@ -48,7 +48,7 @@ func (p *Pool) Put(l *hlo.Literal) {
 // Get returns a literal of dtype dt and shape dims whose storage comes from
 // the pool (contents unspecified), or nil if the pool has none of that size.
 func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
-	if p == nil {
+	if p == nil || len(p.sizes) == 0 {
 		return nil
 	}
 	n := int(hlo.NumElements(dims)) * dt.Size()

@@ -121,3 +121,27 @@ func BenchmarkLoopTranspose2048(b *testing.B) {
 		}
 	}
 }
+
+// Per-call overhead on small tensors (the common case in replayed graphs).
+func BenchmarkSmallOps(b *testing.B) {
+	x := hlo.NewLiteral(hlo.F32, 4, 8)
+	s := hlo.NewLiteral(hlo.F32)
+	b.Run("broadcast", func(b *testing.B) {
+		benchRun(b, mkOp("stablehlo.broadcast_in_dim", []hlo.Type{s.Type()}, []hlo.Type{tt(hlo.F32, 4, 8)}, attr("broadcast_dimensions", ints())), s)
+	})
+	b.Run("transpose", func(b *testing.B) {
+		benchRun(b, mkOp("stablehlo.transpose", []hlo.Type{x.Type()}, []hlo.Type{tt(hlo.F32, 8, 4)}, attr("permutation", ints(1, 0))), x)
+	})
+	b.Run("slice", func(b *testing.B) {
+		benchRun(b, mkOp("stablehlo.slice", []hlo.Type{x.Type()}, []hlo.Type{tt(hlo.F32, 2, 8)}, attr("start_indices", ints(1, 0)), attr("limit_indices", ints(3, 8))), x)
+	})
+	b.Run("concatenate", func(b *testing.B) {
+		benchRun(b, mkOp("stablehlo.concatenate", []hlo.Type{x.Type(), x.Type()}, []hlo.Type{tt(hlo.F32, 8, 8)}, attr("dimension", hlo.IntAttr{Value: 0})), x, x)
+	})
+	b.Run("reduce", func(b *testing.B) {
+		benchRun(b, reduceOpOf(hlo.F32, []int64{4, 8}, []int64{1}, []int64{4}, binRegion("stablehlo.add", hlo.F32)), x, s)
+	})
+	b.Run("reshape", func(b *testing.B) {
+		benchRun(b, mkOp("stablehlo.reshape", []hlo.Type{x.Type()}, []hlo.Type{tt(hlo.F32, 32)}), x)
+	})
+}

@@ -127,7 +127,7 @@ func compileDynamicReshape(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if numel(dims) != in.NumElements() {
 			return runErr(op, "output_shape %v has %d elements, operand %s has %d", dims, numel(dims), in.ShapeString(), in.NumElements())
 		}
-		results[0] = &hlo.Literal{DType: in.DType, Dims: dims, Data: in.Data}
+		results[0] = viewOf(in.DType, dims, in.Data)
 		return nil
 	}, nil
 }

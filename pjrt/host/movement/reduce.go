@@ -219,22 +219,21 @@ func promotable(from, to hlo.DType) bool {
 }
 
 func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
+	if ro.acc != nil {
+		return ro.runOne(x, args, results)
+	}
 	op := ro.op
-	var inBuf [4]*hlo.Literal
-	ins := inBuf[:0]
-	for i := 0; i < 2*ro.n; i++ {
+	ins := make([]*hlo.Literal, 2*ro.n)
+	for i := range ins {
 		l, err := lit(op, args, i)
 		if err != nil {
 			return err
 		}
-		ins = append(ins, l)
+		ins[i] = l
 	}
-	L := ro.static
-	if L == nil {
-		var err error
-		if L, err = newReduceLayout(ins[0].Dims, ro.dims); err != nil {
-			return runErr(op, "%v (input %s)", err, ins[0].ShapeString())
-		}
+	L, err := ro.layout(ins[0])
+	if err != nil {
+		return err
 	}
 	for i := 1; i < ro.n; i++ {
 		if !equalDims(ins[i].Dims, ins[0].Dims) {
@@ -257,11 +256,42 @@ func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	if L.nOut == 0 || L.nRed == 0 {
 		return nil
 	}
-	if ro.acc != nil {
-		ro.runFast(L, outs[0].Data, ins[0].Data, ins[1].Data)
-		return nil
-	}
 	return ro.runBody(x, L, outs, ins)
+}
+
+// runOne is run for a single input with a typed body.
+func (ro *reduceOp) runOne(x *kernel.Ctx, args, results []kernel.Value) error {
+	in, err := lit(ro.op, args, 0)
+	if err != nil {
+		return err
+	}
+	init, err := lit(ro.op, args, 1)
+	if err != nil {
+		return err
+	}
+	L, err := ro.layout(in)
+	if err != nil {
+		return err
+	}
+	dt := ro.outT[0].DType
+	out := newOut(x, dt, L.outDims)
+	fillElem(out.Data, init.Data[:dt.Size()])
+	results[0] = out
+	if L.nOut > 0 && L.nRed > 0 {
+		ro.runFast(L, out.Data, in.Data, init.Data)
+	}
+	return nil
+}
+
+func (ro *reduceOp) layout(in *hlo.Literal) (*reduceLayout, error) {
+	if ro.static != nil {
+		return ro.static, nil
+	}
+	L, err := newReduceLayout(in.Dims, ro.dims)
+	if err != nil {
+		return nil, runErr(ro.op, "%v (input %s)", err, in.ShapeString())
+	}
+	return L, nil
 }
 
 func equalDims(a, b []int64) bool {
@@ -297,19 +327,27 @@ func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
 		ro.runSplit(L, out, in, init[:es])
 		return
 	}
-	grain := max(1, reduceGrain/L.nRed)
-	parallelFor(L.nOut, grain, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			base := L.keptBase(o)
-			forEachRow(L.red, func(off int) {
-				if last.inS == 1 {
-					ro.fold(out, o, in, base+off, last.n)
-				} else {
-					ro.acc(out, o, 0, in, base+off, last.inS, last.n)
-				}
-			})
-		}
-	})
+	if L.nOut*L.nRed < 2*reduceGrain {
+		ro.runRows(L, out, in, 0, L.nOut)
+		return
+	}
+	parallelFor(L.nOut, max(1, reduceGrain/L.nRed), func(lo, hi int) { ro.runRows(L, out, in, lo, hi) })
+}
+
+// runRows reduces outputs [lo, hi) when the operand's innermost dimension
+// is reduced: one fold per run of it.
+func (ro *reduceOp) runRows(L *reduceLayout, out, in []byte, lo, hi int) {
+	last := L.red[len(L.red)-1]
+	for o := lo; o < hi; o++ {
+		base := L.keptBase(o)
+		forEachRow(L.red, func(off int) {
+			if last.inS == 1 {
+				ro.fold(out, o, in, base+off, last.n)
+			} else {
+				ro.acc(out, o, 0, in, base+off, last.inS, last.n)
+			}
+		})
+	}
 }
 
 // runSplit reduces few outputs over a long contiguous run: each worker
@@ -348,7 +386,18 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 	colsPer := (nc + nb - 1) / nb
 	grain := max(1, reduceGrain/(L.nRed*colsPer))
 	outer := &reduceLayout{kept: L.kept[:len(L.kept)-1]}
-	parallelFor(rows*nb, grain, func(lo, hi int) {
+	if L.nOut*L.nRed < 2*reduceGrain {
+		ro.runColumnBlocks(L, outer, out, in, nb, colsPer, 0, rows*nb)
+		return
+	}
+	parallelFor(rows*nb, grain, func(lo, hi int) { ro.runColumnBlocks(L, outer, out, in, nb, colsPer, lo, hi) })
+}
+
+// runColumnBlocks reduces column blocks [lo, hi) (block t is output row
+// t/nb, columns of block t%nb).
+func (ro *reduceOp) runColumnBlocks(L, outer *reduceLayout, out, in []byte, nb, colsPer, lo, hi int) {
+	nc := L.kept[len(L.kept)-1].n
+	{
 		for t := lo; t < hi; t++ {
 			row, b := t/nb, t%nb
 			c0 := b * colsPer
@@ -366,7 +415,7 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 				ro.acc(out, o, 1, in, base+off, 1, c1-c0)
 			})
 		}
-	})
+	}
 }
 
 // forEachOffset calls fn with the offset of every element of the groups,

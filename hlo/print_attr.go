@@ -215,8 +215,8 @@ func dimsWriter(b *strings.Builder) func(name string, xs []int64) {
 	}
 }
 
-// layoutValid reports whether the dimension numbers describe a permutation
-// that the compact [b, 0, f]x[..]->[..] form can show.
+// layoutValid reports whether the dimension numbers describe permutations
+// of equal rank that the compact [b, 0, f]x[..]->[..] form can show.
 func (c *ConvDimsAttr) layoutValid() bool {
 	ok := func(named []int64, spatial []int64) bool {
 		rank := len(spatial) + len(named)
@@ -228,6 +228,9 @@ func (c *ConvDimsAttr) layoutValid() bool {
 			seen[d] = true
 		}
 		return true
+	}
+	if len(c.KernelSpatialDims) != len(c.InputSpatialDims) || len(c.OutputSpatialDims) != len(c.InputSpatialDims) {
+		return false
 	}
 	return ok([]int64{c.InputBatchDim, c.InputFeatureDim}, c.InputSpatialDims) &&
 		ok([]int64{c.KernelInputFeatureDim, c.KernelOutputFeatureDim}, c.KernelSpatialDims) &&

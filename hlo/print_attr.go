@@ -46,13 +46,17 @@ func writeAttrElide(b *strings.Builder, a Attr, elideType bool) {
 		dt, tagged := attrScalar(a.Type)
 		switch {
 		case a.Type == nil:
-			b.WriteString(FormatFloat(a.Value))
-			if !elideType {
+			s := FormatFloat(a.Value)
+			b.WriteString(s)
+			// A hex bit pattern without its type would read back as an
+			// integer, so MLIR keeps the type then.
+			if !elideType || strings.HasPrefix(s, "0x") {
 				b.WriteString(" : f64")
 			}
 		case tagged && dt.IsFloat():
-			b.WriteString(FormatFloatBits(dt, Float64ToFloatBits(dt, a.Value)))
-			if !(elideType && dt == F64) {
+			s := FormatFloatBits(dt, Float64ToFloatBits(dt, a.Value))
+			b.WriteString(s)
+			if !(elideType && dt == F64) || strings.HasPrefix(s, "0x") {
 				b.WriteString(" : " + dt.String())
 			}
 		default:

@@ -82,3 +82,12 @@ func TestFormatFloatRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatAttrHexKeepsType checks that a float attribute printed as a hex
+// bit pattern keeps its type even where f64 is elided (inside arrays).
+func TestFloatAttrHexKeepsType(t *testing.T) {
+	a := ArrayAttr{FloatAttr{Value: math.Inf(1)}, FloatAttr{Value: 2}}
+	if got := AttrString(a); got != "[0x7FF0000000000000 : f64, 2.000000e+00]" {
+		t.Errorf("got %s", got)
+	}
+}

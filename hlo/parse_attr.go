@@ -582,7 +582,6 @@ func (p *parser) parseDenseArray() Attr {
 			}
 			switch {
 			case dt.IsFloat():
-				off := p.tok.start
 				if p.tok.kind == tInt && isHexText(p.src[p.tok.start:p.tok.end]) {
 					bits, _ := parseIntText(p.src[p.tok.start:p.tok.end], false)
 					p.next()
@@ -590,7 +589,6 @@ func (p *parser) parseDenseArray() Attr {
 					continue
 				}
 				f := p.parseFloatValue()
-				_ = off
 				a.Floats = append(a.Floats, FloatBitsToFloat64(dt, Float64ToFloatBits(dt, f)))
 			case dt == Bool:
 				switch {

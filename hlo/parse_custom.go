@@ -394,6 +394,9 @@ func parseReduceOp(p *parser, op *Op) {
 	}
 	newResults(op, fn.Results)
 	if inner != "" {
+		if !hasDialect(inner) {
+			p.failAt(innerOff, "expected a dialect-qualified op name after applies")
+		}
 		if len(fn.Inputs) == 0 {
 			p.failAt(fnOff, "input types missing in reduce-op function type")
 		}
@@ -406,9 +409,6 @@ func parseReduceOp(p *parser, op *Op) {
 		b := &Value{Type: elt, Index: 1}
 		in := NewOp(inner, []*Value{a, b}, []Type{elt})
 		in.Loc = op.Loc
-		if inner == "" || !hasDialect(inner) {
-			p.failAt(innerOff, "expected a dialect-qualified op name after applies")
-		}
 		ret := NewOp(dialectOf(inner)+".return", in.Results, nil)
 		ret.Loc = op.Loc
 		op.Regions = []*Region{{Blocks: []*Block{{Args: []*Value{a, b}, Ops: []*Op{in, ret}}}}}

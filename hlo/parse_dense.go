@@ -61,7 +61,7 @@ func (p *parser) parseDenseAttr() Attr {
 		}
 	case p.is("["):
 		nested = true
-		shape = p.parseDenseList(&elems, 0, nil)
+		shape = p.parseDenseList(&elems, 0)
 	default:
 		p.parseDenseElem(&elems)
 	}
@@ -128,7 +128,7 @@ func countElems(es []denseElem) int {
 
 // parseDenseList parses a bracketed list and returns its shape; all
 // sublists must have the same shape.
-func (p *parser) parseDenseList(elems *[]denseElem, depth int, _ []int64) []int64 {
+func (p *parser) parseDenseList(elems *[]denseElem, depth int) []int64 {
 	if depth > maxNesting {
 		p.failAt(p.tok.start, "elements literal nested deeper than %d levels", maxNesting)
 	}
@@ -142,7 +142,7 @@ func (p *parser) parseDenseList(elems *[]denseElem, depth int, _ []int64) []int6
 		}
 		var s []int64
 		if p.is("[") {
-			s = p.parseDenseList(elems, depth+1, nil)
+			s = p.parseDenseList(elems, depth+1)
 			if s == nil {
 				s = []int64{}
 			}

@@ -310,10 +310,7 @@ func (p *parser) parseElem(f *opForm, e felem, st *formState) {
 		st.useOffs = append(st.useOffs, p.tok.start)
 		st.uses = append(st.uses, p.parseUse())
 	case fOperands:
-		for n := 0; p.tok.kind == tValue; n++ {
-			if n > 0 {
-				// The comma was consumed below.
-			}
+		for p.tok.kind == tValue {
 			st.useOffs = append(st.useOffs, p.tok.start)
 			st.uses = append(st.uses, p.parseUse())
 			if !p.is(",") {

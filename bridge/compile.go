@@ -29,6 +29,8 @@ type Program struct {
 	// overwritten[i] says parameter i's tensor is overwritten by a
 	// mutation with a computed value (its buffer may be donated).
 	overwritten []bool
+	// identity: output i is executable output i (no pass-through).
+	identity bool
 	outs        []outRef // one per fx output
 	muts        []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
@@ -133,6 +135,10 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			}
 		}
 		p.overwritten = append(p.overwritten, ow)
+	}
+	p.identity = len(p.outs) == len(roots)
+	for i, o := range p.outs {
+		p.identity = p.identity && o.root == i
 	}
 	p.graph, p.Hash = lg, lg.Hash
 	exe, fresh, err := lazy.CompileGraph(dev, lg, "jit")

@@ -39,6 +39,9 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			return nil, err
 		}
 	}
+	if len(p.muts) == 0 && p.identity {
+		return res, nil
+	}
 	pick := func(r outRef) *lazy.Tensor {
 		if r.root < 0 {
 			return get(r.src)

@@ -305,7 +305,12 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 // tensor is its only holder, it appears once among the inputs, and no IR
 // was ever built on it (so no pending computation can need it).
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
-	bufs := make([]pjrt.Buffer, len(ins))
+	bp := bufPool.Get().(*[]pjrt.Buffer)
+	defer func() { clear(*bp); bufPool.Put(bp) }()
+	if cap(*bp) < len(ins) {
+		*bp = make([]pjrt.Buffer, len(ins))
+	}
+	bufs := (*bp)[:len(ins)]
 	for i, t := range ins {
 		if t.data == nil {
 			if err := syncTensors("internal:JitInput", []*Tensor{t}); err != nil {
@@ -332,10 +337,13 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	cDonated.v.Add(int64(len(donate)))
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
-		res[i] = newMaterialized(b, NewShape(b.DType(), b.Dims()...), x.dev)
+		// The buffer's dims are immutable: share them.
+		res[i] = newMaterialized(b, Shape{DType: b.DType(), Dims: b.Dims()}, x.dev)
 	}
 	return res, nil
 }
+
+var bufPool = sync.Pool{New: func() any { return new([]pjrt.Buffer) }}
 
 func canDonate(ins []*Tensor, i int) bool {
 	d := ins[i].data

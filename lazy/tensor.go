@@ -114,10 +114,16 @@ func newPending(v Value, dev *Device) *Tensor {
 	return &Tensor{shape: v.Shape(), dev: dev, val: v}
 }
 
+// tensorWithData allocates a tensor and its first device data together.
+type tensorWithData struct {
+	t Tensor
+	d deviceData
+}
+
 func newMaterialized(buf pjrt.Buffer, s Shape, dev *Device) *Tensor {
-	t := &Tensor{shape: s, dev: dev}
-	t.setData(&deviceData{buf: buf, dev: dev})
-	return t
+	a := &tensorWithData{t: Tensor{shape: s, dev: dev}, d: deviceData{buf: buf, dev: dev}}
+	a.t.setData(&a.d)
+	return &a.t
 }
 
 // FromBuffer wraps an existing device buffer of device dev.

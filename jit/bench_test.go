@@ -1,0 +1,75 @@
+package jit_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// BenchmarkWarmTinyCall is one replayed call of x+1 on a 1-element f32.
+func BenchmarkWarmTinyCall(b *testing.B) {
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.AddScalar(1) })
+	x := lazy.FromSlice([]float32{1})
+	f(x)
+	b.ReportAllocs()
+	for b.Loop() {
+		f(x)
+	}
+}
+
+func chain(n int) func(x *lazy.Tensor) *lazy.Tensor {
+	return func(x *lazy.Tensor) *lazy.Tensor {
+		for i := 0; i < n; i++ {
+			if i%2 == 0 {
+				x = x.AddScalar(1)
+			} else {
+				x = x.MulScalar(0.5)
+			}
+		}
+		return x
+	}
+}
+
+// BenchmarkReplay measures calls of a chain of n cheap ops on a 1-element
+// tensor: jit replay, lazy-mode retrace of the same function (build IR,
+// hash, cached compile, execute), and the execute-only baseline (the cached
+// executable run directly); replay overhead = replay - execute.
+func BenchmarkReplay(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		fn := chain(n)
+		x := lazy.FromSlice([]float32{1})
+		b.Run(fmt.Sprintf("jit/ops=%d", n), func(b *testing.B) {
+			f := jit.Compile(fn)
+			f(x)
+			b.ReportAllocs()
+			for b.Loop() {
+				f(x)
+			}
+		})
+		b.Run(fmt.Sprintf("lazy/ops=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				y := fn(x)
+				if err := lazy.Sync(y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("execute/ops=%d", n), func(b *testing.B) {
+			g := lazy.CollectGraph([]lazy.Value{fn(x).IR()})
+			exe, _, err := lazy.CompileGraph(x.Device(), g, "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ins := []*lazy.Tensor{x}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := exe.Run(ins); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -31,8 +31,8 @@ type Program struct {
 	overwritten []bool
 	// identity: output i is executable output i (no pass-through).
 	identity bool
-	outs        []outRef // one per fx output
-	muts        []mutRef // one per fx mutation
+	outs     []outRef // one per fx output
+	muts     []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
 	Hash lazy.Hash
 	// Fresh reports that Compile compiled the executable (rather than

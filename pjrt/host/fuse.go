@@ -75,45 +75,60 @@ func sameDims(a, b []int64) bool {
 	return true
 }
 
-// group splits a block's ops into steps. An open fusion collects fusible
-// ops of one shape; other ops are emitted before it (the fusion runs where
-// it closes), and it closes when an op of another shape starts a fusion or
-// a non-member reads one of its values.
+// group splits a block's ops into steps. Open fusions, one per shape,
+// collect fusible ops; other ops are emitted before them (a fusion runs
+// where it closes). A fusion closes when an op that does not join it reads
+// one of its values, and at the end of the block.
 func (c *planner) group(ops []*hlo.Op, uses *useInfo) []group {
 	var out []group
-	var open *group
-	var openDims []int64
-	members := map[*hlo.Value]bool{}
-	closeOpen := func() {
-		if open != nil {
-			out = append(out, *open)
-			open = nil
-			clear(members)
+	type openGroup struct {
+		g    group
+		dims []int64
+	}
+	var open []*openGroup
+	owner := map[*hlo.Value]*openGroup{} // values of open fusions
+	closeGroup := func(o *openGroup) {
+		for i, x := range open {
+			if x == o {
+				open = append(open[:i], open[i+1:]...)
+				break
+			}
 		}
+		for _, op := range o.g.ops {
+			delete(owner, op.Results[0])
+		}
+		out = append(out, o.g)
 	}
 	for _, op := range ops {
 		dims, ok := c.fusible(op)
-		if open != nil && !(ok && sameDims(dims, openDims)) {
-			for _, v := range usedValues(op) {
-				if members[v] {
-					closeOpen()
-					break
+		var join *openGroup
+		if ok {
+			for _, o := range open {
+				if sameDims(o.dims, dims) {
+					join = o
 				}
+			}
+		}
+		for _, v := range usedValues(op) {
+			if o := owner[v]; o != nil && o != join {
+				closeGroup(o)
 			}
 		}
 		if !ok {
 			out = append(out, group{ops: []*hlo.Op{op}})
 			continue
 		}
-		if open == nil || !sameDims(dims, openDims) {
-			closeOpen()
-			open, openDims = &group{fused: true}, dims
+		if join == nil {
+			join = &openGroup{g: group{fused: true}, dims: dims}
+			open = append(open, join)
 		}
-		open.ops = append(open.ops, op)
+		join.g.ops = append(join.g.ops, op)
 		uses.fusedMember[op] = true
-		members[op.Results[0]] = true
+		owner[op.Results[0]] = join
 	}
-	closeOpen()
+	for len(open) > 0 {
+		closeGroup(open[0])
+	}
 	return out
 }
 

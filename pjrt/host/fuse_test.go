@@ -31,12 +31,14 @@ var (
 )
 
 type chainGen struct {
-	r    *rand.Rand
-	b    *fb
-	n    int64
-	vals map[hlo.DType][]*hlo.Value // full-shape values by type
-	all  []*hlo.Value
-	scal map[hlo.DType]*hlo.Value // rank-0 arguments by type
+	r     *rand.Rand
+	b     *fb
+	sizes []int64                              // the program's two vector lengths
+	n     int64                                // the current op's length
+	byN   map[int64]map[hlo.DType][]*hlo.Value // values by length and type
+	vals  map[hlo.DType][]*hlo.Value           // byN[n]
+	all   []*hlo.Value
+	scal  map[hlo.DType]*hlo.Value // rank-0 arguments by type
 }
 
 func (g *chainGen) pick(dt hlo.DType) *hlo.Value {
@@ -52,7 +54,8 @@ func (g *chainGen) pick(dt hlo.DType) *hlo.Value {
 
 func (g *chainGen) add(v *hlo.Value) *hlo.Value {
 	dt := v.TensorType().DType
-	g.vals[dt] = append(g.vals[dt], v)
+	m := g.byN[v.TensorType().Dims[0]]
+	m[dt] = append(m[dt], v)
 	g.all = append(g.all, v)
 	return v
 }
@@ -63,6 +66,10 @@ func (g *chainGen) randType() hlo.DType { return chainTypes[g.r.Intn(len(chainTy
 
 // step adds one random op to the program.
 func (g *chainGen) step() {
+	// Ops alternate between the two lengths at random, so fusions of
+	// different shapes interleave.
+	g.n = g.sizes[g.r.Intn(len(g.sizes))]
+	g.vals = g.byN[g.n]
 	b, n := g.b, g.n
 	dt := g.randType()
 	t := hlo.NewTensorType(dt, n)
@@ -119,9 +126,9 @@ func dirAttr(d string) []hlo.NamedAttr {
 	return []hlo.NamedAttr{{Name: "comparison_direction", Value: hlo.EnumAttr{Dialect: "stablehlo", Kind: "comparison_direction", Value: d}}}
 }
 
-// randomProgram builds a random elementwise program over f32[n]-shaped
-// arguments of every chain type and rank-0 arguments of every type, and
-// returns it with matching random arguments.
+// randomProgram builds a random elementwise program over [n]- and
+// [n/3+1]-shaped arguments of every chain type and rank-0 arguments of
+// every type, and returns it with matching random arguments.
 func randomProgram(r *rand.Rand, n int64, nops int) (*hlo.Module, []*hlo.Literal) {
 	var types []hlo.Type
 	args := randomArgs(r, n)
@@ -129,28 +136,50 @@ func randomProgram(r *rand.Rand, n int64, nops int) (*hlo.Module, []*hlo.Literal
 		types = append(types, a.Type())
 	}
 	b := newFunc("main", types...)
-	g := &chainGen{r: r, b: b, n: n, vals: map[hlo.DType][]*hlo.Value{}, scal: map[hlo.DType]*hlo.Value{}}
-	for i, dt := range chainTypes {
-		g.add(b.arg(i))
-		g.scal[dt] = b.arg(len(chainTypes) + i)
+	sizes := progSizes(n)
+	g := &chainGen{r: r, b: b, sizes: sizes, byN: map[int64]map[hlo.DType][]*hlo.Value{}, scal: map[hlo.DType]*hlo.Value{}}
+	for _, m := range sizes {
+		g.byN[m] = map[hlo.DType][]*hlo.Value{}
 	}
+	k := 0
+	for range sizes {
+		for range chainTypes {
+			g.add(b.arg(k))
+			k++
+		}
+	}
+	for _, dt := range chainTypes {
+		g.scal[dt] = b.arg(k)
+		k++
+	}
+	nargs := len(g.all)
 	for i := 0; i < nops; i++ {
 		g.step()
 	}
 	// Return the last value and a few random intermediates (which must be
 	// materialized), sometimes one twice.
 	outs := []*hlo.Value{g.all[len(g.all)-1]}
-	for i := 0; i < 3; i++ {
-		outs = append(outs, g.all[len(chainTypes)+r.Intn(len(g.all)-len(chainTypes))])
+	for i := 0; i < 3 && len(g.all) > nargs; i++ {
+		outs = append(outs, g.all[nargs+r.Intn(len(g.all)-nargs)])
 	}
 	return module(b.ret(outs...)), args
+}
+
+// progSizes are the vector lengths of a random program.
+func progSizes(n int64) []int64 {
+	if m := n/3 + 1; m != n {
+		return []int64{n, m}
+	}
+	return []int64{n}
 }
 
 // randomArgs makes arguments for randomProgram.
 func randomArgs(r *rand.Rand, n int64) []*hlo.Literal {
 	var args []*hlo.Literal
-	for _, dt := range chainTypes {
-		args = append(args, randLiteral(r, dt, int(n), []int64{n}))
+	for _, m := range progSizes(n) {
+		for _, dt := range chainTypes {
+			args = append(args, randLiteral(r, dt, int(m), []int64{m}))
+		}
 	}
 	for _, dt := range chainTypes {
 		args = append(args, randLiteral(r, dt, 1, nil))

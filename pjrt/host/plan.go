@@ -221,6 +221,9 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 		}
 		if g.fused {
 			f := fusions[i]
+			if len(f.members) == 0 {
+				continue // every member's result is dead
+			}
 			s = step{op: g.ops[0], fused: f}
 			for k, v := range f.inVals {
 				if f.consts[k] != nil {

@@ -119,6 +119,22 @@ func chooserVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
 	return []*Tensor{g.Mul(loc).Div(count)}
 }
 
+// prodVJP is the product of the other elements: y/x where no element of
+// the lane is zero; where exactly one is, the product of the non-zeros at
+// that element and 0 elsewhere; 0 where two or more are (y/x would be 0/0).
+func prodVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
+	axes := int64sToInts(a.Ints("axes"))
+	kept := keptShape(x[0].Dims(), a.Ints("axes"))
+	back := func(t *Tensor) *Tensor { return t.Reshape(kept...).BroadcastTo(x[0].Dims()...) }
+	zero := x[0].EqScalar(0)
+	nz := Where(zero, OnesLike(x[0]), x[0])
+	p := back(nz.Prod(axes...))
+	count := back(zero.Cast(x[0].DType()).Sum(axes...))
+	none := p.Div(nz)
+	one := Where(count.EqScalar(1).And(zero), p, ZerosLike(p))
+	return []*Tensor{back(dy[0]).Mul(Where(count.EqScalar(0), none, one))}
+}
+
 func int64sToInts(xs []int64) []int {
 	out := make([]int, len(xs))
 	for i, x := range xs {
@@ -137,12 +153,7 @@ func init() {
 	})
 	define(opReduceProd, &OpDef{
 		Name: "ReduceProd", Infer: inferReduce(numeric), Lower: lowerReduce("prod"),
-		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
-			kept := keptShape(x[0].Dims(), a.Ints("axes"))
-			yb := y[0].Reshape(kept...).BroadcastTo(x[0].Dims()...)
-			g := dy[0].Reshape(kept...).BroadcastTo(x[0].Dims()...)
-			return []*Tensor{g.Mul(yb).Div(x[0])}
-		},
+		VJP: prodVJP,
 	})
 	define(opReduceMax, &OpDef{Name: "ReduceMax", Infer: inferReduce(numeric), Lower: lowerReduce("max"), VJP: chooserVJP})
 	define(opReduceMin, &OpDef{Name: "ReduceMin", Infer: inferReduce(numeric), Lower: lowerReduce("min"), VJP: chooserVJP})

@@ -115,6 +115,7 @@ func init() {
 				return s.Add(args[0], args[1])
 			})}
 		},
+		VJP: selectAndScatterVJP,
 	})
 	define(opCumsum, &OpDef{
 		Name: "Cumsum",
@@ -183,6 +184,55 @@ func init() {
 			return []*Tensor{apply1(opScatterAddAlong, Attrs{{"axis", a.Int("axis")}}, ZerosLike(x[0]), y[1], dy[0])}
 		},
 	})
+}
+
+// selectAndScatterVJP: the output is linear in the source and piecewise
+// constant in the operand, so only the source has a gradient: each window
+// reads the output gradient at the position it selected, the first
+// extremum of the window in row-major order (the select_and_scatter rule
+// with GE/LE). The window offsets are visited one by one as strided slices
+// of the padded operand; padding takes the reduction's identity so it is
+// never selected.
+func selectAndScatterVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
+	w := windowFrom(a)
+	op, g := x[0], dy[0]
+	r := op.Rank()
+	zero := make([]int64, r)
+	ext := op.PadWith(w.padLo, w.padHi, zero, reduceInit(op.DType(), w.kind).Float(0))
+	gp := g.PadWith(w.padLo, w.padHi, zero, 0)
+	m := apply1(opReduceWindow, w.attrs(), op)
+	out := m.Dims()
+	ds := ZerosLike(m)
+	if m.Size() == 0 {
+		return []*Tensor{nil, ds}
+	}
+	found := FullOn(op.dev, Bool, 0, out...)
+	k := make([]int64, r) // window offset, row-major
+	for {
+		start, limit := make([]int64, r), make([]int64, r)
+		for d := 0; d < r; d++ {
+			start[d] = k[d]
+			limit[d] = k[d] + 1
+			if out[d] > 0 {
+				limit[d] += (out[d] - 1) * w.strides[d]
+			}
+		}
+		xk := ext.SliceStrided(start, limit, w.strides)
+		take := xk.Eq(m).And(found.Not())
+		ds = ds.Add(Where(take, gp.SliceStrided(start, limit, w.strides), ZerosLike(ds)))
+		found = found.Or(take)
+		d := r - 1
+		for ; d >= 0; d-- {
+			if k[d]++; k[d] < w.window[d] {
+				break
+			}
+			k[d] = 0
+		}
+		if d < 0 {
+			break
+		}
+	}
+	return []*Tensor{nil, ds}
 }
 
 // totalOrderType is the comparison type for sorting: TOTALORDER for floats

@@ -22,40 +22,61 @@ func (s Stats) String() string {
 		s.Calls, s.Traces, s.Compiles, s.Replays, s.Recompiles, s.GraphBreaks, s.HostFallbacks)
 }
 
+// compiled is what the registry holds for a compiled function: a jit
+// function's state or an ahead-of-time trace.
+type compiled interface {
+	statsNow() Stats
+	explain() string
+}
+
 func stateOf(f any) *fnState {
+	s, _ := lookup(f).(*fnState)
+	return s
+}
+
+func lookup(f any) compiled {
 	v, ok := registry.Load(funcKey(f))
 	if !ok {
 		return nil
 	}
-	return v.(*fnState)
+	return v.(compiled)
 }
 
-// StatsOf returns the counters of a function returned by Compile (zero
-// Stats for any other function).
-func StatsOf[F any](f F) Stats {
-	s := stateOf(any(f))
-	if s == nil {
-		return Stats{}
-	}
+func (s *fnState) statsNow() Stats {
 	return Stats{s.calls.Load(), s.traces.Load(), s.compiles.Load(), s.replays.Load(), s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
+}
+
+func (s *fnState) explain() string {
+	return fmt.Sprintf("%s: %s\n", s.name, s.statsNow()) + s.explainEvents()
+}
+
+func (s *fnState) explainEvents() string {
+	s.traceMu.Lock()
+	defer s.traceMu.Unlock()
+	var b strings.Builder
+	for _, e := range s.events {
+		b.WriteString("  " + e + "\n")
+	}
+	return b.String()
+}
+
+// StatsOf returns the counters of a function returned by Compile, or of a
+// generated ahead-of-time wrapper (zero Stats for any other function).
+func StatsOf[F any](f F) Stats {
+	if c := lookup(any(f)); c != nil {
+		return c.statsNow()
+	}
+	return Stats{}
 }
 
 // Explain describes why a compiled function traced: its first signature,
 // every recompile with the argument that changed (from -> to), every graph
 // break with its call site, and lazy-mode fallbacks.
 func Explain[F any](f F) string {
-	s := stateOf(any(f))
-	if s == nil {
-		return "not a function returned by jit.Compile"
+	if c := lookup(any(f)); c != nil {
+		return c.explain()
 	}
-	s.traceMu.Lock()
-	defer s.traceMu.Unlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", s.name, StatsOf(f))
-	for _, e := range s.events {
-		b.WriteString("  " + e + "\n")
-	}
-	return b.String()
+	return "not a function returned by jit.Compile"
 }
 
 func runtimeFuncName(pc uintptr) string {

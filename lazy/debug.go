@@ -133,3 +133,6 @@ func saveGraph(g *Graph, x *Executable) {
 		}
 	}
 }
+
+// DebugLevel is the XLAJIT_DEBUG level (0..5).
+func DebugLevel() int { return cfg.debug }

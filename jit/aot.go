@@ -1,0 +1,234 @@
+package jit
+
+import (
+	"fmt"
+	"log"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/xlajit/xlajit/bridge"
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/partitioner"
+)
+
+// AOTSpec is an ahead-of-time trace embedded in generated code by
+// `xlajit gen` (see package codegen): the traced function's graph and the
+// facts needed to replay it without tracing.
+type AOTSpec struct {
+	Name      string   // the traced function's name
+	Signature string   // its Go type when generated (reflect's String form)
+	Fn        any      // the function (signature check, other shapes)
+	Graph     string   // the fx graph, in its text form
+	HLO       string   // the lowered StableHLO (for dumps and checks)
+	Hash      string   // the graph hash when generated
+	Captures  []string // what each capture placeholder is: "rng" (the device RNG state)
+}
+
+// AOT replays one ahead-of-time traced function. Calls with the traced
+// argument shapes replay the embedded graph (compiled on first use, through
+// the compile cache and the persistent cache); other shapes go through
+// jit.Compile of the function.
+type AOT struct {
+	spec      AOTSpec
+	graph     *fx.Graph
+	argShapes []lazy.Shape
+	fallback  *fnState
+
+	once sync.Once
+	run  runner
+	err  error
+
+	calls, replays, compiles, hostFallbacks atomic.Int64
+}
+
+// LoadAOT checks spec against the function it was generated for and parses
+// its graph. A changed signature is an error naming the function and the
+// fix (run go generate).
+func LoadAOT(spec AOTSpec) (*AOT, error) {
+	if spec.Fn == nil {
+		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s has no function", spec.Name)
+	}
+	if got := reflect.TypeOf(spec.Fn).String(); got != spec.Signature {
+		return nil, fmt.Errorf("xlajit: %s is now %s but its ahead-of-time trace was generated for %s; run go generate", spec.Name, got, spec.Signature)
+	}
+	g, err := fx.Parse(spec.Graph)
+	if err != nil {
+		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s: %w (run go generate)", spec.Name, err)
+	}
+	if err := g.Lint(); err != nil {
+		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s: %w (run go generate)", spec.Name, err)
+	}
+	a := &AOT{spec: spec, graph: g}
+	for _, n := range g.Placeholders() {
+		if n.Input == fx.Arg {
+			for len(a.argShapes) <= n.Index {
+				a.argShapes = append(a.argShapes, lazy.Shape{})
+			}
+			a.argShapes[n.Index] = n.Shapes[0]
+		} else if n.Index >= len(spec.Captures) || spec.Captures[n.Index] != "rng" {
+			return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s reads capture %d of unknown kind (run go generate)", spec.Name, n.Index)
+		}
+	}
+	fb, err := CompileE(spec.Fn, WithName(spec.Name))
+	if err != nil {
+		return nil, err
+	}
+	a.fallback = stateOf(any(fb))
+	return a, nil
+}
+
+// MustLoadAOT is LoadAOT panicking on error (generated code calls it at
+// init, so a stale trace stops the program at start with the fix).
+func MustLoadAOT(spec AOTSpec) *AOT {
+	a, err := LoadAOT(spec)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Register makes StatsOf(wrapper) and Explain(wrapper) report this trace
+// (generated code registers its typed wrapper).
+func (a *AOT) Register(wrapper any) { registry.Store(funcKey(wrapper), a) }
+
+func (a *AOT) matches(args []*lazy.Tensor) bool {
+	if len(args) != len(a.argShapes) {
+		return false
+	}
+	for i, t := range args {
+		if t == nil || !t.Shape().Equal(a.argShapes[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *AOT) captures(dev *lazy.Device) []*lazy.Tensor {
+	if len(a.spec.Captures) == 0 {
+		return nil
+	}
+	caps := make([]*lazy.Tensor, len(a.spec.Captures))
+	for i := range caps {
+		caps[i] = dev.RNGState()
+	}
+	return caps
+}
+
+// Run replays the trace on args (their shapes must be the traced ones for a
+// replay; other shapes are traced by jit.Compile of the function) and
+// returns the function's tensor results.
+func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
+	a.calls.Add(1)
+	if lazy.Tracing() || !a.matches(args) {
+		return a.slow(args)
+	}
+	dev := device(args)
+	a.once.Do(func() {
+		var n int64
+		a.run, n, a.err = a.build(dev)
+		a.compiles.Add(n)
+	})
+	if a.err != nil {
+		return nil, a.err
+	}
+	outs, err := a.run.Run(args, a.captures(dev))
+	if err != nil {
+		return nil, &Error{Fn: a.spec.Name, Err: err}
+	}
+	a.replays.Add(1)
+	lazy.AddCounter(lazy.MetricJitReplay, 1)
+	return outs, nil
+}
+
+func (a *AOT) build(dev *lazy.Device) (runner, int64, error) {
+	s := &fnState{name: a.spec.Name}
+	if host := partitioner.Discover(a.graph, dev); len(host) > 0 {
+		r, n, err := newStaged(s, a.graph, host, dev)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &aotStaged{r, a}, int64(n), nil
+	}
+	p, err := bridge.Compile(a.graph, dev)
+	if err != nil {
+		return nil, 0, err
+	}
+	if got := p.Hash.String(); a.spec.Hash != "" && got != a.spec.Hash && p.Compiled() {
+		// Lowering changed since generation: still correct, only the
+		// persistent cache entry written by the generator is missed.
+		if lazy.DebugLevel() >= 1 {
+			log.Printf("xlajit: %s: graph hash %s differs from the generated %s (run go generate to refresh)", a.spec.Name, got, a.spec.Hash)
+		}
+	}
+	return p, 1, nil
+}
+
+// aotStaged counts host fallbacks of a partitioned AOT graph.
+type aotStaged struct {
+	*staged
+	a *AOT
+}
+
+func (r *aotStaged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	before := r.staged.s.hostFallbacks.Load()
+	outs, err := r.staged.Run(args, captures)
+	r.a.hostFallbacks.Add(r.staged.s.hostFallbacks.Load() - before)
+	return outs, err
+}
+
+// slow calls the function through jit.Compile (reflection): for shapes the
+// ahead-of-time trace does not cover, and inside another trace (inlined).
+func (a *AOT) slow(args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	in := make([]reflect.Value, len(args))
+	for i, t := range args {
+		in[i] = reflect.ValueOf(t)
+	}
+	var res []reflect.Value
+	if err := lazy.Try(func() { res = a.fallback.call(in) }); err != nil {
+		return nil, err
+	}
+	var outs []*lazy.Tensor
+	for _, r := range res {
+		switch v := r.Interface().(type) {
+		case *lazy.Tensor:
+			outs = append(outs, v)
+		case error:
+			if v != nil {
+				return nil, v
+			}
+		case nil:
+		}
+	}
+	return outs, nil
+}
+
+// Stats returns the trace's counters: calls that replayed the embedded
+// graph count as replays (Traces stays 0); calls with other shapes add the
+// counters of the jit.Compile fallback.
+func (a *AOT) Stats() Stats {
+	fb := Stats{}
+	if a.fallback != nil {
+		fb = a.fallback.statsNow()
+	}
+	return Stats{
+		Calls:         a.calls.Load(),
+		Traces:        fb.Traces,
+		Compiles:      a.compiles.Load() + fb.Compiles,
+		Replays:       a.replays.Load() + fb.Replays,
+		Recompiles:    fb.Recompiles,
+		GraphBreaks:   fb.GraphBreaks,
+		HostFallbacks: a.hostFallbacks.Load() + fb.HostFallbacks,
+	}
+}
+
+func (a *AOT) statsNow() Stats { return a.Stats() }
+
+func (a *AOT) explain() string {
+	s := fmt.Sprintf("%s (ahead-of-time trace, graph %s): %s\n", a.spec.Name, a.spec.Hash, a.Stats())
+	if a.fallback != nil {
+		s += a.fallback.explainEvents()
+	}
+	return s
+}

@@ -416,7 +416,7 @@ func prepAbs(c *kernel.OpCtx) (kernel.TileFn, error) {
 	case rt != dt:
 		return nil, c.Errorf("result type %s differs from operand type %s", c.Out[0], c.In[0])
 	}
-	if f := tile1(dt, &absFns); f != nil && dt != hlo.Bool {
+	if f := tile1(dt, &absFns); f != nil {
 		return f, nil
 	}
 	return nil, unsupported(c, dt)

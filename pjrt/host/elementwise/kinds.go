@@ -33,20 +33,19 @@ type arith interface{ anyInt | float | cplx }
 // entries are unsupported types. f64 also serves every float type without
 // its own entry; c128 serves c64 when c64 is nil.
 type fns1 struct {
-	b                      func(d, a []bool)
-	i8                     func(d, a []int8)
-	i16                    func(d, a []int16)
-	i32                    func(d, a []int32)
-	i64                    func(d, a []int64)
-	u8                     func(d, a []uint8)
-	u16                    func(d, a []uint16)
-	u32                    func(d, a []uint32)
-	u64                    func(d, a []uint64)
-	f32                    func(d, a []float32)
-	f64                    func(d, a []float64)
-	c64                    func(d, a []complex64)
-	c128                   func(d, a []complex128)
-	noSubByte, noSmallFlts bool
+	b    func(d, a []bool)
+	i8   func(d, a []int8)
+	i16  func(d, a []int16)
+	i32  func(d, a []int32)
+	i64  func(d, a []int64)
+	u8   func(d, a []uint8)
+	u16  func(d, a []uint16)
+	u32  func(d, a []uint32)
+	u64  func(d, a []uint64)
+	f32  func(d, a []float32)
+	f64  func(d, a []float64)
+	c64  func(d, a []complex64)
+	c128 func(d, a []complex128)
 }
 
 // fns2 is fns1 for binary same-type ops.
@@ -134,7 +133,7 @@ func tile1(dt hlo.DType, f *fns1) kernel.TileFn {
 			return t1(f.b)
 		}
 	case hlo.I2, hlo.I4:
-		if f.i8 != nil && !f.noSubByte {
+		if f.i8 != nil {
 			return wrapped(dt, t1(f.i8))
 		}
 	case hlo.I8:
@@ -154,7 +153,7 @@ func tile1(dt hlo.DType, f *fns1) kernel.TileFn {
 			return t1(f.i64)
 		}
 	case hlo.U2, hlo.U4:
-		if f.u8 != nil && !f.noSubByte {
+		if f.u8 != nil {
 			return wrapped(dt, t1(f.u8))
 		}
 	case hlo.U8:
@@ -196,7 +195,7 @@ func tile1(dt hlo.DType, f *fns1) kernel.TileFn {
 			return t1(f.c128)
 		}
 	default:
-		if dt.IsFloat() && f.f64 != nil && !f.noSmallFlts {
+		if dt.IsFloat() && f.f64 != nil {
 			return viaF64(dt, 1, func(d []float64, s [][]float64) { f.f64(d, s[0]) })
 		}
 	}

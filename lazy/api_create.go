@@ -45,7 +45,12 @@ func OnesLike(x *Tensor) *Tensor { return FullOn(x.dev, x.DType(), 1, x.Dims()..
 
 // Iota returns a tensor of dims whose values count along axis.
 func Iota(dt DType, axis int, dims ...int64) *Tensor {
-	return applyOn(DefaultDevice(), opIota, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}, {"axis", int64(axis)}})
+	return IotaOn(DefaultDevice(), dt, axis, dims...)
+}
+
+// IotaOn is Iota on device dev.
+func IotaOn(dev *Device, dt DType, axis int, dims ...int64) *Tensor {
+	return applyOn(dev, opIota, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}, {"axis", int64(axis)}})
 }
 
 // Arange returns [start, start+step, ...) below stop, as dt.

@@ -9,6 +9,22 @@ import (
 // MatMul is numpy's matmul: [..., m, k] x [..., k, n] -> [..., m, n], with
 // broadcast batch dimensions; 1-D operands are treated as a row or column.
 func (x *Tensor) MatMul(y *Tensor) *Tensor {
+	if x == nil || y == nil {
+		throw("MatMul", nil, "nil operand")
+	}
+	in := []Shape{x.shape, y.shape}
+	if x.Rank() < 1 || y.Rank() < 1 {
+		throw("MatMul", in, "operands must have rank >= 1")
+	}
+	if x.DType() != y.DType() {
+		throw("MatMul", in, "element types differ (%s vs %s); use Cast", x.DType(), y.DType())
+	}
+	kx := x.Dims()[x.Rank()-1]
+	ky := y.Dims()[max(y.Rank()-2, 0)]
+	if kx != ky {
+		throw("MatMul", in, "inner dimensions differ (%d vs %d)", kx, ky)
+	}
+	defer relabel("MatMul", x, y)()
 	a, b := x, y
 	squeezeA, squeezeB := a.Rank() == 1, b.Rank() == 1
 	if squeezeA {
@@ -16,9 +32,6 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 	}
 	if squeezeB {
 		b = b.Unsqueeze(1)
-	}
-	if a.Rank() < 2 || b.Rank() < 2 {
-		throw("MatMul", []Shape{x.shape, y.shape}, "operands must have rank >= 1")
 	}
 	var out *Tensor
 	if b.Rank() == 2 && a.Rank() > 2 {
@@ -49,6 +62,10 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 
 // Linear computes x @ w^T + b (w is [out, in]; b may be nil).
 func Linear(x, w, b *Tensor) *Tensor {
+	defer relabel("Linear", x, w, b)()
+	if w.Rank() != 2 {
+		throw("Linear", shapesOf([]*Tensor{x, w, b}), "weight must be 2-D [out, in]")
+	}
 	y := x.MatMul(w.T())
 	if b != nil {
 		y = y.Add(b)
@@ -189,12 +206,16 @@ func sortRunes(rs []rune) {
 
 // Softmax normalises exp(x) along axis.
 func (x *Tensor) Softmax(axis int) *Tensor {
+	defer relabel("Softmax", x)()
 	e := x.Sub(x.ReduceMaxKeepDims(axis)).Exp()
 	return e.Div(e.SumKeepDims(axis))
 }
 
 // LogSoftmax is log(Softmax(x)) computed stably.
-func (x *Tensor) LogSoftmax(axis int) *Tensor { return x.Sub(x.LogSumExp(true, axis)) }
+func (x *Tensor) LogSoftmax(axis int) *Tensor {
+	defer relabel("LogSoftmax", x)()
+	return x.Sub(x.LogSumExp(true, axis))
+}
 
 // LayerNorm normalises over the last len(shape) axes and applies weight and
 // bias (either may be nil).
@@ -202,6 +223,7 @@ func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Te
 	if normalized < 1 || normalized > x.Rank() {
 		throw("LayerNorm", []Shape{x.shape}, "cannot normalise over the last %d axes", normalized)
 	}
+	defer relabel("LayerNorm", x, weight, bias)()
 	axes := make([]int, normalized)
 	for i := range axes {
 		axes[i] = x.Rank() - normalized + i
@@ -246,9 +268,14 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 		groups: g, batchGroups: 1,
 		spec: convSpec{lhs: []int64{0, 1, 2, 3}, rhs: []int64{0, 1, 2, 3}, out: []int64{0, 1, 2, 3}},
 	}
+	in := shapesOf([]*Tensor{x, w, b})
 	if x.Rank() != 4 || w.Rank() != 4 {
-		throw("Conv2d", []Shape{x.shape, w.shape}, "input and kernel must be 4-D (NCHW, OIHW)")
+		throw("Conv2d", in, "input and kernel must be 4-D (NCHW, OIHW)")
 	}
+	if b != nil && (b.Rank() != 1 || b.Dims()[0] != w.Dims()[0]) {
+		throw("Conv2d", in, "bias must be 1-D with one entry per output channel (%d)", w.Dims()[0])
+	}
+	defer relabel("Conv2d", x, w, b)()
 	y := conv(x, w, p)
 	if b != nil {
 		y = y.Add(b.Reshape(1, -1, 1, 1))
@@ -256,27 +283,31 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 	return y
 }
 
-func (x *Tensor) pool2d(kind string, kernel, stride, pad [2]int64) *Tensor {
+func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
 	if x.Rank() != 4 {
-		throw("Pool2d", []Shape{x.shape}, "input must be 4-D (NCHW)")
+		throw(op, []Shape{x.shape}, "input must be 4-D (NCHW)")
 	}
-	if stride[0] == 0 {
+	if stride == [2]int64{} {
 		stride = kernel
 	}
+	if kernel[0] < 1 || kernel[1] < 1 || stride[0] < 1 || stride[1] < 1 || pad[0] < 0 || pad[1] < 0 {
+		throw(op, []Shape{x.shape}, "kernel %v and stride %v must be positive, padding %v not negative", kernel, stride, pad)
+	}
+	defer relabel(op, x)()
 	w := windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
 		[]int64{0, 0, pad[0], pad[1]}, []int64{0, 0, pad[0], pad[1]}}
 	return apply1(opReduceWindow, w.attrs(), x)
 }
 
 // MaxPool2d takes the maximum over kernel windows of x [N, C, H, W]
-// (stride 0 means stride = kernel).
+// (stride {0, 0} means stride = kernel); padding never wins.
 func (x *Tensor) MaxPool2d(kernel, stride, pad [2]int64) *Tensor {
-	return x.pool2d("max", kernel, stride, pad)
+	return x.pool2d("MaxPool2d", "max", kernel, stride, pad)
 }
 
 // AvgPool2d averages over kernel windows (padding counts as zeros).
 func (x *Tensor) AvgPool2d(kernel, stride, pad [2]int64) *Tensor {
-	return x.pool2d("sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
+	return x.pool2d("AvgPool2d", "sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
 }
 
 // CrossEntropy is the mean negative log-likelihood of integer labels
@@ -285,6 +316,7 @@ func CrossEntropy(logits, labels *Tensor) *Tensor {
 	if logits.Rank() != 2 || labels.Rank() != 1 || labels.Dims()[0] != logits.Dims()[0] || !labels.DType().IsInt() {
 		throw("CrossEntropy", []Shape{logits.shape, labels.shape}, "want logits [N, C] and integer labels [N]")
 	}
+	defer relabel("CrossEntropy", logits, labels)()
 	lp := logits.LogSoftmax(1)
 	picked := lp.TakeAlong(1, labels.Unsqueeze(1))
 	return picked.Mean().Neg()
@@ -295,8 +327,9 @@ func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 	if !idx.DType().IsInt() {
 		throw("OneHot", []Shape{idx.shape}, "indices must be integers")
 	}
+	defer relabel("OneHot", idx)()
 	dims := append(append([]int64(nil), idx.Dims()...), n)
-	io := Iota(idx.DType(), idx.Rank(), dims...)
+	io := IotaOn(idx.dev, idx.DType(), idx.Rank(), dims...)
 	return idx.Unsqueeze(-1).BroadcastTo(dims...).Eq(io).Cast(dt)
 }
 
@@ -309,6 +342,7 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 	if p < 0 || p >= 1 {
 		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1)", p)
 	}
+	defer relabel("Dropout", x)()
 	keep := RandUniformOn(x.dev, x.DType(), 0, 1, x.Dims()...).GeScalar(p)
 	return Where(keep, x.MulScalar(1/(1-p)), ZerosLike(x))
 }
@@ -338,6 +372,7 @@ func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
 	if x.Rank() == 0 || k < 0 || k > x.Dim(-1) {
 		throw("TopK", []Shape{x.shape}, "k = %d out of range", k)
 	}
+	defer relabel("TopK", x)()
 	v, i := x.Sort(-1, true)
 	return v.Narrow(-1, 0, k), i.Narrow(-1, 0, k)
 }
@@ -364,6 +399,7 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	if !ok {
 		throw("ScatterAdd", []Shape{x.shape, idx.shape, src.shape}, "axis %d out of range", axis)
 	}
+	defer relabel("ScatterAdd", x, idx, src)()
 	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, idx, src)
 }
 
@@ -380,6 +416,7 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 		shape[i] = 1
 	}
 	shape[a] = idx.Dims()[0]
+	defer relabel("IndexSelect", x, idx)()
 	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, x, idx.Reshape(shape...).BroadcastTo(dims...))
 }
 

@@ -78,6 +78,7 @@ func (x *Tensor) countOver(axes []int) int64 {
 
 // Var is the (biased) variance over axes, keeping them when keep is set.
 func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
+	defer relabel("Var", x)()
 	d := x.Sub(x.MeanKeepDims(axes...))
 	if keep {
 		return d.Square().MeanKeepDims(axes...)
@@ -106,6 +107,7 @@ func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, ax
 
 // LogSumExp computes log(sum(exp(x))) over axes, stably.
 func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
+	defer relabel("LogSumExp", x)()
 	m := x.ReduceMaxKeepDims(axes...)
 	// A -inf maximum (all -inf) would give NaN from -inf - -inf: use 0 there.
 	m = Where(m.IsFinite(), m, ZerosLike(m))

@@ -44,6 +44,9 @@ func (x *Tensor) Permute(perm ...int) *Tensor {
 		p[i] = int64(a)
 		identity = identity && a == i
 	}
+	if !isPermutation(p, x.Rank()) {
+		throw("Permute", []Shape{x.shape}, "%v is not a permutation of %d axes", perm, x.Rank())
+	}
 	if identity && len(p) == x.Rank() {
 		return x
 	}
@@ -81,6 +84,9 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 	bd := make([]int64, x.Rank())
 	for i := range bd {
 		bd[i] = int64(off + i)
+		if d := x.Dims()[i]; d != 1 && d != dims[off+i] {
+			throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast %v to %v", x.Dims(), dims)
+		}
 	}
 	return apply1(opBroadcast, Attrs{{"dims", append([]int64(nil), dims...)}, {"bdims", bd}}, x)
 }
@@ -142,6 +148,9 @@ func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
 	if !ok {
 		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
 	}
+	if start < 0 || length < 0 || start+length > x.Dims()[a] {
+		throw("Narrow", []Shape{x.shape}, "[%d, %d) out of range for axis %d of size %d", start, start+length, axis, x.Dims()[a])
+	}
 	if start == 0 && length == x.Dims()[a] {
 		return x
 	}
@@ -175,6 +184,12 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Stack", nil, "no tensors")
 	}
+	for _, t := range ts[1:] {
+		if !t.shape.Equal(ts[0].shape) {
+			throw("Stack", shapesOf(ts), "tensors have different shapes %s and %s", ts[0].shape, t.shape)
+		}
+	}
+	defer relabel("Stack", ts...)()
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		us[i] = t.Unsqueeze(axis)
@@ -206,8 +221,11 @@ func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 
 // Chunk splits x along axis into n equal pieces.
 func (x *Tensor) Chunk(axis int, n int) []*Tensor {
-	a, _ := normAxis(axis, x.Rank())
-	d := x.Dim(a)
+	a, ok := normAxis(axis, x.Rank())
+	if !ok {
+		throw("Chunk", []Shape{x.shape}, "axis %d out of range", axis)
+	}
+	d := x.Dims()[a]
 	if n <= 0 || d%int64(n) != 0 {
 		throw("Chunk", []Shape{x.shape}, "axis size %d not divisible into %d pieces", d, n)
 	}

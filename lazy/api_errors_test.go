@@ -1,0 +1,152 @@
+package lazy
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// errCase is one bad call: fn must sit on one line (its source line is the
+// call site the error must name).
+type errCase struct {
+	op     string   // Error.Op
+	shapes []string // Error.Shapes (nil: not checked)
+	msg    string   // a substring of Error.Msg
+	fn     func()
+}
+
+func lineOf(fn func()) (string, int) {
+	f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer())
+	file, line := f.FileLine(f.Entry())
+	return file, line
+}
+
+func TestErrors(t *testing.T) {
+	f23 := Zeros(F32, 2, 3)
+	f4 := Zeros(F32, 4)
+	d23 := Zeros(F64, 2, 3)
+	f45 := Zeros(F32, 4, 5)
+	i3 := Zeros(I32, 3)
+	i23 := Zeros(I64, 2, 3)
+	x4 := Zeros(F32, 1, 3, 5, 5)
+	w4 := Zeros(F32, 2, 2, 3, 3)
+	s := func(xs ...string) []string { return xs }
+	cases := []errCase{
+		{"Add", s("f32[2,3]", "f32[4]"), "do not broadcast", func() { f23.Add(f4) }},
+		{"Add", s("f32[2,3]", "f64[2,3]"), "element types differ", func() { f23.Add(d23) }},
+		{"Compare", s("f32[2,3]", "f32[4]"), "do not broadcast", func() { f23.Lt(f4) }},
+		{"Log", s("i32[3]"), "floating-point", func() { i3.Log() }},
+		{"Not", s("f32[4]"), "boolean or integer", func() { f4.Not() }},
+		{"Pow", s("i32[3]", "i32[3]"), "floating-point", func() { i3.Pow(i3) }},
+		{"And", s("f32[4]", "f32[4]"), "boolean or integer", func() { f4.And(f4) }},
+		{"Clamp", s("i1[3]"), "numeric", func() { Zeros(Bool, 3).Clamp(0, 1) }},
+		{"Where", s("f32[2,3]", "f32[2,3]", "f32[2,3]"), "bool", func() { Where(f23, f23, f23) }},
+		{"Where", s("i1[4]", "f32[2,3]"), "does not broadcast", func() { Where(Zeros(Bool, 4), f23, f23) }},
+		{"MatMul", s("f32[2,3]", "f32[4,5]"), "inner", func() { f23.MatMul(f45) }},
+		{"MatMul", s("f32[2,3]", "f64[3,2]"), "element types", func() { f23.MatMul(d23.T()) }},
+		{"MatMul", s("f32[2,2,3]", "f32[3,3,2]"), "batch", func() { Zeros(F32, 2, 2, 3).MatMul(Zeros(F32, 3, 3, 2)) }},
+		{"MatMul", s("f32[]", "f32[4]"), "rank", func() { Scalar(F32, 1).MatMul(f4) }},
+		{"Linear", s("f32[2,3]", "f32[4,5]"), "inner", func() { Linear(f23, f45, nil) }},
+		{"Einsum", s("f32[2,3]", "f32[4,5]"), "label j", func() { Einsum("ij,jk->ik", f23, f45) }},
+		{"Einsum", s("f32[2,3]"), "rank 2", func() { Einsum("ijk->i", f23) }},
+		{"Einsum", s("f32[2,3]"), "repeated label", func() { Einsum("ii->i", f23) }},
+		{"Reshape", s("f32[2,3]"), "cannot reshape 6 elements", func() { f23.Reshape(4, 2) }},
+		{"Reshape", s("f32[2,3]"), "-1", func() { f23.Reshape(-1, -1) }},
+		{"Permute", s("f32[2,3]"), "permutation", func() { f23.Permute(0, 0) }},
+		{"Permute", s("f32[2,3]"), "out of range", func() { f23.Permute(0, 2) }},
+		{"Transpose", s("f32[4]"), "out of range", func() { f4.T() }},
+		{"BroadcastTo", s("f32[2,3]"), "cannot broadcast", func() { f23.BroadcastTo(4, 3) }},
+		{"BroadcastTo", s("f32[2,3]"), "fewer", func() { f23.BroadcastTo(3) }},
+		{"Squeeze", s("f32[2,3]"), "not of size 1", func() { f23.Squeeze(0) }},
+		{"Unsqueeze", s("f32[2,3]"), "out of range", func() { f23.Unsqueeze(4) }},
+		{"Slice", s("f32[2,3]"), "out of range", func() { f23.SliceStrided([]int64{0, 0}, []int64{2, 4}, []int64{1, 1}) }},
+		{"Narrow", s("f32[2,3]"), "out of range", func() { f23.Narrow(1, 2, 2) }},
+		{"Concat", s("f32[2,3]", "f32[4]"), "rank", func() { Concat(0, f23, f4) }},
+		{"Concat", s("f32[2,3]", "f64[2,3]"), "dtype", func() { Concat(0, f23, d23) }},
+		{"Concat", s("f32[2,3]", "f32[4,5]"), "axis 1", func() { Concat(0, f23, f45) }},
+		{"Stack", s("f32[2,3]", "f32[4,5]"), "shape", func() { Stack(0, f23, f45) }},
+		{"Split", s("f32[2,3]"), "add up", func() { f23.Split(1, 1, 1) }},
+		{"Chunk", s("f32[2,3]"), "divisible", func() { f23.Chunk(1, 2) }},
+		{"Chunk", s("f32[2,3]"), "out of range", func() { f23.Chunk(5, 2) }},
+		{"Pad", s("f32[2,3]"), "lo/hi pairs", func() { f23.Pad(1, 2, 3) }},
+		{"Pad", s("f32[2,3]"), "negative", func() { f23.PadWith([]int64{0, -2}, []int64{0, -2}, []int64{0, 0}, 0) }},
+		{"Flip", s("f32[2,3]"), "out of range", func() { f23.Flip(2) }},
+		{"ReduceSum", s("f32[2,3]"), "axis 2", func() { f23.Sum(2) }},
+		{"ReduceMax", s("f32[2,3]"), "repeated", func() { f23.ReduceMax(1, -1) }},
+		{"Mean", s("f32[2,3]"), "axis", func() { f23.Mean(3) }},
+		{"ArgMax", s("f32[2,3]"), "out of range", func() { f23.ArgMax(2, false) }},
+		{"LogSumExp", s("f32[2,3]"), "axis", func() { f23.LogSumExp(false, 7) }},
+		{"TakeAlong", s("f32[2,3]", "i32[3]"), "rank", func() { f23.TakeAlong(1, i3) }},
+		{"TakeAlong", s("f32[2,3]", "f32[2,3]"), "integers", func() { f23.TakeAlong(1, f23) }},
+		{"TakeAlong", s("f32[2,3]", "i64[4,3]"), "axis 0", func() { f23.TakeAlong(1, Zeros(I64, 4, 3)) }},
+		{"IndexSelect", s("f32[2,3]", "i64[2,3]"), "1-D", func() { f23.IndexSelect(0, i23) }},
+		{"ScatterAdd", s("f32[2,3]", "i64[2,3]", "f32[4]"), "source", func() { f23.ScatterAdd(1, i23, f4) }},
+		{"OneHot", s("f32[4]"), "integers", func() { OneHot(f4, 3, F32) }},
+		{"Conv2d", s("f32[1,3,5,5]", "f32[2,2,3,3]"), "input features", func() { Conv2d(x4, w4, nil, Conv2dOpts{}) }},
+		{"Conv2d", s("f32[2,3]", "f32[2,2,3,3]"), "4-D", func() { Conv2d(f23, w4, nil, Conv2dOpts{}) }},
+		{"Conv2d", s("f32[1,3,5,5]", "f32[2,3,3,3]", "f32[3]"), "bias", func() { Conv2d(x4, Zeros(F32, 2, 3, 3, 3), Zeros(F32, 3), Conv2dOpts{}) }},
+		{"MaxPool2d", s("f32[2,3]"), "4-D", func() { f23.MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{}) }},
+		{"AvgPool2d", s("f32[1,3,5,5]"), "kernel", func() { x4.AvgPool2d([2]int64{0, 2}, [2]int64{}, [2]int64{}) }},
+		{"CrossEntropy", s("f32[2,3]", "i32[3]"), "labels", func() { CrossEntropy(f23, i3) }},
+		{"LayerNorm", s("f32[2,3]"), "last 3 axes", func() { LayerNorm(f23, 3, nil, nil, 1e-5) }},
+		{"LayerNorm", s("f32[2,3]", "f32[4]"), "Mul: ", func() { LayerNorm(f23, 1, f4, nil, 1e-5) }}, // inner op named in the message
+		{"Softmax", s("f32[2,3]"), "axis 3", func() { f23.Softmax(3) }},
+		{"LogSoftmax", s("f32[2,3]"), "axis -3", func() { f23.LogSoftmax(-3) }},
+		{"Linear", s("f32[2,3]", "f32[3]"), "2-D", func() { Linear(f23, Zeros(F32, 3), nil) }},
+		{"Linear", s("f32[2,3]", "f32[4,3]", "f32[5]"), "Add: ", func() { Linear(f23, Zeros(F32, 4, 3), Zeros(F32, 5)) }},
+		{"Dropout", s("f32[2,3]"), "[0, 1)", func() { f23.Dropout(1, true) }},
+		{"Cumsum", s("f32[2,3]"), "out of range", func() { f23.Cumsum(2) }},
+		{"Sort", s("f32[2,3]"), "out of range", func() { f23.Sort(-3, false) }},
+		{"TopK", s("f32[2,3]"), "k = 4", func() { f23.TopK(4) }},
+		{"DynamicSlice", s("f32[2,3]", "f32[]", "i32[]"), "integer", func() { f23.DynamicSlice([]*Tensor{Scalar(F32, 0), Scalar(I32, 0)}, []int64{1, 1}) }},
+		{"DynamicSlice", s("f32[2,3]", "i32[]"), "one start index", func() { f23.DynamicSlice([]*Tensor{Scalar(I32, 0)}, []int64{1, 1}) }},
+		{"DynamicUpdateSlice", s("f32[2,3]", "f32[3,3]", "i32[]", "i32[]"), "larger", func() { f23.DynamicUpdateSlice(Zeros(F32, 3, 3), []*Tensor{Scalar(I32, 0), Scalar(I32, 0)}) }},
+		{"MaskedSelect", s("f32[2,3]", "i1[3]"), "mask", func() { f23.MaskedSelect(Zeros(Bool, 3)) }},
+		{"Unique", s("complex<f32>[2]"), "complex", func() { Zeros(C64, 2).Unique() }},
+		{"Grad", s("f32[2,3]"), "one element", func() { Grad(f23, f23) }},
+		{"Item", s("f32[2,3]"), "6 elements", func() { f23.Item() }},
+		{"Arange", nil, "step", func() { Arange(F32, 0, 1, 0) }},
+		{"RandUniform", nil, "floating-point", func() { RandUniform(I32, 0, 1, 3) }},
+		{"Iota", nil, "axis 2", func() { Iota(F32, 2, 3, 4) }},
+		{"FromSlice", nil, "do not fill", func() { FromSlice([]float32{1, 2, 3}, 2, 2) }},
+	}
+	for _, c := range cases {
+		file, line := lineOf(c.fn)
+		site := fmt.Sprintf("%s:%d", shortFile(file), line)
+		t.Run(fmt.Sprintf("%s@%d", c.op, line), func(t *testing.T) {
+			err := Try(c.fn)
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("%s: got %v (%T), want a *lazy.Error", site, err, err)
+			}
+			if le.Op != c.op {
+				t.Errorf("%s: Op %q, want %q (%v)", site, le.Op, c.op, le)
+			}
+			if c.shapes != nil && !reflect.DeepEqual(le.Shapes, c.shapes) {
+				t.Errorf("%s: Shapes %q, want %q (%v)", site, le.Shapes, c.shapes, le)
+			}
+			if !strings.Contains(le.Msg, c.msg) {
+				t.Errorf("%s: message %q does not mention %q", site, le.Msg, c.msg)
+			}
+			if le.Site != site {
+				t.Errorf("Site %q, want %q (%v)", le.Site, site, le)
+			}
+			if s := le.Error(); !strings.HasPrefix(s, site+": "+c.op) {
+				t.Errorf("Error() = %q, want it to start with the site and op", s)
+			}
+		})
+	}
+}
+
+// TestErrorNoSideEffects: a failed op leaves its operands usable.
+func TestErrorNoSideEffects(t *testing.T) {
+	a := FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	b := a.MulScalar(2)
+	if err := Try(func() { b.Add(Zeros(F32, 4)) }); err == nil {
+		t.Fatal("no error")
+	}
+	expectT(t, "after error", b.AddScalar(1), F32, ndOf([]float64{3, 5, 7, 9, 11, 13}, 2, 3), exact)
+}

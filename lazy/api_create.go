@@ -62,14 +62,24 @@ func Arange(dt DType, start, stop, step float64) *Tensor {
 	if n < 0 {
 		n = 0
 	}
-	t := Iota(dt, 0, n)
+	// Computed in a type that holds start + i*step: f64 for integers with
+	// a fractional start or step (then truncated, as torch does), f32 for
+	// f16/bf16 (whose iota would lose integers above 2048 or 256).
+	ct := dt
+	switch {
+	case (dt.IsInt() || dt.IsBool()) && (start != math.Trunc(start) || step != math.Trunc(step)):
+		ct = F64
+	case dt == F16 || dt == BF16:
+		ct = F32
+	}
+	t := Iota(ct, 0, n)
 	if step != 1 {
 		t = t.MulScalar(step)
 	}
 	if start != 0 {
 		t = t.AddScalar(start)
 	}
-	return t
+	return t.Cast(dt)
 }
 
 // applyOn applies an op with no tensor operands on dev.

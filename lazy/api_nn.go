@@ -423,12 +423,33 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 // DynamicSlice takes sizes elements starting at run-time indices starts
 // (integer scalars, clamped into range).
 func (x *Tensor) DynamicSlice(starts []*Tensor, sizes []int64) *Tensor {
-	return apply1(opDynamicSlice, Attrs{{"sizes", append([]int64(nil), sizes...)}}, append([]*Tensor{x}, starts...)...)
+	return apply1(opDynamicSlice, Attrs{{"sizes", append([]int64(nil), sizes...)}}, append([]*Tensor{x}, sameIndexType(starts)...)...)
 }
 
-// DynamicUpdateSlice writes upd into a copy of x at run-time indices.
+// DynamicUpdateSlice writes upd into a copy of x at run-time indices
+// (clamped so that upd fits).
 func (x *Tensor) DynamicUpdateSlice(upd *Tensor, starts []*Tensor) *Tensor {
-	return apply1(opDynamicUpdateSlice, nil, append([]*Tensor{x, upd}, starts...)...)
+	return apply1(opDynamicUpdateSlice, nil, append([]*Tensor{x, upd}, sameIndexType(starts)...)...)
+}
+
+// sameIndexType casts integer start indices of mixed types to i64 (the
+// StableHLO ops want one type); anything else is left for the shape rule.
+func sameIndexType(starts []*Tensor) []*Tensor {
+	mixed := false
+	for _, s := range starts {
+		if s == nil || !s.DType().IsInt() {
+			return starts
+		}
+		mixed = mixed || s.DType() != starts[0].DType()
+	}
+	if !mixed {
+		return starts
+	}
+	out := make([]*Tensor, len(starts))
+	for i, s := range starts {
+		out[i] = s.Cast(I64)
+	}
+	return out
 }
 
 // NonZero returns the i64 coordinates [n, rank] of non-zero elements (runs

@@ -58,19 +58,24 @@ func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.reduce(opRedu
 
 // Mean averages over axes.
 func (x *Tensor) Mean(axes ...int) *Tensor {
-	n := x.countOver(axes)
+	n := x.countOver("Mean", axes)
 	return x.Sum(axes...).DivScalar(float64(n))
 }
 
 // MeanKeepDims averages over axes keeping them.
 func (x *Tensor) MeanKeepDims(axes ...int) *Tensor {
-	n := x.countOver(axes)
+	n := x.countOver("MeanKeepDims", axes)
 	return x.SumKeepDims(axes...).DivScalar(float64(n))
 }
 
-func (x *Tensor) countOver(axes []int) int64 {
+// countOver is the number of elements a mean over axes averages. Means
+// need a floating-point tensor: an integer mean would truncate silently.
+func (x *Tensor) countOver(op string, axes []int) int64 {
+	if !floating.accepts(x.DType()) {
+		throw(op, []Shape{x.shape}, "needs a floating-point tensor, got %s (use Cast)", x.DType())
+	}
 	n := int64(1)
-	for _, a := range x.normAxes("Mean", axes) {
+	for _, a := range x.normAxes(op, axes) {
 		n *= x.Dims()[a]
 	}
 	return n

@@ -79,7 +79,10 @@ type binaryRow struct {
 func init() {
 	unary := []unaryRow{
 		{opNeg, "Neg", numeric, (*hlo.Scope).Neg, func(x, y, dy *Tensor) *Tensor { return dy.Neg() }},
-		{opAbs, "Abs", numeric, (*hlo.Scope).Abs, func(x, y, dy *Tensor) *Tensor { return dy.Mul(x.Sign()) }},
+		{opAbs, "Abs", numeric, lowerAbs, func(x, y, dy *Tensor) *Tensor {
+			// Complex: |z| is real, its gradient dy * z/|z| (0 at 0).
+			return dy.Cast(x.DType()).Mul(x.Sign())
+		}},
 		{opExp, "Exp", floating, (*hlo.Scope).Exp, func(x, y, dy *Tensor) *Tensor { return dy.Mul(y) }},
 		{opExpm1, "Expm1", floating, (*hlo.Scope).Expm1, func(x, y, dy *Tensor) *Tensor { return dy.Mul(y.AddScalar(1)) }},
 		{opLog, "Log", floating, (*hlo.Scope).Log, func(x, y, dy *Tensor) *Tensor { return dy.Div(x) }},
@@ -93,7 +96,7 @@ func init() {
 		{opFloor, "Floor", realFloat, (*hlo.Scope).Floor, nil},
 		{opCeil, "Ceil", realFloat, (*hlo.Scope).Ceil, nil},
 		{opRound, "Round", realFloat, (*hlo.Scope).RoundNearestEven, nil},
-		{opSign, "Sign", numeric, (*hlo.Scope).Sign, nil},
+		{opSign, "Sign", numeric, lowerSign, nil},
 		{opNot, "Not", integral, (*hlo.Scope).Not, nil},
 		{opRelu, "Relu", numeric, lowerRelu, func(x, y, dy *Tensor) *Tensor {
 			return Where(x.GtScalar(0), dy, ZerosLike(dy))
@@ -108,6 +111,17 @@ func init() {
 		d := &OpDef{Name: r.name, Infer: inferUnary(r.class), NoGrad: r.vjp == nil}
 		d.Lower = func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			return []*hlo.Value{r.lower(lc.S, in[0])}
+		}
+		if r.code == opAbs {
+			d.Infer = func(in []Shape, a Attrs) ([]Shape, error) {
+				if in[0].DType.IsBool() {
+					return nil, fmt.Errorf("needs a numeric tensor, got %s", in[0].DType)
+				}
+				if in[0].DType.IsComplex() {
+					return []Shape{in[0].with(in[0].DType.ComplexPart())}, nil
+				}
+				return []Shape{in[0]}, nil
+			}
 		}
 		if r.code == opIsFinite {
 			d.Infer = func(in []Shape, a Attrs) ([]Shape, error) {
@@ -246,6 +260,24 @@ func init() {
 			return []*Tensor{Where(in, dy[0], ZerosLike(dy[0]))}
 		},
 	})
+}
+
+// lowerAbs: StableHLO abs takes no unsigned integers, whose |x| is x.
+func lowerAbs(s *hlo.Scope, x *hlo.Value) *hlo.Value {
+	if tensorType(x).DType.IsUnsigned() {
+		return x
+	}
+	return s.Abs(x)
+}
+
+// lowerSign: StableHLO sign takes no unsigned integers: theirs is x != 0.
+func lowerSign(s *hlo.Scope, x *hlo.Value) *hlo.Value {
+	t := tensorType(x)
+	if !t.DType.IsUnsigned() {
+		return s.Sign(x)
+	}
+	lc := &LowerCtx{S: s}
+	return s.Select(s.Compare(hlo.CmpNE, x, lc.splat(t, 0)), lc.splat(t, 1), lc.splat(t, 0))
 }
 
 func lowerRelu(s *hlo.Scope, x *hlo.Value) *hlo.Value {

@@ -3,7 +3,10 @@ package lazy
 import (
 	"fmt"
 	"math"
+	"math/cmplx"
 	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
 )
 
 // Tolerances. The device computes in the operand dtype from inputs the
@@ -116,6 +119,40 @@ func TestOpsUnaryLogic(t *testing.T) {
 		expectT(t, "Not/"+dt.String(), mkT(iv, dt).Not(), dt, mapND(iv, func(x float64) float64 { return float64(^int64(x)) }), exact)
 	}
 	expectT(t, "Not/u8", mkT(ndOf([]float64{0, 1, 200}, 3), U8).Not(), U8, ndOf([]float64{255, 254, 55}, 3), exact)
+}
+
+func TestOpsUnsignedAndComplex(t *testing.T) {
+	u := ndOf([]float64{0, 1, 7, 200, 255}, 5)
+	for _, dt := range []DType{U8, U32} {
+		x, xv := mk(u, dt)
+		expectT(t, "Abs/"+dt.String(), x.Abs(), dt, xv, exact)
+		expectT(t, "Sign/"+dt.String(), x.Sign(), dt, mapND(xv, func(v float64) float64 { return boolF(v != 0) }), exact)
+		expectT(t, "Relu/"+dt.String(), x.Relu(), dt, xv, exact)
+		m := float64(uint64(1)<<dt.Bits() - 1)
+		expectT(t, "Neg/"+dt.String(), x.Neg(), dt, mapND(xv, func(v float64) float64 { return math.Mod(m+1-v, m+1) }), exact)
+	}
+	// |z| of a complex tensor is real; its gradient is z/|z|.
+	zs := []complex128{3 + 4i, -1 + 0.5i, 0.25 - 2i}
+	for _, dt := range []DType{C64, C128} {
+		l := hlo.NewLiteral(dt, 3)
+		for i, z := range zs {
+			l.SetComplex(i, z)
+		}
+		z := FromLiteral(l)
+		a := z.Abs()
+		grad := Grad(a.Sum(), z)[0] // before a's cut: Grad walks pending IR
+		want := ndOf([]float64{5, cmplx.Abs(zs[1]), cmplx.Abs(zs[2])}, 3)
+		expectT(t, "Abs/"+dt.String(), a, dt.ComplexPart(), want, ulpsTol(dt.ComplexPart(), 4, 1))
+		g, err := grad.Literal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range zs {
+			if got := g.Complex(i); cmplx.Abs(got-w/complex(cmplx.Abs(w), 0)) > 1e-6 {
+				t.Errorf("Grad |z|/%s at %v = %v, want %v", dt, w, got, w/complex(cmplx.Abs(w), 0))
+			}
+		}
+	}
 }
 
 type binaryCase struct {

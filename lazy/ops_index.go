@@ -95,6 +95,9 @@ func init() {
 				if s.Rank() != 0 || !s.DType.IsInt() {
 					return nil, fmt.Errorf("start index %d must be an integer scalar", i)
 				}
+				if s.DType != in[1].DType {
+					return nil, fmt.Errorf("start indices must share one type (%s, %s)", in[1].DType, s.DType)
+				}
 				if sizes[i] < 0 || sizes[i] > in[0].Dims[i] {
 					return nil, fmt.Errorf("size %d out of range on axis %d", sizes[i], i)
 				}
@@ -119,6 +122,9 @@ func init() {
 			for i, s := range in[2:] {
 				if s.Rank() != 0 || !s.DType.IsInt() {
 					return nil, fmt.Errorf("start index %d must be an integer scalar", i)
+				}
+				if s.DType != in[2].DType {
+					return nil, fmt.Errorf("start indices must share one type (%s, %s)", in[2].DType, s.DType)
 				}
 				if in[1].Dims[i] > in[0].Dims[i] {
 					return nil, fmt.Errorf("update larger than operand on axis %d", i)

@@ -112,3 +112,16 @@ func TestOpsDynamicSlice(t *testing.T) {
 		}
 	}
 }
+
+func TestOpsDynamicSliceMixedIndexTypes(t *testing.T) {
+	x, xv := mk(seqND(4, 5), F32)
+	st := []*Tensor{mkT(ndOf([]float64{1}), I32), mkT(ndOf([]float64{2}), I64)}
+	expectT(t, "DynamicSlice/mixed", x.DynamicSlice(st, []int64{2, 2}), F32, refSlice(xv, []int64{1, 2}, []int64{3, 4}, []int64{1, 1}), exact)
+	st = []*Tensor{mkT(ndOf([]float64{1}), U8), mkT(ndOf([]float64{2}), I32)}
+	u := mkT(newND(2, 2), F32)
+	want := ndOf(xv.v, 4, 5)
+	for _, i := range []int{7, 8, 12, 13} {
+		want.v[i] = 0
+	}
+	expectT(t, "DynamicUpdateSlice/mixed", x.DynamicUpdateSlice(u, st), F32, want, exact)
+}

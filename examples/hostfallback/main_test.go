@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// TestRun checks the partitioned behaviour: the first call traces (running
+// the data-dependent host ops once to learn their shapes) and compiles the
+// two device partitions; replays execute both partitions and each host node
+// once without compiling; an input with another number of active entries
+// compiles one variant of the partition after MaskedSelect; every result
+// equals eager mode's.
+func TestRun(t *testing.T) {
+	var out bytes.Buffer
+	const calls = 3
+	res, err := run(config{Rows: 32, Dim: 8, Cols: 4, Calls: calls, Threshold: 0.5, Seed: 1, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	if len(res.Calls) != calls+1 {
+		t.Fatalf("%d calls recorded", len(res.Calls))
+	}
+	for i, c := range res.Calls {
+		if !c.MatchesEg {
+			t.Errorf("call %d: result differs from eager mode", i+1)
+		}
+		if c.Active == 0 {
+			t.Errorf("call %d: no active entries: the test data exercises nothing", i+1)
+		}
+	}
+	if c := res.Calls[0]; c.JitComp != 2 || c.Compiles < 2 || c.HostFunc != 1 || c.NonZero < 1 {
+		t.Errorf("first call: %+v, want 2 device programs and one HostFunc run", c)
+	}
+	for i, c := range res.Calls[1:calls] {
+		want := callRecord{Input: "x1", Active: res.Calls[0].Active, Executes: 2, NonZero: 1, Masked: 1, HostFunc: 1, MatchesEg: true}
+		if c != want {
+			t.Errorf("replay %d: %+v, want %+v", i+2, c, want)
+		}
+	}
+	last := res.Calls[calls]
+	if last.Active == res.Calls[0].Active {
+		t.Fatalf("x2 has as many active entries as x1 (%d): pick other data", last.Active)
+	}
+	if last.Compiles != 1 || last.JitComp != 1 || last.Executes != 2 || last.NonZero != 1 {
+		t.Errorf("new data-dependent shape: %+v, want one compile (a variant) and two executions", last)
+	}
+	s := res.Stats
+	if s.Traces != 1 || s.Compiles != 3 || s.Replays != calls+1 || s.HostFallbacks != 3*(calls+1) || s.GraphBreaks != 0 {
+		t.Errorf("stats %s", s)
+	}
+}
+
+func TestColumnMedian(t *testing.T) {
+	for _, c := range []struct {
+		rows int64
+		in   []float32
+		want string
+	}{
+		{3, []float32{1, 5, 3, 2, 2, 9}, "[2 5]"},
+		{4, []float32{4, 0, 1, 8, 3, -1, 2, 6}, "[2.5 3]"},
+	} {
+		out, err := columnMedian([]*hlo.Literal{hlo.LiteralFromSlice(c.in, c.rows, 2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(out[0].F32()); got != c.want {
+			t.Errorf("median of %v = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if _, err := columnMedian([]*hlo.Literal{hlo.LiteralFromSlice([]float32{1, 2}, 2)}); err == nil {
+		t.Error("a vector was accepted")
+	}
+}

@@ -69,6 +69,8 @@ func TestErrors(t *testing.T) {
 		{"Concat", s("f32[2,3]", "f32[4,5]"), "axis 1", func() { Concat(0, f23, f45) }},
 		{"Stack", s("f32[2,3]", "f32[4,5]"), "shape", func() { Stack(0, f23, f45) }},
 		{"Split", s("f32[2,3]"), "add up", func() { f23.Split(1, 1, 1) }},
+		{"Split", s("f32[2,3]"), "negative", func() { f23.Split(1, 4, -1) }},
+		{"Concat", s("f32[2,3]"), "axis 2", func() { Concat(2, f23) }},
 		{"Chunk", s("f32[2,3]"), "divisible", func() { f23.Chunk(1, 2) }},
 		{"Chunk", s("f32[2,3]"), "out of range", func() { f23.Chunk(5, 2) }},
 		{"Pad", s("f32[2,3]"), "lo/hi pairs", func() { f23.Pad(1, 2, 3) }},

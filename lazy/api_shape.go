@@ -169,12 +169,12 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Concat", nil, "no tensors")
 	}
-	if len(ts) == 1 {
-		return ts[0]
-	}
 	a, ok := normAxis(axis, ts[0].Rank())
 	if !ok {
-		throw("Concat", []Shape{ts[0].shape}, "axis %d out of range", axis)
+		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
+	}
+	if len(ts) == 1 {
+		return ts[0]
 	}
 	return apply1(opConcat, Attrs{{"axis", int64(a)}}, ts...)
 }
@@ -205,6 +205,9 @@ func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 	}
 	var total int64
 	for _, s := range sizes {
+		if s < 0 {
+			throw("Split", []Shape{x.shape}, "negative size in %v", sizes)
+		}
 		total += s
 	}
 	if total != x.Dims()[a] {

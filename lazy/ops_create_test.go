@@ -96,7 +96,7 @@ func moments(v []float64) (mean, variance float64) {
 }
 
 func TestOpsRandUniform(t *testing.T) {
-	const n = 40000
+	const n = 20000
 	ManualSeed(1)
 	for _, dt := range []DType{F32, F64, F16, BF16} {
 		for _, r := range [][2]float64{{0, 1}, {-2, 3}, {-1, 0}} {
@@ -135,7 +135,7 @@ func TestOpsRandUniform(t *testing.T) {
 }
 
 func TestOpsRandN(t *testing.T) {
-	const n = 40000
+	const n = 20000
 	ManualSeed(2)
 	for _, dt := range []DType{F32, F64, BF16} {
 		v := RandN(dt, n).Float64s()

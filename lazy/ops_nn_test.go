@@ -347,3 +347,110 @@ func TestOpsSortTopK(t *testing.T) {
 		}
 	}
 }
+
+// refWindow reduces windows of a (any rank) with padding that never wins.
+func refWindow(a nd, kind string, win, str, lo, hi []int64) nd {
+	r := a.rank()
+	od := make([]int64, r)
+	for d := range od {
+		od[d] = max(0, (a.dims[d]+lo[d]+hi[d]-win[d])/str[d]+1)
+	}
+	init := map[string]float64{"sum": 0, "max": math.Inf(-1), "min": math.Inf(1)}[kind]
+	return gen(od, func(oi []int64) float64 {
+		acc := init
+		for k := 0; k < int(hlo64(win)); k++ {
+			wi := unflat(win, k)
+			ii := make([]int64, r)
+			inside := true
+			for d := range ii {
+				ii[d] = oi[d]*str[d] - lo[d] + wi[d]
+				inside = inside && ii[d] >= 0 && ii[d] < a.dims[d]
+			}
+			if !inside {
+				continue
+			}
+			v := a.at(ii...)
+			switch kind {
+			case "sum":
+				acc += v
+			case "max":
+				acc = math.Max(acc, v)
+			case "min":
+				acc = math.Min(acc, v)
+			}
+		}
+		return acc
+	})
+}
+
+// TestOpsReduceWindow checks the ReduceWindow row directly (pools use only
+// part of it) and SelectAndScatter, the max-pool VJP, against loops.
+func TestOpsReduceWindow(t *testing.T) {
+	r := newRand(48)
+	cases := []struct {
+		dims, win, str, lo, hi []int64
+	}{
+		{[]int64{5, 6}, []int64{2, 3}, []int64{1, 2}, []int64{0, 1}, []int64{1, 1}},
+		{[]int64{4, 3, 5}, []int64{1, 2, 2}, []int64{1, 1, 3}, []int64{0, 1, 0}, []int64{0, 0, 2}},
+		{[]int64{7}, []int64{3}, []int64{2}, []int64{2}, []int64{0}},
+	}
+	for _, dt := range []DType{F32, F64, I32} {
+		for _, c := range cases {
+			a := randDistinct(r, -4, -1, c.dims...) // all negative: padding must not win a max
+			if dt.IsInt() {
+				a = randInts(r, -9, 10, c.dims...)
+			}
+			x, xv := mk(a, dt)
+			for _, kind := range []string{"sum", "max", "min"} {
+				w := windowParams{kind, c.win, c.str, c.lo, c.hi}
+				tl := exact
+				if dt.IsFloat() && kind == "sum" {
+					tl = ulpsTol(dt, 4*float64(hlo64(c.win)), 4)
+				}
+				name := fmt.Sprintf("ReduceWindow/%s/%s/%v", kind, dt, c.dims)
+				expectT(t, name, apply1(opReduceWindow, w.attrs(), x), dt, refWindow(xv, kind, c.win, c.str, c.lo, c.hi), tl)
+				if kind == "sum" || !dt.IsFloat() {
+					continue
+				}
+				// SelectAndScatter: each window adds its source value at
+				// its first extremum (row-major), the rest stays 0.
+				out := refWindow(xv, kind, c.win, c.str, c.lo, c.hi)
+				src, sv := mk(randND(r, -1, 1, out.dims...), dt)
+				want := newND(xv.dims...)
+				for i := range out.v {
+					oi := unflat(out.dims, i)
+					for k := 0; k < int(hlo64(c.win)); k++ {
+						wi := unflat(c.win, k)
+						ii := make([]int64, len(oi))
+						inside := true
+						for d := range ii {
+							ii[d] = oi[d]*c.str[d] - c.lo[d] + wi[d]
+							inside = inside && ii[d] >= 0 && ii[d] < xv.dims[d]
+						}
+						if inside && xv.at(ii...) == out.v[i] {
+							want.v[want.off(ii)] += sv.v[i]
+							break
+						}
+					}
+				}
+				sel := map[string]string{"max": "GE", "min": "LE"}[kind]
+				got := apply1(opSelectAndScatterMax, append(w.attrs(), Attr{"select", sel}), x, src)
+				expectT(t, "SelectAndScatter/"+kind+"/"+dt.String(), got, dt, want, ulpsTol(dt, 8, 2))
+			}
+		}
+	}
+}
+
+func TestOpsCumsumReverse(t *testing.T) {
+	x, xv := mk(seqND(3, 4), F64)
+	want := refAlong(xv, 1, func(l []float64) []float64 {
+		out := make([]float64, len(l))
+		s := 0.0
+		for i := len(l) - 1; i >= 0; i-- {
+			s += l[i]
+			out[i] = s
+		}
+		return out
+	})
+	expectT(t, "Cumsum/reverse", apply1(opCumsum, Attrs{{"axis", int64(1)}, {"reverse", true}}, x), F64, want, exact)
+}

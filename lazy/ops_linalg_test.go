@@ -152,19 +152,27 @@ func TestOpsEinsum(t *testing.T) {
 		{"ijk,ik->j", [][]int64{{2, 3, 4}, {2, 4}}, 8},
 		{"ij,ij->ij", [][]int64{{3, 4}, {3, 4}}, 1},
 	}
-	for _, dt := range floatTypes {
+	for _, dt := range []DType{F32, F64, I32} {
 		for _, c := range cases {
 			ops := make([]*Tensor, len(c.shapes))
 			vals := make([]nd, len(c.shapes))
 			for i, s := range c.shapes {
-				ops[i], vals[i] = mk(randND(r, -1, 1, s...), dt)
+				a := randND(r, -1, 1, s...)
+				if dt.IsInt() {
+					a = randInts(r, -3, 4, s...)
+				}
+				ops[i], vals[i] = mk(a, dt)
+			}
+			tl := exact
+			if dt.IsFloat() {
+				tl = dotTol(dt, c.k)
 			}
 			spec := c.spec
 			if !strings.Contains(spec, "->") {
 				spec += "->ik"
 			}
 			want := refEinsum(spec, vals...)
-			expectT(t, "Einsum/"+c.spec+"/"+dt.String(), Einsum(c.spec, ops...), dt, want, dotTol(dt, c.k))
+			expectT(t, "Einsum/"+c.spec+"/"+dt.String(), Einsum(c.spec, ops...), dt, want, tl)
 		}
 	}
 }

@@ -137,11 +137,15 @@ func TestOpsConv2d(t *testing.T) {
 		{[]int64{2, 4, 5, 5}, []int64{4, 1, 2, 2}, [2]int64{2, 1}, [2]int64{0, 1}, [2]int64{2, 1}, 4, false}, // depthwise
 		{[]int64{1, 1, 4, 4}, []int64{1, 1, 1, 1}, [2]int64{0, 0}, [2]int64{0, 0}, [2]int64{0, 0}, 0, false}, // zero opts mean defaults
 	}
-	for _, dt := range floatTypes {
+	for _, dt := range []DType{F32, F64, I32} {
 		for _, c := range cases {
 			name := fmt.Sprintf("Conv2d/%s/x%v/w%v/s%v/p%v/d%v/g%d", dt, c.x, c.w, c.stride, c.pad, c.dil, c.groups)
-			x, xv := mk(randND(r, -1, 1, c.x...), dt)
-			w, wv := mk(randND(r, -1, 1, c.w...), dt)
+			xr, wr := randND(r, -1, 1, c.x...), randND(r, -1, 1, c.w...)
+			if dt.IsInt() {
+				xr, wr = randInts(r, -3, 4, c.x...), randInts(r, -3, 4, c.w...)
+			}
+			x, xv := mk(xr, dt)
+			w, wv := mk(wr, dt)
 			one := func(v [2]int64) [2]int64 {
 				for i := range v {
 					if v[i] == 0 {
@@ -155,12 +159,16 @@ func TestOpsConv2d(t *testing.T) {
 			var bt *Tensor
 			if c.bias {
 				var bv nd
-				bt, bv = mk(randND(r, -1, 1, c.w[0]), dt)
+				bt, bv = mk(randInts(r, -3, 4, c.w[0]), dt)
 				want = gen(want.dims, func(i []int64) float64 { return want.at(i...) + bv.v[i[1]] })
 			}
 			k := c.w[1] * c.w[2] * c.w[3]
 			got := Conv2d(x, w, bt, Conv2dOpts{Stride: c.stride, Padding: c.pad, Dilation: c.dil, Groups: c.groups})
-			expectT(t, name, got, dt, want, dotTol(dt, k+1))
+			tl := exact
+			if dt.IsFloat() {
+				tl = dotTol(dt, k+1)
+			}
+			expectT(t, name, got, dt, want, tl)
 		}
 	}
 }
@@ -172,7 +180,7 @@ func TestOpsPool2d(t *testing.T) {
 		{[2]int64{3, 2}, [2]int64{1, 2}, [2]int64{1, 0}},
 		{[2]int64{3, 3}, [2]int64{2, 2}, [2]int64{1, 1}},
 	}
-	for _, dt := range floatTypes {
+	for _, dt := range []DType{F32, F64, I32} {
 		for _, c := range cases {
 			// All-negative inputs: padding must never win a max.
 			x, xv := mk(randND(r, -3, -1, 2, 3, 7, 6), dt)
@@ -181,6 +189,9 @@ func TestOpsPool2d(t *testing.T) {
 				s = c.k
 			}
 			expectT(t, fmt.Sprintf("MaxPool2d/%s/%v", dt, c), x.MaxPool2d(c.k, c.s, c.p), dt, refPool2d(xv, "max", c.k, s, c.p), exact)
+			if dt.IsInt() {
+				continue // integer averages truncate
+			}
 			expectT(t, fmt.Sprintf("AvgPool2d/%s/%v", dt, c), x.AvgPool2d(c.k, c.s, c.p), dt, refPool2d(xv, "avg", c.k, s, c.p), ulpsTol(dt, 32, 3))
 		}
 	}

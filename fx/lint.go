@@ -52,7 +52,7 @@ func (g *Graph) Lint() error {
 					in[k] = a.Shape()
 				}
 			}
-			out, err := op.Infer(in, n.Attrs)
+			out, err := safeInfer(op, in, n.Attrs)
 			switch {
 			case err != nil:
 				bad(n, "%s rejects its operands: %v", n.Op, err)
@@ -91,4 +91,15 @@ func shapesEqual(a, b []lazy.Shape) bool {
 		}
 	}
 	return true
+}
+
+// safeInfer runs a shape rule, turning a panic (a rule indexing operands
+// that are not there) into an error.
+func safeInfer(op *lazy.OpDef, in []lazy.Shape, a lazy.Attrs) (out []lazy.Shape, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%d operands or attributes do not fit the op (%v)", len(in), r)
+		}
+	}()
+	return op.Infer(in, a)
 }

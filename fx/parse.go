@@ -261,8 +261,10 @@ func (p *lineParser) trailer(n *Node) error {
 	if p.peek() != '#' {
 		return p.errf("unexpected %q", p.rest())
 	}
-	for _, part := range strings.Split(strings.TrimSpace(p.s[p.pos+1:]), ", ") {
+	for _, part := range strings.Split(strings.TrimSpace(p.s[p.pos+1:]), ",") {
+		part = strings.TrimSpace(part)
 		switch {
+		case part == "":
 		case part == "host":
 			n.Partition = -1
 		case strings.HasPrefix(part, "device "):

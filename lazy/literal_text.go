@@ -90,7 +90,7 @@ func (p *litParser) literal() (*Literal, error) {
 		p.pos++
 	}
 	dt, ok := hlo.DTypeByName(p.s[start:p.pos])
-	if !ok {
+	if !ok || p.pos >= len(p.s) {
 		return nil, p.errf("unknown element type %q", p.s[start:p.pos])
 	}
 	p.pos++
@@ -100,13 +100,16 @@ func (p *litParser) literal() (*Literal, error) {
 			return nil, p.errf("expected ,")
 		}
 		d, err := strconv.ParseInt(p.span("0123456789"), 10, 64)
-		if err != nil {
+		if err != nil || d > 1<<24 {
 			return nil, p.errf("bad dimension")
 		}
 		dims = append(dims, d)
 	}
 	if !p.accept(",") {
 		return nil, p.errf("expected ,")
+	}
+	if n := hlo.NumElements(dims); n < 0 || n > 1<<24 {
+		return nil, p.errf("literal too large")
 	}
 	l := hlo.NewLiteral(dt, dims...)
 	if p.accept("0x") {

@@ -58,6 +58,12 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 		go func(i int) {
 			defer wg.Done()
 			defer hub.Done(i)
+			defer func() {
+				// A kernel panic fails this run instead of the process.
+				if r := recover(); r != nil {
+					hub.Abort(fmt.Errorf("device %d (replica %d, partition %d): panic: %v", i, i/np, i%np, r))
+				}
+			}()
 			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np,
 				Comm: hub, Checks: checks, Program: p, Cancel: cancel}
 			res, err := g.Funcs[i].Run(x, g.Args[i])

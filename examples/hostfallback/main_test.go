@@ -6,7 +6,18 @@ import (
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
+
+// freshDevice makes a new embedded device the default for the test: its
+// compile cache is empty, so uncached-compile counts do not depend on what
+// ran before in this process (-count=N).
+func freshDevice(t *testing.T) {
+	old := lazy.DefaultDevice()
+	lazy.SetDefaultDevice(lazy.DevicesOf(host.NewClient(1))[0])
+	t.Cleanup(func() { lazy.SetDefaultDevice(old) })
+}
 
 // TestRun checks the partitioned behaviour: the first call traces (running
 // the data-dependent host ops once to learn their shapes) and compiles the
@@ -15,6 +26,7 @@ import (
 // compiles one variant of the partition after MaskedSelect; every result
 // equals eager mode's.
 func TestRun(t *testing.T) {
+	freshDevice(t)
 	var out bytes.Buffer
 	const calls = 3
 	res, err := run(config{Rows: 32, Dim: 8, Cols: 4, Calls: calls, Threshold: 0.5, Seed: 1, Out: &out})

@@ -122,8 +122,12 @@ func run(cfg config) (*result, error) {
 		var err error
 		before := jit.StatsOf(f)
 		d := jittest.Delta(func() {
-			active, energy, centered = f(in.x, w, cfg.Threshold)
-			err = lazy.Sync(active, energy, centered)
+			err = lazy.Try(func() {
+				active, energy, centered = f(in.x, w, cfg.Threshold)
+				if err := lazy.Sync(active, energy, centered); err != nil {
+					panic(err)
+				}
+			})
 		})
 		if err != nil {
 			return nil, err

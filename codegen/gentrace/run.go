@@ -78,6 +78,14 @@ func Trace(f Func) Result {
 	if spec.Hash != "" {
 		if lg, err := deviceGraph(g); err == nil {
 			r.IR, r.DOT = lg.String(), lg.Dot()
+			// Lower here rather than keep the compiled module: that one may
+			// come from the persistent cache, printed from its parsed text,
+			// and generated files must not depend on a cache's contents.
+			if h := lg.Hash.String(); h == spec.Hash {
+				if m, err := lg.Lower("jit_" + h[:16]); err == nil {
+					r.HLO = m.String()
+				}
+			}
 		} else {
 			r.IR = fmt.Sprintf("// %v\n", err)
 		}

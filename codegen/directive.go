@@ -1,0 +1,114 @@
+package codegen
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/xlajit/xlajit/codegen/gentrace"
+)
+
+// DirectivePrefix starts every xlajit comment directive.
+const DirectivePrefix = "//xlajit:"
+
+// TraceDirective marks a function for ahead-of-time tracing.
+const TraceDirective = DirectivePrefix + "trace"
+
+// ParamShape is one NAME=SHAPE item of a directive.
+type ParamShape struct {
+	Name  string
+	Shape string // as written, validated by gentrace.ParseShape
+}
+
+// ParseShapes reads the items of a trace directive (the text after
+// //xlajit:trace, or the -shapes flag of xlajit dump): NAME=DTYPE[D0,...]
+// separated by spaces; spaces inside brackets are allowed.
+func ParseShapes(text string) ([]ParamShape, error) {
+	var out []ParamShape
+	for _, item := range splitItems(text) {
+		name, shape, ok := strings.Cut(item, "=")
+		if !ok || !isIdent(name) || shape == "" {
+			return nil, fmt.Errorf("bad item %q (want NAME=DTYPE[D0,D1,...], e.g. x=f32[64,784])", item)
+		}
+		shape = strings.Join(strings.Fields(shape), "")
+		if _, err := gentrace.ParseShape(shape); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, ParamShape{Name: name, Shape: shape})
+	}
+	return out, nil
+}
+
+// splitItems splits at spaces outside brackets.
+func splitItems(s string) []string {
+	var items []string
+	var cur strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		case unicode.IsSpace(r) && depth <= 0:
+			if cur.Len() > 0 {
+				items = append(items, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		items = append(items, cur.String())
+	}
+	return items
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchParams orders the shapes by the function's parameters: every
+// parameter needs exactly one shape, and every shape a parameter.
+func matchParams(fn string, params []string, items []ParamShape) ([]string, error) {
+	byName := map[string]string{}
+	for _, it := range items {
+		if _, dup := byName[it.Name]; dup {
+			return nil, fmt.Errorf("%s: parameter %s is given twice", fn, it.Name)
+		}
+		byName[it.Name] = it.Shape
+		found := false
+		for _, p := range params {
+			found = found || p == it.Name
+		}
+		if !found {
+			have := "none"
+			if len(params) > 0 {
+				have = strings.Join(params, ", ")
+			}
+			return nil, fmt.Errorf("%s has no parameter %s (parameters: %s)", fn, it.Name, have)
+		}
+	}
+	shapes := make([]string, len(params))
+	var missing []string
+	for i, p := range params {
+		s, ok := byName[p]
+		if !ok {
+			missing = append(missing, p)
+		}
+		shapes[i] = s
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: no shape for parameter %s (add %s=DTYPE[D0,...])", fn, strings.Join(missing, ", "), missing[0])
+	}
+	return shapes, nil
+}

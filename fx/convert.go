@@ -72,6 +72,15 @@ func FromTrace(t *Trace) (*Graph, error) {
 		target := c.placeholderFor(m, t.MutStates[i])
 		out.Mutations = append(out.Mutations, Mutation{Target: target, Value: r})
 	}
+	// Host ops that ran during the trace stay in the graph even when no
+	// output reads them: their data-dependent result shapes may have steered
+	// the Go code (x.NonZero().Dim(0)), so each replay runs them again and
+	// checks the shapes.
+	for i := range t.HostOps {
+		if _, err := c.hostNode(i); err != nil {
+			return nil, err
+		}
+	}
 	// Placeholders first (args, then captures in first-use order), then calls.
 	var ph, calls []*Node
 	for _, n := range c.g.Nodes {

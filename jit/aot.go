@@ -91,7 +91,7 @@ func MustLoadAOT(spec AOTSpec) *AOT {
 
 // Register makes StatsOf(wrapper) and Explain(wrapper) report this trace
 // (generated code registers its typed wrapper).
-func (a *AOT) Register(wrapper any) { registry.Store(funcKey(wrapper), a) }
+func (a *AOT) Register(wrapper any) { register(wrapper, a) }
 
 func (a *AOT) matches(args []*lazy.Tensor) bool {
 	if len(args) != len(a.argShapes) {

@@ -78,6 +78,16 @@ var (
 	walkerPool = sync.Pool{New: func() any { return &walker{key: make([]byte, 0, 64), tensors: make([]*lazy.Tensor, 0, 8)} }}
 )
 
+// register maps a func value to its state. The entry keeps the func value
+// alive, so its address (the key) cannot be reused by another function
+// while the entry exists.
+func register(f any, c compiled) { registry.Store(funcKey(f), registered{f, c}) }
+
+type registered struct {
+	fn any // keeps the keyed func value alive
+	c  compiled
+}
+
 // funcKey identifies a func value (its closure pointer).
 func funcKey(f any) uintptr {
 	type eface struct{ typ, data unsafe.Pointer }
@@ -136,7 +146,7 @@ func CompileE[F any](fn F, opts ...Option) (F, error) {
 		}
 	}
 	wrapped := reflect.MakeFunc(t, s.call).Interface().(F)
-	registry.Store(funcKey(any(wrapped)), s)
+	register(any(wrapped), s)
 	return wrapped, nil
 }
 

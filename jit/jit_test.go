@@ -10,9 +10,19 @@ import (
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/jit/jittest"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 func vals(t *lazy.Tensor) []float32 { return t.Float32s() }
+
+// freshDevice makes a new embedded device (with an empty compile cache) the
+// default for the rest of the test, so compile counts do not depend on what
+// ran before (go test -count=N).
+func freshDevice(t *testing.T) {
+	old := lazy.DefaultDevice()
+	lazy.SetDefaultDevice(lazy.DevicesOf(host.NewClient(1))[0])
+	t.Cleanup(func() { lazy.SetDefaultDevice(old) })
+}
 
 func TestAccumulateInPlace(t *testing.T) {
 	acc := lazy.FromSlice([]float32{0, 0})
@@ -58,6 +68,7 @@ func TestRandomDiffersPerCallWithoutTransfers(t *testing.T) {
 }
 
 func TestGuardsAndRecompiles(t *testing.T) {
+	freshDevice(t)
 	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(2).AddScalar(1) })
 	a := lazy.FromSlice([]float32{1, 2, 3})
 	b := lazy.FromSlice([]float32{1, 2, 3, 4})
@@ -211,6 +222,7 @@ func TestShapeErrorLeavesEverythingIntact(t *testing.T) {
 }
 
 func TestConcurrentCallsCompileOnce(t *testing.T) {
+	freshDevice(t)
 	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(3).Sub(x) })
 	x := lazy.FromSlice([]float32{1, 2, 3, 4})
 	var wg sync.WaitGroup
@@ -294,6 +306,7 @@ func TestRecompileLimit(t *testing.T) {
 }
 
 func TestInlineNestedCompiled(t *testing.T) {
+	freshDevice(t)
 	inner := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(2) })
 	outer := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return inner(x).AddScalar(1) })
 	x := lazy.FromSlice([]float32{1, 2})

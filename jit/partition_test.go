@@ -2,6 +2,7 @@ package jit_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -19,6 +20,7 @@ func deviceHostDevice(x *lazy.Tensor) *lazy.Tensor {
 }
 
 func TestPartitionDeviceHostDevice(t *testing.T) {
+	freshDevice(t)
 	f := jit.Compile(deviceHostDevice)
 	x := lazy.FromSlice([]float32{0, 1, 0.2, 3, -1, 2})
 	var got []float32
@@ -43,9 +45,9 @@ func TestPartitionDeviceHostDevice(t *testing.T) {
 			t.Errorf("replay %d: got %v, want %v", i, got, want)
 		}
 	}
-	// New data with a different number of non-zeros: the second partition
-	// sees a new input shape; its recorded broadcasts do not fit, so the
-	// call runs lazily, with the right result.
+	// New data with a different number of non-zeros: the host result has a
+	// new shape, the recorded rest of the graph is stale, so the call runs
+	// lazily, with the right result.
 	x2 := lazy.FromSlice([]float32{1, 1, 1, 1, 1, 1})
 	got = f(x2).Float32s()
 	if got[0] != 1+11+21+31+41+51 {
@@ -72,6 +74,7 @@ func TestOneHostOpCompilesNothing(t *testing.T) {
 }
 
 func TestHostFuncInsideCompiled(t *testing.T) {
+	freshDevice(t)
 	double := func(in []*hlo.Literal) ([]*hlo.Literal, error) {
 		out := in[0].Clone()
 		for i, v := range out.F32() {
@@ -107,5 +110,32 @@ func TestMaskedSelectInsideCompiled(t *testing.T) {
 		if got := f(x).Float32s(); got[0] != 20 {
 			t.Errorf("got %v", got)
 		}
+	}
+}
+
+// Sizes of host results read by Go code become constants of the trace: a
+// call whose host result has another size must not replay them.
+func TestHostResultSizeNotBakedIn(t *testing.T) {
+	mean := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MaskedSelect(x.GtScalar(0)).Mean() })
+	count := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return lazy.Full(lazy.F32, float64(x.NonZero().Dim(0))) })
+	for _, tc := range []struct {
+		x           []float32
+		mean, count float32
+	}{
+		{[]float32{1, -1, 2}, 1.5, 3},
+		{[]float32{1, 4, 2}, 7.0 / 3, 3},
+		{[]float32{6, -1, -1}, 6, 3},
+		{[]float32{0, 1, 1}, 1, 2},
+	} {
+		x := lazy.FromSlice(tc.x)
+		if got := mean(x).Float32s()[0]; got != tc.mean {
+			t.Errorf("mean(%v) = %v, want %v", tc.x, got, tc.mean)
+		}
+		if got := count(x).Float32s()[0]; got != tc.count {
+			t.Errorf("count(%v) = %v, want %v", tc.x, got, tc.count)
+		}
+	}
+	if ex := jit.Explain(mean); !strings.Contains(ex, "lazy call: host op MaskedSelect") {
+		t.Errorf("Explain:\n%s", ex)
 	}
 }

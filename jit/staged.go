@@ -2,7 +2,6 @@ package jit
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/xlajit/xlajit/bridge"
 	"github.com/xlajit/xlajit/fx"
@@ -11,75 +10,14 @@ import (
 )
 
 // staged replays a partitioned graph: device partitions through their
-// compiled programs, host nodes through their Go kernels in between.
+// compiled programs, host nodes through their Go kernels in between. A host
+// result of another shape than traced ends the replay (the call then runs
+// lazily).
 type staged struct {
 	s     *fnState
 	dev   *lazy.Device
 	plan  *partitioner.Plan
-	progs []*polyProgram // per stage; nil for host stages
-}
-
-// polyProgram holds a device partition's compiled programs by input shapes
-// (a partition after a host op with a data-dependent result sees new
-// shapes; each new shape compiles once).
-type polyProgram struct {
-	g        *fx.Graph
-	variants map[string]*bridge.Program
-}
-
-func shapesKey(ts []*lazy.Tensor) string {
-	var b strings.Builder
-	for _, t := range ts {
-		b.WriteString(t.Shape().String())
-		b.WriteByte(';')
-	}
-	return b.String()
-}
-
-// program returns the variant for the inputs' shapes, compiling it if new;
-// fresh reports that a new variant was made.
-func (p *polyProgram) program(ins []*lazy.Tensor, dev *lazy.Device) (*bridge.Program, bool, error) {
-	key := shapesKey(ins)
-	if v := p.variants[key]; v != nil {
-		return v, false, nil
-	}
-	g := p.g
-	changed := false
-	for i, t := range ins {
-		if !t.Shape().Equal(g.Placeholders()[i].Shapes[0]) {
-			changed = true
-		}
-	}
-	if changed {
-		g = withInputShapes(p.g, ins)
-	}
-	prog, err := bridge.Compile(g, dev)
-	if err != nil {
-		return nil, false, err
-	}
-	p.variants[key] = prog
-	return prog, true, nil
-}
-
-// withInputShapes copies g with its placeholders retyped to the inputs'
-// shapes (call nodes keep their recorded shapes; lowering re-infers them).
-func withInputShapes(g *fx.Graph, ins []*lazy.Tensor) *fx.Graph {
-	c := &fx.Graph{}
-	m := map[*fx.Node]*fx.Node{}
-	for _, n := range g.Nodes {
-		cp := *n
-		if n.Kind == fx.Placeholder {
-			cp.Shapes = []lazy.Shape{ins[n.Index].Shape()}
-		}
-		cp.Args = make([]fx.Ref, len(n.Args))
-		for i, a := range n.Args {
-			cp.Args[i] = fx.Ref{Node: m[a.Node], Index: a.Index}
-		}
-		m[n] = &cp
-		c.Nodes = append(c.Nodes, &cp)
-	}
-	c.Renumber()
-	return c
+	progs []*bridge.Program // per stage; nil for host stages
 }
 
 func newStaged(s *fnState, g *fx.Graph, host map[*fx.Node]bool, dev *lazy.Device) (*staged, int, error) {
@@ -87,18 +25,14 @@ func newStaged(s *fnState, g *fx.Graph, host map[*fx.Node]bool, dev *lazy.Device
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &staged{s: s, dev: dev, plan: plan, progs: make([]*polyProgram, len(plan.Stages))}
+	r := &staged{s: s, dev: dev, plan: plan, progs: make([]*bridge.Program, len(plan.Stages))}
 	compiled := 0
 	for i, st := range plan.Stages {
 		if st.Device == nil {
 			continue
 		}
-		p := &polyProgram{g: st.Device, variants: map[string]*bridge.Program{}}
-		ins := make([]*lazy.Tensor, len(st.Inputs))
-		for k, in := range st.Inputs {
-			ins[k] = lazy.NewPlaceholder(in.Shape(), dev)
-		}
-		if _, _, err := p.program(ins, dev); err != nil {
+		p, err := bridge.Compile(st.Device, dev)
+		if err != nil {
 			return nil, 0, err
 		}
 		compiled++
@@ -138,20 +72,16 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 				return nil, err
 			}
 			for k, o := range outs {
+				if !o.Shape().Equal(st.Host.Shapes[k]) {
+					// A data-dependent size changed: the rest of the graph
+					// (and any Go code that read the traced size) is stale.
+					return nil, &respecializeError{host: st.Host, got: o.Shape(), want: st.Host.Shapes[k]}
+				}
 				set(st.Outputs[k], o)
 			}
 			continue
 		}
-		prog, fresh, err := r.progs[i].program(ins, r.dev)
-		if err != nil {
-			// The partition's recorded shapes (broadcasts, reshapes) do not
-			// fit the new data-dependent input shapes.
-			return nil, &respecializeError{partition: st.Partition, shapes: shapesKey(ins), err: err}
-		}
-		if fresh {
-			r.s.compiles.Add(1)
-		}
-		outs, err := prog.Run(ins, nil)
+		outs, err := r.progs[i].Run(ins, nil)
 		if err != nil {
 			return nil, fmt.Errorf("device partition %d: %w", st.Partition, err)
 		}
@@ -185,14 +115,15 @@ func (r *staged) runHost(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error)
 	return outs, nil
 }
 
-// respecializeError says a device partition could not be compiled for the
-// input shapes a host op produced on this call; the call then runs lazily.
+// respecializeError says a host node produced a result of another shape
+// than during the trace: the recorded graph after it no longer describes
+// the function (sizes may have become constants, in the graph or in Go code
+// that read them), so this call runs lazily instead.
 type respecializeError struct {
-	partition int
-	shapes    string
-	err       error
+	host      *fx.Node
+	got, want lazy.Shape
 }
 
 func (e *respecializeError) Error() string {
-	return fmt.Sprintf("device partition %d cannot be recompiled for input shapes %s: %v", e.partition, e.shapes, e.err)
+	return fmt.Sprintf("host op %s (%%%s) returned %s, traced with %s", e.host.Op, e.host.Name, e.got, e.want)
 }

@@ -39,7 +39,7 @@ func lookup(f any) compiled {
 	if !ok {
 		return nil
 	}
-	return v.(compiled)
+	return v.(registered).c
 }
 
 func (s *fnState) statsNow() Stats {

@@ -157,8 +157,10 @@ func run(cfg config) (*result, error) {
 	// recorded graph is split into two device partitions around the three
 	// host nodes, both are compiled, and the stages are replayed. Later
 	// calls replay: two device programs and one run of each host node. An
-	// input with another number of active entries gives the partition after
-	// MaskedSelect new input shapes: it compiles one variant for them.
+	// input with another number of active entries makes a host op return a
+	// result of another shape than traced: the rest of the recorded graph is
+	// stale (sizes may be constants in it), so that call runs lazily, and
+	// Explain says so.
 	res.Stats = jit.StatsOf(f)
 	res.Explain = jit.Explain(f)
 	fmt.Fprintf(cfg.Out, "\n%s\n%s", res.Stats, res.Explain)

@@ -2,9 +2,13 @@ package lazy
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -462,5 +466,74 @@ func TestCheckTable(t *testing.T) {
 	}
 	if len(Ops()) != int(numOps) {
 		t.Errorf("Ops() has %d rows, want %d", len(Ops()), numOps)
+	}
+}
+
+// forwardTests names, per table op, the tests that check its values
+// against a plain-Go reference (a new op fails TestForwardCoverage until it
+// has one).
+var forwardTests = map[string]string{
+	"DeviceData": "every test (FromSlice, FromLiteral)",
+	"Constant":   "TestOpsCreate", "Iota": "TestOpsIota TestOpsArange",
+	"Neg": "TestOpsUnary TestOpsUnsignedAndComplex", "Abs": "TestOpsUnary TestOpsUnsignedAndComplex",
+	"Exp": "TestOpsUnary", "Expm1": "TestOpsUnary", "Log": "TestOpsUnary", "Log1p": "TestOpsUnary",
+	"Sqrt": "TestOpsUnary", "Rsqrt": "TestOpsUnary", "Tanh": "TestOpsUnary", "Sigmoid": "TestOpsUnary",
+	"Sin": "TestOpsUnary", "Cos": "TestOpsUnary", "Floor": "TestOpsUnary", "Ceil": "TestOpsUnary",
+	"Round": "TestOpsUnary", "Sign": "TestOpsUnary TestOpsUnsignedAndComplex", "Not": "TestOpsUnaryLogic",
+	"Relu": "TestOpsUnary", "Erf": "TestOpsUnary", "IsFinite": "TestOpsUnaryLogic",
+	"Add": "TestOpsBinary", "Sub": "TestOpsBinary", "Mul": "TestOpsBinary", "Div": "TestOpsBinary",
+	"Pow": "TestOpsBinary", "Max": "TestOpsBinary", "Min": "TestOpsBinary", "Rem": "TestOpsBinary",
+	"Atan2": "TestOpsBinary", "And": "TestOpsBitwise", "Or": "TestOpsBitwise", "Xor": "TestOpsBitwise",
+	"Compare": "TestOpsCompare", "Where": "TestOpsWhere", "Cast": "TestOpsCast", "Clamp": "TestOpsClamp",
+	"ReduceSum": "TestOpsReductions", "ReduceMax": "TestOpsReductions TestOpsReduceSpecials",
+	"ReduceMin": "TestOpsReductions TestOpsReduceSpecials", "ReduceProd": "TestOpsReductions",
+	"ArgMax": "TestOpsArgMaxMin", "ArgMin": "TestOpsArgMaxMin",
+	"DotGeneral": "TestOpsMatMul TestOpsEinsum TestOpsLinear", "Conv": "TestOpsConv2d",
+	"Reshape": "TestOpsReshape TestOpsSqueezeUnsqueeze", "Transpose": "TestOpsPermuteTranspose",
+	"Broadcast": "TestOpsBroadcastExpand", "Slice": "TestOpsSlices", "Concat": "TestOpsConcatStack",
+	"Pad": "TestOpsPad", "Reverse": "TestOpsFlip",
+	"TakeAlong": "TestOpsTakeAlong TestOpsIndexSelect", "ScatterAddAlong": "TestOpsScatterAdd",
+	"DynamicSlice": "TestOpsDynamicSlice", "DynamicUpdateSlice": "TestOpsDynamicSlice",
+	"ReduceWindow": "TestOpsReduceWindow TestOpsPool2d", "SelectAndScatter": "TestOpsReduceWindow",
+	"Cumsum": "TestOpsCumsum TestOpsCumsumReverse", "Sort": "TestOpsSortTopK",
+	"RngBits": "TestOpsRandUniform TestOpsRandN TestOpsManualSeed TestOpsDropout",
+	"NonZero": "TestOpsNonZero", "Unique": "TestOpsUnique", "MaskedSelect": "TestOpsMaskedSelect",
+	"HostFunc": "TestOpsHostFunc",
+}
+
+func TestForwardCoverage(t *testing.T) {
+	// The named tests must exist in this package's test files.
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]bool{}
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range af.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				funcs[fd.Name.Name] = true
+			}
+		}
+	}
+	for _, d := range Ops() {
+		names := strings.Fields(forwardTests[d.Name])
+		if len(names) == 0 {
+			t.Errorf("op %s has no forward test against a reference", d.Name)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, "Test") && !funcs[n] {
+				t.Errorf("op %s: test %s does not exist", d.Name, n)
+			}
+		}
+	}
+	for op := range forwardTests {
+		if LookupOp(op) == nil {
+			t.Errorf("forwardTests names unknown op %s", op)
+		}
 	}
 }

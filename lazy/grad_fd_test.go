@@ -273,6 +273,12 @@ var gradCases = []gradCase{
 
 	// Composites.
 	gc("Softmax", "ReduceMax ReduceSum Exp Div", ins(uni(-2, 2, 2, 4)), func(x []*Tensor) *Tensor { return x[0].Softmax(1) }),
+	gc("MaskedSoftmax", "Where ReduceMax Exp Div", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor {
+		// -inf logits (attention masks) must give zero, not NaN, gradients;
+		// the last row is masked but for one entry.
+		m := mkT(ndOf([]float64{1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0}, 3, 4), Bool)
+		return Where(m, x[0], Full(F64, math.Inf(-1), 3, 4)).Softmax(1).Add(Where(m, x[0], Full(F64, math.Inf(-1), 3, 4)).LogSoftmax(1).Exp())
+	}),
 	gc("LogSoftmax", "ReduceMax ReduceSum Exp Log Sub", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].LogSoftmax(-1) }),
 	gc("LayerNorm", "ReduceSum Rsqrt Mul Add", ins(uni(-2, 2, 2, 4), uni(0.5, 1.5, 4), uni(-1, 1, 4)), func(x []*Tensor) *Tensor {
 		return LayerNorm(x[0], 1, x[1], x[2], 1e-5)

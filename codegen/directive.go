@@ -79,11 +79,11 @@ func isIdent(s string) bool {
 
 // matchParams orders the shapes by the function's parameters: every
 // parameter needs exactly one shape, and every shape a parameter.
-func matchParams(fn string, params []string, items []ParamShape) ([]string, error) {
+func matchParams(params []string, items []ParamShape) ([]string, error) {
 	byName := map[string]string{}
 	for _, it := range items {
 		if _, dup := byName[it.Name]; dup {
-			return nil, fmt.Errorf("%s: parameter %s is given twice", fn, it.Name)
+			return nil, fmt.Errorf("parameter %s is given twice", it.Name)
 		}
 		byName[it.Name] = it.Shape
 		found := false
@@ -95,7 +95,7 @@ func matchParams(fn string, params []string, items []ParamShape) ([]string, erro
 			if len(params) > 0 {
 				have = strings.Join(params, ", ")
 			}
-			return nil, fmt.Errorf("%s has no parameter %s (parameters: %s)", fn, it.Name, have)
+			return nil, fmt.Errorf("no parameter %s (parameters: %s)", it.Name, have)
 		}
 	}
 	shapes := make([]string, len(params))
@@ -108,7 +108,7 @@ func matchParams(fn string, params []string, items []ParamShape) ([]string, erro
 		shapes[i] = s
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s: no shape for parameter %s (add %s=DTYPE[D0,...])", fn, strings.Join(missing, ", "), missing[0])
+		return nil, fmt.Errorf("no shape for parameter %s (add %s=DTYPE[D0,...])", strings.Join(missing, ", "), missing[0])
 	}
 	return shapes, nil
 }

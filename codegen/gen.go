@@ -222,10 +222,10 @@ func Dump(ctx context.Context, cfg Config, pattern, fn, shapes string) (*gentrac
 		}
 		items, err := ParseShapes(shapes)
 		if err == nil {
-			nt.shapes, err = matchParams(fn, nt.params, items)
+			nt.shapes, err = matchParams(nt.params, items)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("-shapes: %w", err)
+			return nil, fmt.Errorf("-shapes of %s: %w", fn, err)
 		}
 		nt.pos = pos
 		t = nt

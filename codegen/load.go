@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -55,11 +56,31 @@ func (p *problems) add(pos, format string, args ...any) {
 	p.list = append(p.list, pos+": "+fmt.Sprintf(format, args...))
 }
 
+// err returns the problems sorted by file and line, or nil.
 func (p *problems) err() error {
 	if len(p.list) == 0 {
 		return nil
 	}
+	sort.SliceStable(p.list, func(i, j int) bool {
+		fi, li := splitPos(p.list[i])
+		fj, lj := splitPos(p.list[j])
+		if fi != fj {
+			return fi < fj
+		}
+		return li < lj
+	})
 	return &Error{Problems: p.list}
+}
+
+// splitPos reads the "file:line: " prefix of a problem.
+func splitPos(s string) (string, int) {
+	file, _, _ := strings.Cut(s, ": ")
+	if k := strings.LastIndexByte(file, ':'); k > 0 {
+		if n, err := strconv.Atoi(file[k+1:]); err == nil {
+			return file[:k], n
+		}
+	}
+	return file, 0
 }
 
 // Error lists the problems found, one "file:line: message" each.
@@ -241,7 +262,7 @@ func (c *Config) checkFunc(p *packages.Package, fd *ast.FuncDecl, dirs []*ast.Co
 	t.pos, t.marked = pos, true
 	items, err := ParseShapes(strings.TrimPrefix(dirs[0].Text, TraceDirective))
 	if err == nil {
-		t.shapes, err = matchParams(name, t.params, items)
+		t.shapes, err = matchParams(t.params, items)
 	}
 	if err != nil {
 		ps.add(pos, "%s %s: %v", TraceDirective, name, err)

@@ -1,0 +1,310 @@
+package codegen
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const modulePath = "github.com/xlajit/xlajit"
+
+// repoRoot finds this module's root above the package directory.
+func repoRoot(t *testing.T) string {
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(b), "module "+modulePath+"\n") {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("module root not found")
+		}
+		dir = up
+	}
+}
+
+// tempModule copies testdata/<pkgs> into a new module that requires this
+// one through a replace directive, so the test packages live outside the
+// repository (go test ./... never sees them) and generation can write
+// into them. The go command works offline from the module cache.
+func tempModule(t *testing.T, pkgs ...string) (dir string, cfg Config) {
+	t.Helper()
+	root := repoRoot(t)
+	dir = t.TempDir()
+	mainMod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keep this module's requirements (so the build list is the same) and
+	// add the module itself.
+	var b strings.Builder
+	b.WriteString("module example.com/aotmod\n\n")
+	sc := bufio.NewScanner(strings.NewReader(string(mainMod)))
+	for sc.Scan() {
+		if !strings.HasPrefix(sc.Text(), "module ") {
+			b.WriteString(sc.Text() + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "\nrequire %s v0.0.0\n\nreplace %s => %s\n", modulePath, modulePath, root)
+	write(t, filepath.Join(dir, "go.mod"), b.String())
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "go.sum"), string(sum))
+	for _, p := range pkgs {
+		if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join("testdata", p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	return dir, Config{Dir: dir, Env: env}
+}
+
+func write(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func goRun(t *testing.T, cfg Config, dir string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir, cmd.Env = dir, cfg.Env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestDirectiveErrors: every problem of the bad package is reported with
+// its file:line, before anything is traced.
+func TestDirectiveErrors(t *testing.T) {
+	dir, cfg := tempModule(t, "badpkg")
+	cfg.Dir = filepath.Join(dir, "badpkg")
+	_, err := Generate(context.Background(), cfg)
+	e, ok := err.(*Error)
+	if !ok {
+		t.Fatalf("want *Error, got %v", err)
+	}
+	src := read(t, filepath.Join(cfg.Dir, "bad.go"))
+	want := map[string]string{
+		"UnknownParam": `UnknownParam: no parameter y (parameters: x)`,
+		"BadDType":     `x: shape "f33[2]": unknown element type "f33" (want one of i1,`,
+		"MissingShape": `MissingShape: no shape for parameter w (add w=DTYPE[D0,...])`,
+		"Twice":        `Twice: parameter x is given twice`,
+		"NotATensor":   `parameter n is int; ahead-of-time traces take *lazy.Tensor parameters only`,
+		"BadResult":    `result 0 is float32; ahead-of-time traces return *lazy.Tensor values`,
+		"BadItem":      `bad item "x:f32[2]" (want NAME=DTYPE[D0,D1,...]`,
+		"Dynamic":      `dimension "?" is not a non-negative integer`,
+		"Method":       `methods cannot be traced ahead of time`,
+		"Typo":         `unknown directive //xlajit:traced (want //xlajit:trace`,
+		"notAFunc":     `//xlajit:trace is not attached to a function declaration`,
+		"Variadic":     `variadic functions cannot be traced ahead of time`,
+		"Good":         `the generated GoodAOT is already declared at bad.go:`,
+	}
+	if len(e.Problems) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(e.Problems), len(want), e)
+	}
+	for name, msg := range want {
+		// The directive is on the line above the declaration.
+		line := 0
+		for i, l := range strings.Split(src, "\n") {
+			if regexp.MustCompile(`^(func (\(m \*model\) )?|var )` + name + `\b`).MatchString(l) {
+				line = i // 1-based line of the directive = 0-based index of the decl
+			}
+		}
+		prefix := fmt.Sprintf("bad.go:%d: ", line)
+		found := false
+		for _, p := range e.Problems {
+			found = found || (strings.HasPrefix(p, prefix) && strings.Contains(p, msg))
+		}
+		if !found {
+			t.Errorf("no problem %q%s in:\n%s", prefix, msg, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Dir, tracerFile)); err == nil {
+		t.Error("tracing file left behind")
+	}
+}
+
+// TestCaptureError: a function reading a global tensor fails generation
+// with the capture named and the directive's position.
+func TestCaptureError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a tracing program")
+	}
+	dir, cfg := tempModule(t, "capturepkg")
+	cfg.Dir = filepath.Join(dir, "capturepkg")
+	_, err := Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"capture.go:7: //xlajit:trace UsesGlobal:", "capture 0, f32[2,2], first read by DotGeneral at capturepkg/capture.go:9", "pass them as parameters"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Dir, tracerFile)); err == nil {
+		t.Error("tracing file left behind")
+	}
+	if files, _ := filepath.Glob(filepath.Join(cfg.Dir, "zz_xlajit_*")); len(files) > 0 {
+		t.Errorf("wrote %v", files)
+	}
+}
+
+// TestGenerate runs the whole cycle on a package main whose code already
+// calls the wrappers: generate, run (first calls replay), regenerate
+// (byte-identical), change a signature (-check reports the file, the
+// program panics at init with the fix), drop a directive (the obsolete
+// file is removed).
+func TestGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds tracing programs")
+	}
+	ctx := context.Background()
+	dir, cfg := tempModule(t, "aotpkg")
+	pkg := filepath.Join(dir, "aotpkg")
+	cfg.Dir = pkg
+	out, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Files) != 2 || filepath.Base(out.Files[0].Path) != "zz_xlajit_model.go" || filepath.Base(out.Files[1].Path) != "zz_xlajit_update.go" || len(out.Remove) != 0 {
+		t.Fatalf("files %v, remove %v", out.Files, out.Remove)
+	}
+	if got := out.Stale(); len(got) != 2 {
+		t.Errorf("before writing, stale = %v", got)
+	}
+	if err := out.Write(); err != nil {
+		t.Fatal(err)
+	}
+	model := read(t, filepath.Join(pkg, "zz_xlajit_model.go"))
+	for _, want := range []string{
+		Header + "\n\n//go:build !xlajit_gen\n\npackage main\n",
+		"func AffineAOT(x, w *lazy.Tensor) *lazy.Tensor {",
+		"func NoisyAOT(x *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor, error) {",
+		"return nil, nil, err",
+		`Captures:  []string{"rng"},`,
+		"%dotgeneral_1 : f32[2,4] = DotGeneral(%arg0, %arg1",
+		"stablehlo.dot_general",
+		"xlajitAOT_Affine.Register(AffineAOT)",
+	} {
+		if !strings.Contains(model, want) {
+			t.Errorf("zz_xlajit_model.go lacks %q:\n%s", want, model)
+		}
+	}
+	if strings.Contains(model, "unmarked") || strings.Contains(model, "# ") {
+		t.Errorf("unexpected content (unmarked function or call sites):\n%s", model)
+	}
+	update := read(t, filepath.Join(pkg, "zz_xlajit_update.go"))
+	for _, want := range []string{"func UpdateAOT(p, g *lazy.Tensor) {", "if _, err := xlajitAOT_Update.Run(p, g); err != nil {", "output(; %arg0 <- %sub_1)"} {
+		if !strings.Contains(update, want) {
+			t.Errorf("zz_xlajit_update.go lacks %q:\n%s", want, update)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pkg, tracerFile)); err == nil {
+		t.Error("tracing file left behind")
+	}
+
+	res, err := goRun(t, cfg, pkg)
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, res)
+	}
+	for _, want := range []string{
+		"affine: calls=1 traces=0 compiles=1 replays=1",
+		"noisy: calls=1 traces=0 compiles=1 replays=1",
+		"update: calls=1 traces=0 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0 [0 1 2]",
+	} {
+		if !strings.Contains(res, want) {
+			t.Errorf("program output lacks %q:\n%s", want, res)
+		}
+	}
+
+	// Determinism: a second generation gives the same bytes.
+	again, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := again.Stale(); len(stale) != 0 {
+		t.Errorf("second run differs: %v", stale)
+	}
+
+	// A changed signature: the generated file still compiles, -check
+	// names it, the program stops at init with the fix.
+	write(t, filepath.Join(pkg, "update.go"), strings.Replace(read(t, filepath.Join(pkg, "update.go")),
+		"func Update(p, g *lazy.Tensor) {\n\tp.Assign(p.Sub(g.MulScalar(0.25)))\n}",
+		"func Update(p, g *lazy.Tensor) *lazy.Tensor {\n\tp.Assign(p.Sub(g.MulScalar(0.25)))\n\treturn p\n}", 1))
+	res, err = goRun(t, cfg, pkg)
+	if err == nil || !strings.Contains(res, "panic: xlajit: Update is now func(*lazy.Tensor, *lazy.Tensor) *lazy.Tensor but its ahead-of-time trace was generated for func(*lazy.Tensor, *lazy.Tensor); run go generate") {
+		t.Errorf("stale program: %v\n%s", err, res)
+	}
+	check, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := check.Stale(); len(stale) != 1 || filepath.Base(stale[0]) != "zz_xlajit_update.go" {
+		t.Errorf("stale = %v, want zz_xlajit_update.go", stale)
+	}
+
+	// No directive left in update.go: its generated file is obsolete.
+	write(t, filepath.Join(pkg, "update.go"), strings.Replace(read(t, filepath.Join(pkg, "update.go")), "//xlajit:trace p=f32[3] g=f32[3]\n", "", 1))
+	write(t, filepath.Join(pkg, "main.go"), strings.Replace(read(t, filepath.Join(pkg, "main.go")), "UpdateAOT", "Update", -1))
+	gone, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gone.Files) != 1 || len(gone.Remove) != 1 || filepath.Base(gone.Remove[0]) != "zz_xlajit_update.go" {
+		t.Fatalf("files %v, remove %v", gone.Files, gone.Remove)
+	}
+	if err := gone.Write(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gone.Remove[0]); !os.IsNotExist(err) {
+		t.Errorf("%s not removed", gone.Remove[0])
+	}
+}
+
+func TestParseShapes(t *testing.T) {
+	items, err := ParseShapes(" x=f32[64, 784]\tw=f32[784,10]  b=i1[] ")
+	if err != nil || len(items) != 3 || items[0] != (ParamShape{"x", "f32[64,784]"}) || items[2] != (ParamShape{"b", "i1[]"}) {
+		t.Fatalf("%v %v", items, err)
+	}
+	for in, msg := range map[string]string{
+		"x=":         `bad item "x="`,
+		"=f32[2]":    `bad item "=f32[2]"`,
+		"1x=f32[2]":  `bad item "1x=f32[2]"`,
+		"x=f32[2":    `want DTYPE[`,
+		"x=bogus[2]": `unknown element type "bogus"`,
+	} {
+		if _, err := ParseShapes(in); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ParseShapes(%q): %v, want %q", in, err, msg)
+		}
+	}
+	if _, err := matchParams(nil, []ParamShape{{"x", "f32[]"}}); err == nil || !strings.Contains(err.Error(), "(parameters: none)") {
+		t.Errorf("matchParams: %v", err)
+	}
+}
+
+func TestGeneratedName(t *testing.T) {
+	if got := GeneratedName("/a/b/model.go"); got != "/a/b/zz_xlajit_model.go" {
+		t.Error(got)
+	}
+}

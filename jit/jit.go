@@ -217,7 +217,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		return s.fail(err)
 	}
 	s.replays.Add(1)
-	lazy.AddCounter(lazy.MetricJitReplay, 1)
+	cJitReplay.Add(1)
 	res := make([]reflect.Value, s.typ.NumOut())
 	for i, p := range e.results {
 		res[i] = p.build(outs)
@@ -375,3 +375,5 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	}
 	return p, n, nil
 }
+
+var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)

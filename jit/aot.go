@@ -116,6 +116,8 @@ func (a *AOT) captures(dev *lazy.Device) []*lazy.Tensor {
 	return caps
 }
 
+var aotArgPool = sync.Pool{New: func() any { s := make([]*lazy.Tensor, 0, 8); return &s }}
+
 // Run replays the trace on args (their shapes must be the traced ones for a
 // replay; other shapes are traced by jit.Compile of the function) and
 // returns the function's tensor results.
@@ -133,7 +135,14 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	outs, err := a.run.Run(args, a.captures(dev))
+	// A pooled copy keeps args from escaping, so a generated wrapper's
+	// variadic call needs no allocation.
+	bp := aotArgPool.Get().(*[]*lazy.Tensor)
+	buf := append((*bp)[:0], args...)
+	outs, err := a.run.Run(buf, a.captures(dev))
+	clear(buf)
+	*bp = buf[:0]
+	aotArgPool.Put(bp)
 	if err != nil {
 		return nil, &Error{Fn: a.spec.Name, Err: err}
 	}

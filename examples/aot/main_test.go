@@ -2,6 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +65,55 @@ func TestOtherShapesTrace(t *testing.T) {
 	if !strings.Contains(jit.Explain(PredictAOT), "ahead-of-time trace") {
 		t.Errorf("Explain: %s", jit.Explain(PredictAOT))
 	}
+}
+
+// TestPersistentCache: a program's first call compiles the embedded graph
+// under the hash the generator recorded, so with
+// XLAJIT_PERSISTENT_CACHE_PATH set the next program start loads it from
+// disk instead of compiling.
+func TestPersistentCache(t *testing.T) {
+	if os.Getenv("AOT_HELPER") != "" {
+		t.Skip("helper process")
+	}
+	dir := t.TempDir()
+	run := func() string {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperFirstCall$", "-test.v")
+		cmd.Env = append(os.Environ(), "AOT_HELPER=1", "XLAJIT_PERSISTENT_CACHE_PATH="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	if out := run(); !strings.Contains(out, "uncached=1 persistent=0 traces=0") {
+		t.Fatalf("first process:\n%s", out)
+	}
+	gen, err := os.ReadFile("zz_xlajit_model.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Name: +"Predict",[^}]*?Hash: +"([0-9a-f]+)"`).FindSubmatch(gen)
+	if m == nil {
+		t.Fatal("no hash for Predict in zz_xlajit_model.go")
+	}
+	if _, err := os.Stat(filepath.Join(dir, string(m[1])+".mlir")); err != nil {
+		t.Errorf("no persistent cache entry under the generated hash: %v", err)
+	}
+	if out := run(); !strings.Contains(out, "uncached=0 persistent=1 traces=0") {
+		t.Fatalf("second process:\n%s", out)
+	}
+}
+
+// TestHelperFirstCall is the process TestPersistentCache starts.
+func TestHelperFirstCall(t *testing.T) {
+	if os.Getenv("AOT_HELPER") == "" {
+		t.Skip("run by TestPersistentCache")
+	}
+	p, x := newParams(1), images(Batch)
+	lazy.ResetMetrics()
+	PredictAOT(x, p.W1, p.B1, p.W2, p.B2)
+	fmt.Printf("uncached=%d persistent=%d traces=%d\n", lazy.Counter(lazy.MetricUncachedCompile),
+		lazy.Counter(lazy.MetricPersistentCacheHit), jit.StatsOf(PredictAOT).Traces)
 }
 
 func TestRun(t *testing.T) {

@@ -100,8 +100,19 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, dev *Device) []*Tensor 
 	}
 	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
 	outs := make([]*Tensor, len(res))
+	// The results remember the host op that computed them, so Grad can
+	// differentiate through it (or say it cannot).
+	n := &Node{op: op, inputs: before, attrs: attrs, seq: nodeSeq.Add(1)}
+	for _, in := range before {
+		in.Node.uses.Add(1)
+	}
 	for i, l := range res {
 		outs[i] = FromLiteralOn(dev, l)
+		n.out = append(n.out, outs[i].shape)
+	}
+	n.computeHash()
+	for i, t := range outs {
+		t.origin = Value{n, i}
 	}
 	if tr := currentTracer(); tr != nil {
 		tr.OnHostOp(op, attrs, before, outs)

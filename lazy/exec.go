@@ -196,12 +196,9 @@ func syncTensors(reason string, ts []*Tensor) error {
 		datas[i] = &deviceData{buf: b, dev: dev}
 	}
 	before := make([]Value, len(pending))
-	keep := eager()
 	for i, t := range pending {
 		before[i] = t.val
-		if keep {
-			t.origin = t.val
-		}
+		t.origin = t.val // Grad can still differentiate through t
 		t.setData(datas[outOf[i]])
 		t.val = Value{}
 		t.leaf.Store(nil)

@@ -21,9 +21,22 @@ func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 	for _, x := range xs {
 		want[x.value()] = true
 	}
-	// resolve follows a device-data leaf to the IR that computed it, while
-	// its tensor still holds that data and the leaf is not an x.
-	resolve := func(v Value) Value {
+	resolve := originResolver(want)
+	root := resolve(y.value())
+	order := postOrder(root.Node, resolve)
+	return gradFrom(y, dy, xs, want, resolve, root, order)
+}
+
+// gradGraph returns the nodes Grad walks below y (following origins).
+func gradGraph(y *Tensor) []*Node {
+	resolve := originResolver(nil)
+	return postOrder(resolve(y.value()).Node, resolve)
+}
+
+// originResolver follows a device-data leaf to the IR that computed it,
+// while its tensor still holds that data and the leaf is not wanted.
+func originResolver(want map[Value]bool) func(Value) Value {
+	return func(v Value) Value {
 		for v.Node.data != nil && !want[v] {
 			src := v.Node.src
 			if src == nil || src.data != v.Node.data || src.origin.Node == nil {
@@ -33,8 +46,9 @@ func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 		}
 		return v
 	}
-	root := resolve(y.value())
-	order := postOrder(root.Node, resolve)
+}
+
+func gradFrom(y, dy *Tensor, xs []*Tensor, want map[Value]bool, resolve func(Value) Value, root Value, order []*Node) []*Tensor {
 	grads := map[Value]*Tensor{root: dy}
 	for i := len(order) - 1; i >= 0; i-- {
 		n := order[i]

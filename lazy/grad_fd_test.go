@@ -287,6 +287,13 @@ var gradCases = []gradCase{
 	gc("CrossEntropy", "TakeAlong ReduceSum ReduceMax", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor {
 		return CrossEntropy(x[0], ci([]float64{2, 0, 3}, 3))
 	}),
+	gc("MaskedSelect", "MaskedSelect", ins(away(0.1, 2, 3, 4)), func(x []*Tensor) *Tensor {
+		return x[0].MaskedSelect(x[0].GtScalar(0)).Square()
+	}),
+	gc("MaskedScatter", "MaskedScatter MaskedSelect", ins(away(0.1, 2, 3, 4)), func(x []*Tensor) *Tensor {
+		m := x[0].GtScalar(0)
+		return apply1(opMaskedScatter, nil, x[0].MaskedSelect(m).Square(), m)
+	}),
 	gc("OneHotMul", "Mul", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor {
 		return OneHot(ci([]float64{1, 3, 0}, 3), 4, F64).Mul(x[0]).Sum(1)
 	}),
@@ -350,7 +357,7 @@ func checkGradCase(t *testing.T, c gradCase) {
 
 	// The case must exercise the ops it names.
 	have := map[string]bool{}
-	for _, n := range CollectGraph([]Value{loss.value()}).Nodes {
+	for _, n := range gradGraph(loss) {
 		have[n.op.Name] = true
 	}
 	for _, op := range c.ops {
@@ -423,6 +430,8 @@ func TestGradFiniteDifferences(t *testing.T) {
 // with the reason.
 var notDifferentiable = map[string]string{
 	"DeviceData": "a leaf: gradients stop at tensors",
+	"Unique":     "which input position a value came from is lost: Grad through it is an error (TestGradThroughHostOps)",
+	"HostFunc":   "user Go code has no gradient rule: Grad through it is an error (TestGradThroughHostOps)",
 }
 
 // TestGradCoverage fails when a differentiable op has no finite-difference
@@ -504,6 +513,7 @@ var forwardTests = map[string]string{
 	"Cumsum": "TestOpsCumsum TestOpsCumsumReverse", "Sort": "TestOpsSortTopK",
 	"RngBits": "TestOpsRandUniform TestOpsRandN TestOpsManualSeed TestOpsDropout",
 	"NonZero": "TestOpsNonZero", "Unique": "TestOpsUnique", "MaskedSelect": "TestOpsMaskedSelect",
+	"MaskedScatter": "TestOpsMaskedScatter",
 	"HostFunc": "TestOpsHostFunc",
 }
 

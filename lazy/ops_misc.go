@@ -126,7 +126,6 @@ func init() {
 			}
 			return []*hlo.Literal{out}, nil
 		},
-		NoGrad: true,
 	})
 	define(opMaskedSelect, &OpDef{
 		Name: "MaskedSelect",
@@ -151,7 +150,43 @@ func init() {
 			copy(out.Data, data)
 			return []*hlo.Literal{out}, nil
 		},
-		NoGrad: true,
+		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
+			return []*Tensor{apply1(opMaskedScatter, nil, dy[0], x[1]), nil}
+		},
+	})
+	// MaskedScatter is MaskedSelect's transpose: the values go, in order, to
+	// the true positions of the mask; the rest is zero.
+	define(opMaskedScatter, &OpDef{
+		Name: "MaskedScatter",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if in[0].Rank() != 1 || in[1].DType != Bool {
+				return nil, fmt.Errorf("want 1-D values and a bool mask")
+			}
+			return []Shape{NewShape(in[0].DType, in[1].Dims...)}, nil
+		},
+		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			v, m := in[0], in[1]
+			out := hlo.NewLiteral(v.DType, m.Dims...)
+			s := v.DType.Size()
+			k := 0
+			for i := 0; i < m.NumElements(); i++ {
+				if m.Data[i] == 0 {
+					continue
+				}
+				if k >= v.NumElements() {
+					return nil, fmt.Errorf("mask has more true positions than the %d values", v.NumElements())
+				}
+				copy(out.Data[i*s:(i+1)*s], v.Data[k*s:(k+1)*s])
+				k++
+			}
+			if k != v.NumElements() {
+				return nil, fmt.Errorf("mask has %d true positions for %d values", k, v.NumElements())
+			}
+			return []*hlo.Literal{out}, nil
+		},
+		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
+			return []*Tensor{apply1(opMaskedSelect, nil, dy[0], x[1]), nil}
+		},
 	})
 	define(opHostFunc, &OpDef{
 		Name: "HostFunc",
@@ -181,7 +216,6 @@ func init() {
 			}
 			return out, nil
 		},
-		NoGrad: true,
 	})
 }
 

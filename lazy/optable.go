@@ -111,6 +111,7 @@ const (
 	opNonZero
 	opUnique
 	opMaskedSelect
+	opMaskedScatter
 	opHostFunc
 	numOps
 )

@@ -47,9 +47,10 @@ type Tensor struct {
 	data  *deviceData // materialized value; nil while pending
 	val   Value       // pending IR value; Node nil when materialized
 	leaf  atomic.Pointer[Node]
-	// origin is the IR value that computed data, kept in eager mode so
-	// that Grad can differentiate through tensors eager mode already
-	// computed.
+	// origin is the IR value that computed data (set by a cut or a host
+	// op), so that Grad can differentiate through tensors already computed
+	// (a loss read with Item, every tensor in eager mode). It keeps that IR,
+	// and the input buffers it reads, alive until t is computed again.
 	origin Value
 }
 

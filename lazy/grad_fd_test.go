@@ -514,7 +514,7 @@ var forwardTests = map[string]string{
 	"RngBits": "TestOpsRandUniform TestOpsRandN TestOpsManualSeed TestOpsDropout",
 	"NonZero": "TestOpsNonZero", "Unique": "TestOpsUnique", "MaskedSelect": "TestOpsMaskedSelect",
 	"MaskedScatter": "TestOpsMaskedScatter",
-	"HostFunc": "TestOpsHostFunc",
+	"HostFunc":      "TestOpsHostFunc",
 }
 
 func TestForwardCoverage(t *testing.T) {

@@ -199,57 +199,36 @@ func (t *Tensor) Item() float64 {
 	return l.Float(0)
 }
 
-// Float32s returns the elements converted to float32 (a cut).
-func (t *Tensor) Float32s() []float32 {
-	l := t.mustLiteral("Float32s")
-	if l.DType == hlo.F32 {
-		return append([]float32(nil), l.F32()...)
-	}
-	out := make([]float32, l.NumElements())
+// readAs computes t (a cut named reason), copies it to the host and
+// converts each element with conv.
+func readAs[T any](t *Tensor, reason string, conv func(l *hlo.Literal, i int) T) []T {
+	l := t.mustLiteral(reason)
+	out := make([]T, l.NumElements())
 	for i := range out {
-		out[i] = float32(l.Float(i))
+		out[i] = conv(l, i)
 	}
 	return out
+}
+
+// Float32s returns the elements converted to float32 (a cut).
+func (t *Tensor) Float32s() []float32 {
+	return readAs(t, "Float32s", func(l *hlo.Literal, i int) float32 { return float32(l.Float(i)) })
 }
 
 // Float64s returns the elements converted to float64 (a cut).
-func (t *Tensor) Float64s() []float64 {
-	l := t.mustLiteral("Float64s")
-	out := make([]float64, l.NumElements())
-	for i := range out {
-		out[i] = l.Float(i)
-	}
-	return out
-}
+func (t *Tensor) Float64s() []float64 { return readAs(t, "Float64s", (*hlo.Literal).Float) }
 
 // Int32s returns the elements converted to int32 (a cut).
 func (t *Tensor) Int32s() []int32 {
-	l := t.mustLiteral("Int32s")
-	out := make([]int32, l.NumElements())
-	for i := range out {
-		out[i] = int32(l.Int(i))
-	}
-	return out
+	return readAs(t, "Int32s", func(l *hlo.Literal, i int) int32 { return int32(l.Int(i)) })
 }
 
 // Int64s returns the elements converted to int64 (a cut).
-func (t *Tensor) Int64s() []int64 {
-	l := t.mustLiteral("Int64s")
-	out := make([]int64, l.NumElements())
-	for i := range out {
-		out[i] = l.Int(i)
-	}
-	return out
-}
+func (t *Tensor) Int64s() []int64 { return readAs(t, "Int64s", (*hlo.Literal).Int) }
 
 // Bools returns the elements as bools (non-zero is true; a cut).
 func (t *Tensor) Bools() []bool {
-	l := t.mustLiteral("Bools")
-	out := make([]bool, l.NumElements())
-	for i := range out {
-		out[i] = l.Float(i) != 0
-	}
-	return out
+	return readAs(t, "Bools", func(l *hlo.Literal, i int) bool { return l.Float(i) != 0 })
 }
 
 // String prints the tensor's shape and values (a cut).

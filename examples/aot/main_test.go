@@ -116,6 +116,25 @@ func TestHelperFirstCall(t *testing.T) {
 		lazy.Counter(lazy.MetricPersistentCacheHit), jit.StatsOf(PredictAOT).Traces)
 }
 
+// Inside another traced function the wrapper is inlined into that trace.
+func TestInsideJit(t *testing.T) {
+	p := newParams(6)
+	x := images(Batch)
+	outer := jit.Compile(func(x, w1, b1, w2, b2 *lazy.Tensor) *lazy.Tensor {
+		return PredictAOT(x, w1, b1, w2, b2).MulScalar(2)
+	})
+	got := outer(x, p.W1, p.B1, p.W2, p.B2).Float32s()
+	want := Predict(x, p.W1, p.B1, p.W2, p.B2).MulScalar(2).Float32s()
+	for i := range want {
+		if d := got[i] - want[i]; d > 1e-6 || d < -1e-6 {
+			t.Fatalf("element %d: %g, want %g", i, got[i], want[i])
+		}
+	}
+	if s := jit.StatsOf(outer); s.Traces != 1 || s.Compiles != 1 {
+		t.Errorf("outer: %s", s)
+	}
+}
+
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(&out); err != nil {

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -64,6 +65,12 @@ func TraceAOT(name string, fn any, shapes ...lazy.Shape) (AOTSpec, *fx.Graph, er
 		err = perr
 	}
 	if err != nil {
+		var le *lazy.Error
+		if errors.As(err, &le) {
+			if op := lazy.LookupOp(le.Op); op != nil && op.Lower == nil {
+				return AOTSpec{}, nil, fmt.Errorf("xlajit: tracing %s: %s at %s is a host op: it runs on real data during a trace, so a function using it cannot be traced ahead of time (wrap it with jit.Compile instead)", name, le.Op, le.Site)
+			}
+		}
 		return AOTSpec{}, nil, fmt.Errorf("xlajit: tracing %s: %w", name, err)
 	}
 	g := tr.Graph

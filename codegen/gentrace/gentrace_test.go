@@ -135,3 +135,14 @@ func TestRunWritesJSON(t *testing.T) {
 		t.Errorf("stats %s", s)
 	}
 }
+
+func TestTraceIdentityAndHostOps(t *testing.T) {
+	r := Trace(Func{Name: "id", Fn: func(x *lazy.Tensor) *lazy.Tensor { return x }, Shapes: []string{"f32[2]"}})
+	if r.Err != "" || r.Hash != "" || r.HLO != "" || !strings.Contains(r.Graph, "output(%arg0)") {
+		t.Errorf("identity: %+v", r)
+	}
+	r = Trace(Func{Name: "nz", Fn: func(x *lazy.Tensor) *lazy.Tensor { return x.AddScalar(1).NonZero() }, Shapes: []string{"f32[4]"}})
+	if !strings.Contains(r.Err, "NonZero at gentrace/gentrace_test.go:") || !strings.Contains(r.Err, "cannot be traced ahead of time") {
+		t.Errorf("host op: %q", r.Err)
+	}
+}

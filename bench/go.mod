@@ -1,6 +1,6 @@
 module github.com/xlajit/xlajit/bench
 
-go 1.26
+go 1.26.0
 
 require github.com/xlajit/xlajit v0.0.0
 

@@ -31,6 +31,8 @@ type Program struct {
 	overwritten []bool
 	// identity: output i is executable output i (no pass-through).
 	identity bool
+	// paramsAreArgs: parameter i is argument i, for every argument.
+	paramsAreArgs bool
 	outs     []outRef // one per fx output
 	muts     []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
@@ -135,6 +137,10 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			}
 		}
 		p.overwritten = append(p.overwritten, ow)
+	}
+	p.paramsAreArgs = len(p.params) == nArgs
+	for i, src := range p.params {
+		p.paramsAreArgs = p.paramsAreArgs && !src.capture && src.index == i
 	}
 	p.identity = len(p.outs) == len(roots)
 	for i, o := range p.outs {

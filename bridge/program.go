@@ -30,9 +30,12 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			}
 			p.exe = exe
 		}
-		ins := make([]*lazy.Tensor, len(p.params))
-		for i, s := range p.params {
-			ins[i] = get(s)
+		ins := args // the common case: parameters are the arguments in order
+		if !p.paramsAreArgs {
+			ins = make([]*lazy.Tensor, len(p.params))
+			for i, s := range p.params {
+				ins[i] = get(s)
+			}
 		}
 		var err error
 		if res, err = p.exe.RunDonating(ins, p.overwritten); err != nil {

@@ -205,10 +205,10 @@ func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
 // Execute runs the executable (ExecuteCount, ExecuteTime). Buffers listed
 // in donate may be consumed.
 func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, error) {
-	start := time.Now()
+	start := nanotime()
 	out, err := x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	cExecute.v.Add(1)
-	tExecute.since(start)
+	tExecute.sinceNano(start)
 	return out, err
 }
 

@@ -119,6 +119,12 @@ func (t *timer) since(start time.Time) {
 	t.total.Add(int64(time.Since(start)))
 }
 
+// sinceNano records a duration measured with nanotime.
+func (t *timer) sinceNano(start int64) {
+	t.n.Add(1)
+	t.total.Add(nanotime() - start)
+}
+
 // Snapshot is a copy of every counter.
 type Snapshot map[string]int64
 

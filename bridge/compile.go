@@ -33,8 +33,8 @@ type Program struct {
 	identity bool
 	// paramsAreArgs: parameter i is argument i, for every argument.
 	paramsAreArgs bool
-	outs     []outRef // one per fx output
-	muts     []mutRef // one per fx mutation
+	outs          []outRef // one per fx output
+	muts          []mutRef // one per fx mutation
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
 	Hash lazy.Hash
 	// Fresh reports that Compile compiled the executable (rather than

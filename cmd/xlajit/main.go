@@ -1,6 +1,3 @@
-// Command xlajit is the command-line tool of xlajit: run a StableHLO file,
-// run the conformance corpus, list devices, dump traced functions, and
-// generate ahead-of-time traces.
 package main
 
 import (

@@ -1,0 +1,25 @@
+// Package lazy is the lazy-tensor core, as in PyTorch/XLA: an op runs
+// nothing, it appends an IR node (hashed as it is built) and returns a
+// tensor holding the pending value; a cut (Sync, Item, Float32s, String, a
+// host op) collects the pending IR of the tensors it needs, hashes the
+// graph, finds or compiles the program in the LRU compile cache (and the
+// optional persistent cache), and executes it on the tensors' device through
+// pjrt.Client. One op table (optable.go, rows in ops_*.go) gives every op its
+// shape rule, lowering to StableHLO, host kernel and gradient rule; printing,
+// hashing, lowering, host fallback and autodiff (Grad) all read it. Eager
+// mode is a cut after every op. Metrics (Counter, MetricsReport) and dumps
+// (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go.
+//
+// Place in the flow: user code and the jit (fx, bridge, partitioner, jit)
+// build on it; it lowers to hlo and runs through pjrt. It imports hlo and
+// pjrt (with the embedded device pjrt/host) only, never fx, bridge,
+// partitioner or jit.
+//
+// A graph as printed by Graph.String:
+//
+//	%0 : f32[2,3] = DeviceData()  # param 0
+//	%1 : f32[3,2] = DeviceData()  # param 1
+//	%2 : f32[2,2] = DotGeneral(%0, %1, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
+//	%3 : f32[2,2] = Relu(%2)
+//	return %3
+package lazy

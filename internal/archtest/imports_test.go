@@ -50,8 +50,44 @@ func TestImportsPointDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
+	for _, b := range violations(strings.Split(strings.TrimSpace(string(out)), "\n")) {
+		t.Error(b)
+	}
+}
+
+// TestViolationsDetected makes sure the check can fail: an upward import,
+// an import from a room not allowed, a package in no room and a code
+// generator dependency outside codegen and cmd are all reported.
+func TestViolationsDetected(t *testing.T) {
+	lines := []string{
+		module + "/hlo " + module + "/lazy",
+		module + "/lazy " + module + "/jit",
+		module + "/lazy " + module + "/hlo " + module + "/pjrt/host",
+		module + "/fx golang.org/x/tools/go/packages",
+		module + "/mystery fmt",
+	}
+	got := violations(lines)
+	want := []string{"hlo imports " + module + "/lazy", "lazy imports " + module + "/jit", "fx imports golang.org/x/tools", "mystery: package is in no room"}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			if strings.Contains(g, w) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("violation %q not reported; got %v", w, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d violations, want %d: %v", len(got), len(want), got)
+	}
+}
+
+// violations checks `go list` lines ("pkg imp1 imp2 ...") against the rooms.
+func violations(lines []string) []string {
 	var bad []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range lines {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
@@ -69,10 +105,7 @@ func TestImportsPointDown(t *testing.T) {
 					bad = append(bad, pkg+" imports "+imp+" (only codegen and cmd may)")
 				}
 			}
-			if !strings.HasPrefix(imp, module+"/") {
-				continue
-			}
-			if allowed == nil {
+			if !strings.HasPrefix(imp, module+"/") || allowed == nil {
 				continue
 			}
 			ir := roomOf(strings.TrimPrefix(imp, module+"/"))
@@ -91,7 +124,5 @@ func TestImportsPointDown(t *testing.T) {
 		}
 	}
 	sort.Strings(bad)
-	for _, b := range bad {
-		t.Error(b)
-	}
+	return bad
 }

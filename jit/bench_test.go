@@ -44,9 +44,14 @@ func BenchmarkReplay(b *testing.B) {
 			f := jit.Compile(fn)
 			f(x)
 			b.ReportAllocs()
+			_, exec0 := lazy.TimerData(lazy.MetricExecuteTime)
 			for b.Loop() {
 				f(x)
 			}
+			// The replay's own cost: the call minus the device execution
+			// it contains (ExecuteTime, measured in the same calls).
+			_, exec1 := lazy.TimerData(lazy.MetricExecuteTime)
+			b.ReportMetric(float64((b.Elapsed()-(exec1-exec0)).Nanoseconds())/float64(b.N), "overhead-ns/op")
 		})
 		b.Run(fmt.Sprintf("lazy/ops=%d", n), func(b *testing.B) {
 			b.ReportAllocs()

@@ -145,7 +145,12 @@ func CompileE[F any](fn F, opts ...Option) (F, error) {
 			return zero, &Error{Fn: s.name, Msg: fmt.Sprintf("result %d", i), Err: err}
 		}
 	}
-	wrapped := reflect.MakeFunc(t, s.call).Interface().(F)
+	var wrapped F
+	if f, ok := s.fastWrapper(any(fn)).(F); ok {
+		wrapped = f
+	} else {
+		wrapped = reflect.MakeFunc(t, s.call).Interface().(F)
+	}
 	register(any(wrapped), s)
 	return wrapped, nil
 }

@@ -1,0 +1,90 @@
+package jit
+
+import (
+	"errors"
+	"reflect"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Tensor is the lazy tensor type, for the signatures below.
+type tensor = lazy.Tensor
+
+// fastWrapper returns a wrapper without reflection for the most common
+// signatures (one to four tensors in, one tensor out), or nil. It shares
+// the entries, guards and statistics of the reflective path, which it falls
+// back to for traces, graph breaks and lazy calls.
+func (s *fnState) fastWrapper(fn any) any {
+	switch fn.(type) {
+	case func(*tensor) *tensor:
+		return func(a *tensor) *tensor { return s.fast([]*tensor{a}) }
+	case func(*tensor, *tensor) *tensor:
+		return func(a, b *tensor) *tensor { return s.fast([]*tensor{a, b}) }
+	case func(*tensor, *tensor, *tensor) *tensor:
+		return func(a, b, c *tensor) *tensor { return s.fast([]*tensor{a, b, c}) }
+	case func(*tensor, *tensor, *tensor, *tensor) *tensor:
+		return func(a, b, c, d *tensor) *tensor { return s.fast([]*tensor{a, b, c, d}) }
+	}
+	return nil
+}
+
+var tensorCodec = codecFor(tensorPtrType)
+
+// fast replays a cached entry for tensor arguments; anything else goes
+// through call.
+func (s *fnState) fast(args []*tensor) *tensor {
+	if lazy.Tracing() {
+		return s.slow(args)
+	}
+	w := walkerPool.Get().(*walker)
+	w.key, w.tensors = w.key[:0], w.tensors[:0]
+	defer walkerPool.Put(w)
+	for _, t := range args {
+		tensorCodec(w, reflect.ValueOf(t))
+	}
+	e := s.last.Load()
+	if e == nil || e.key != string(w.key) {
+		s.mu.RLock()
+		e = s.entries[string(w.key)]
+		s.mu.RUnlock()
+		if e == nil {
+			return s.slow(args)
+		}
+		s.last.Store(e)
+	}
+	if e.run == nil || len(e.results) != 1 {
+		return s.slow(args)
+	}
+	s.calls.Add(1)
+	outs, err := e.run.Run(w.tensors, e.captures)
+	if err != nil {
+		var re *respecializeError
+		if errors.As(err, &re) {
+			s.calls.Add(-1)
+			return s.slow(args)
+		}
+		panic(&Error{Fn: s.name, Err: err})
+	}
+	s.replays.Add(1)
+	cJitReplay.Add(1)
+	switch p := e.results[0]; p.kind {
+	case planTensor:
+		return outs[p.slot]
+	case planNil:
+		return nil
+	}
+	return e.results[0].build(outs).Interface().(*tensor)
+}
+
+// slow runs one call through the reflective path.
+func (s *fnState) slow(args []*tensor) *tensor {
+	in := make([]reflect.Value, len(args))
+	for i, t := range args {
+		in[i] = reflect.ValueOf(t)
+	}
+	out := s.call(in)[0]
+	if out.IsNil() {
+		return nil
+	}
+	return out.Interface().(*tensor)
+}

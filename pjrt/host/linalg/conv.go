@@ -9,8 +9,8 @@ import (
 
 func init() {
 	kernel.Register(
-		kernel.Entry{Name: "stablehlo.convolution", Compile: compileConvolution, Fresh: true},
-		kernel.Entry{Name: "stablehlo.dynamic_conv", Compile: compileDynamicConv, Fresh: true},
+		kernel.Entry{Name: "stablehlo.convolution", Compile: quantAware(compileConvolution, convRhsAxis), Fresh: true},
+		kernel.Entry{Name: "stablehlo.dynamic_conv", Compile: quantAware(compileDynamicConv, convRhsAxis), Fresh: true},
 	)
 }
 

@@ -18,6 +18,12 @@
 // order (refgemm.go). Convolution lowers onto the same products with
 // im2col, a chunk of rows at a time.
 //
+// Quantized products (quant.go) wrap the same compile functions: a
+// quantized lhs, rhs and result run the product on centred storage
+// integers in f64 (exact) and quantize the sums once; a hybrid product
+// (float lhs, quantized rhs) runs the float op on the dequantized rhs.
+// Operations without quantized types compile exactly as before.
+//
 // Example: dot_general of f32[2,4,3] and f32[2,3,5] with batching dims [0]
 // x [0] and contracting dims [2] x [1] is a batch of two 4x3 by 3x5 GEMMs
 // read in place (A rows stride 3, columns stride 1; B rows stride 5).

@@ -10,8 +10,8 @@ import (
 
 func init() {
 	kernel.Register(
-		kernel.Entry{Name: "stablehlo.dot_general", Compile: compileDotGeneral, Fresh: true},
-		kernel.Entry{Name: "stablehlo.dot", Compile: compileDot, Fresh: true},
+		kernel.Entry{Name: "stablehlo.dot_general", Compile: quantAware(compileDotGeneral, dotGeneralRhsAxis), Fresh: true},
+		kernel.Entry{Name: "stablehlo.dot", Compile: quantAware(compileDot, dotRhsAxisLegacy), Fresh: true},
 	)
 }
 

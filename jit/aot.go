@@ -139,7 +139,13 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 	// variadic call needs no allocation.
 	bp := aotArgPool.Get().(*[]*lazy.Tensor)
 	buf := append((*bp)[:0], args...)
-	outs, err := a.run.Run(buf, a.captures(dev))
+	caps := a.captures(dev)
+	if len(caps) > 0 {
+		mu := dev.RNGLock()
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	outs, err := a.run.Run(buf, caps)
 	clear(buf)
 	*bp = buf[:0]
 	aotArgPool.Put(bp)

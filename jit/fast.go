@@ -56,7 +56,7 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		return s.slow(args)
 	}
 	s.calls.Add(1)
-	outs, err := e.run.Run(w.tensors, e.captures)
+	outs, err := e.replay(w.tensors)
 	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {

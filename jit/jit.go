@@ -50,7 +50,10 @@ type entry struct {
 	guard    []guardItem
 	run      runner // nil: the function runs in lazy mode (graph break)
 	captures []*lazy.Tensor
-	results  []*outPlan
+	// rng is held while the entry runs when it reads and writes a device's
+	// RNG state (concurrent replays must not interleave on it).
+	rng     *sync.Mutex
+	results []*outPlan
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -207,7 +210,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if e.run == nil {
 		return s.fn.Call(args)
 	}
-	outs, err := e.run.Run(w.tensors, e.captures)
+	outs, err := e.replay(w.tensors)
 	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {
@@ -325,6 +328,11 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	}
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, traced.Graph.Captures
+	for _, c := range e.captures {
+		if c == c.Device().RNGState() {
+			e.rng = c.Device().RNGLock()
+		}
+	}
 	s.store(e)
 	return e, nil
 }
@@ -382,3 +390,12 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 }
 
 var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
+
+// replay runs the entry's program on the arguments.
+func (e *entry) replay(args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	if e.rng != nil {
+		e.rng.Lock()
+		defer e.rng.Unlock()
+	}
+	return e.run.Run(args, e.captures)
+}

@@ -347,3 +347,29 @@ func TestGradInsideCompiled(t *testing.T) {
 		prev = l
 	}
 }
+
+// Concurrent replays of a random function draw distinct numbers, race-free.
+func TestConcurrentRandomReplays(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.Add(lazy.RandUniform(lazy.F32, 0, 1, 2)) })
+	x := lazy.Zeros(lazy.F32, 2)
+	f(x)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				v := fmt.Sprint(vals(f(x)))
+				mu.Lock()
+				if seen[v] {
+					t.Errorf("repeated draw %s", v)
+				}
+				seen[v] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}

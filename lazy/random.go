@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"math"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -122,3 +123,8 @@ func RandNOn(dev *Device, dt DType, dims ...int64) *Tensor {
 }
 
 func seedLiteral(seed uint64) *hlo.Literal { return hlo.LiteralFromSlice([]uint64{seed, 0}) }
+
+// RNGLock returns the mutex that guards d's RNG state. A program that reads
+// and writes the state (a replayed jit trace with random ops) holds it
+// while it runs, so concurrent replays draw distinct numbers without a race.
+func (d *Device) RNGLock() *sync.Mutex { return &d.rngMu }

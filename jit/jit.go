@@ -72,6 +72,7 @@ type fnState struct {
 	lastG   []guardItem // guard of the most recent trace (Explain)
 	limited bool        // recompile limit reached: lazy mode for new signatures
 	events  []string
+	dropped int // events past maxEvents
 
 	calls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
 }
@@ -343,7 +344,15 @@ func (s *fnState) store(e *entry) {
 	s.mu.Unlock()
 }
 
+// maxEvents bounds what Explain keeps per function (a long-running program
+// whose host results change size would otherwise grow the list forever).
+const maxEvents = 256
+
 func (s *fnState) event(format string, args ...any) {
+	if len(s.events) >= maxEvents {
+		s.dropped++
+		return
+	}
 	s.events = append(s.events, fmt.Sprintf(format, args...))
 }
 

@@ -57,6 +57,9 @@ func (s *fnState) explainEvents() string {
 	for _, e := range s.events {
 		b.WriteString("  " + e + "\n")
 	}
+	if s.dropped > 0 {
+		fmt.Fprintf(&b, "  ... and %d more events\n", s.dropped)
+	}
 	return b.String()
 }
 

@@ -1,6 +1,9 @@
 package hlo
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // Dense elements: `dense<LITERAL> : tensor<...>`. The literal is read into
 // a flat list of element spans first (its nesting gives the shape), then
@@ -152,25 +155,13 @@ func (p *parser) parseDenseList(elems *[]denseElem, depth int) []int64 {
 		}
 		if n == 0 {
 			sub = s
-		} else if !sameDims(sub, s) {
+		} else if !slices.Equal(sub, s) {
 			p.failAt(off, "elements literal is not rectangular")
 		}
 		n++
 	}
 	p.next()
 	return append([]int64{n}, sub...)
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // parseDenseElem records one element: [-]int, [-]float, true, false or

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -46,7 +47,7 @@ func (c *planner) fusible(op *hlo.Op) ([]int64, bool) {
 		if t == nil || t.Quant != nil || !t.IsStatic() {
 			return nil, false
 		}
-		if !sameDims(t.Dims, rt.Dims) && !(len(t.Dims) == 0 && e.Elementwise.ScalarOperands) {
+		if !slices.Equal(t.Dims, rt.Dims) && !(len(t.Dims) == 0 && e.Elementwise.ScalarOperands) {
 			return nil, false
 		}
 	}
@@ -61,18 +62,6 @@ func isSplat(op *hlo.Op) bool {
 	}
 	t, rt := op.Operands[0].TensorType(), op.Results[0].TensorType()
 	return t != nil && rt != nil && len(t.Dims) == 0 && t.Quant == nil && rt.Quant == nil && t.DType == rt.DType
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // group splits a block's ops into steps. Open fusions, one per shape,
@@ -104,7 +93,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo) []group {
 		var join *openGroup
 		if ok {
 			for _, o := range open {
-				if sameDims(o.dims, dims) {
+				if slices.Equal(o.dims, dims) {
 					join = o
 				}
 			}

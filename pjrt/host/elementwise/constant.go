@@ -1,6 +1,8 @@
 package elementwise
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -46,7 +48,7 @@ func ConstantValue(op *hlo.Op) (*hlo.Literal, error) {
 	n := int(rt.NumElements())
 	switch {
 	case lit.NumElements() == n:
-		if !sameShape(lit.Dims, rt.Dims) {
+		if !slices.Equal(lit.Dims, rt.Dims) {
 			lit = &hlo.Literal{DType: lit.DType, Dims: append([]int64(nil), rt.Dims...), Data: lit.Data}
 		}
 	case lit.NumElements() == 1:
@@ -57,18 +59,6 @@ func ConstantValue(op *hlo.Op) (*hlo.Literal, error) {
 		return nil, fail("value " + lit.ShapeString() + " does not fill result " + rt.String())
 	}
 	return lit, nil
-}
-
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func compileConstant(c *kernel.OpCtx) (kernel.RunFn, error) {

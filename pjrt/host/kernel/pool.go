@@ -1,6 +1,10 @@
 package kernel
 
-import "github.com/xlajit/xlajit/hlo"
+import (
+	"slices"
+
+	"github.com/xlajit/xlajit/hlo"
+)
 
 // Pool recycles tensor storage. The planner puts in the results of Fresh
 // kernels after their last use (never arguments, constants or returned
@@ -64,24 +68,12 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 		f[len(f)-1] = nil
 		p.free[i] = f[:len(f)-1]
 		p.held -= n
-		if l.DType == dt && sameDims(l.Dims, dims) {
+		if l.DType == dt && slices.Equal(l.Dims, dims) {
 			return l
 		}
 		return &hlo.Literal{DType: dt, Dims: append([]int64(nil), dims...), Data: l.Data}
 	}
 	return nil
-}
-
-func sameDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // NewLiteralUninit returns a literal of dtype dt and shape dims with

@@ -1,6 +1,8 @@
 package movement
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -80,7 +82,7 @@ func compileDynamicBroadcastInDim(c *kernel.OpCtx) (kernel.RunFn, error) {
 			return err
 		}
 		p := static
-		if p == nil || !equalDims(in.Dims, inT.Dims) {
+		if p == nil || !slices.Equal(in.Dims, inT.Dims) {
 			if p, err = broadcastPlan(in.Dims, dims, bd, es); err != nil {
 				return runErr(op, "%v (operand %s, output_dimensions %v)", err, in.ShapeString(), dims)
 			}

@@ -2,6 +2,7 @@ package movement
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -236,7 +237,7 @@ func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 		return err
 	}
 	for i := 1; i < ro.n; i++ {
-		if !equalDims(ins[i].Dims, ins[0].Dims) {
+		if !slices.Equal(ins[i].Dims, ins[0].Dims) {
 			return runErr(op, "input %d %s and input 0 %s differ in shape", i, ins[i].ShapeString(), ins[0].ShapeString())
 		}
 	}
@@ -292,18 +293,6 @@ func (ro *reduceOp) layout(in *hlo.Literal) (*reduceLayout, error) {
 		return nil, runErr(ro.op, "%v (input %s)", err, in.ShapeString())
 	}
 	return L, nil
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // reduceGrain is the number of operand elements below which one task of a

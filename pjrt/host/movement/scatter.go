@@ -2,6 +2,7 @@ package movement
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -448,7 +449,7 @@ func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	outs := make([]*hlo.Literal, n)
 	for i := 0; i < n; i++ {
-		if !equalDims(ins[i].Dims, ins[0].Dims) || !equalDims(upds[i].Dims, upds[0].Dims) {
+		if !slices.Equal(ins[i].Dims, ins[0].Dims) || !slices.Equal(upds[i].Dims, upds[0].Dims) {
 			return runErr(op, "inputs %s, %s or updates %s, %s differ in shape", ins[0].ShapeString(), ins[i].ShapeString(), upds[0].ShapeString(), upds[i].ShapeString())
 		}
 		outs[i] = newOut(x, so.outDT[i], ins[i].Dims)

@@ -1,6 +1,8 @@
 package movement
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -94,7 +96,7 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 		if L, err = newWindowLayout(operand.Dims, so.attrs); err != nil {
 			return runErr(op, "%v (operand %s)", err, operand.ShapeString())
 		}
-		if !equalDims(L.outDims, source.Dims) {
+		if !slices.Equal(L.outDims, source.Dims) {
 			return runErr(op, "source %s does not match the windows of operand %s", source.ShapeString(), operand.ShapeString())
 		}
 	}

@@ -1,6 +1,8 @@
 package movement
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -80,7 +82,7 @@ func (so *sortOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 		if err != nil {
 			return err
 		}
-		if i > 0 && !equalDims(l.Dims, ins[0].Dims) {
+		if i > 0 && !slices.Equal(l.Dims, ins[0].Dims) {
 			return runErr(op, "input %d %s and input 0 %s differ in shape", i, l.ShapeString(), ins[0].ShapeString())
 		}
 		ins[i] = l

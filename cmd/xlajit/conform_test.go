@@ -35,7 +35,7 @@ func TestConformCommand(t *testing.T) {
 	for _, want := range []string{
 		"fail_check.mlir#0 @wrong_sum: ",
 		"parse_error.mlir#0: ",
-		"skipped 1 quant: ",
+		"skipped 1 roundtrip: ",
 		"skipped 1 filecheck: ",
 	} {
 		if !strings.Contains(out, want) {

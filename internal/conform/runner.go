@@ -194,7 +194,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 		r.Func = entry.Name
 		stop.entry.Store(&entry.Name)
 	}
-	if s := skipReason(m, entry, j.fileCheck); s != "" {
+	if s := skipReason(m, entry, j.fileCheck, opts.Client != nil); s != "" {
 		r.Status, r.Skip, r.Reason = Skip, s, SkipDoc(s)
 		return
 	}

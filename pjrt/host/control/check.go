@@ -17,17 +17,8 @@ func init() {
 		kernel.Entry{Name: "check.expect_almost_eq", Compile: compileExpectAlmostEq},
 		kernel.Entry{Name: "check.expect_almost_eq_const", Compile: compileExpectAlmostEqConst},
 		kernel.Entry{Name: "check.expect_close", Compile: compileExpectClose},
-		kernel.Entry{Name: "check.expect_serialized_eq", Compile: unsupported(
-			"needs the NumPy files that interpreter.probe writes, which the embedded device does not produce")},
-		kernel.Entry{Name: "interpreter.probe", Compile: unsupported(
-			"writes tensors to NumPy files for check.expect_serialized_eq; the embedded device does not support probes")},
 	)
-}
-
-func unsupported(why string) kernel.CompileFn {
-	return func(c *kernel.OpCtx) (kernel.RunFn, error) {
-		return nil, c.Errorf("not supported: %s", why)
-	}
+	// check.expect_serialized_eq is in probe.go, with interpreter.probe.
 }
 
 // comparer compares a value with its expectation.

@@ -112,9 +112,9 @@ func TestCompileErrors(t *testing.T) {
 			k.op("stablehlo.custom_call", []*hlo.Value{k.arg(0)}, nil, attr("call_target_name", hlo.StringAttr("foo.bar")))
 		}, `unsupported custom_call target "foo.bar"`},
 		{func(k *blk) {
-			k.op("check.expect_serialized_eq", []*hlo.Value{k.arg(0)}, nil, attr("probe_id", hlo.StringAttr("p")))
-		}, "check.expect_serialized_eq: not supported"},
-		{func(k *blk) { k.v("interpreter.probe", []*hlo.Value{k.arg(0)}, i64) }, "interpreter.probe: not supported"},
+			k.op("check.expect_serialized_eq", []*hlo.Value{k.arg(0)}, nil, attr("iteration", hlo.IntAttr{Value: 0}))
+		}, "check.expect_serialized_eq: missing string attribute probe_id"},
+		{func(k *blk) { k.v("interpreter.probe", []*hlo.Value{k.arg(0)}, i64) }, "interpreter.probe: missing string attribute probe_id"},
 		{func(k *blk) { k.v("func.call", []*hlo.Value{k.arg(0)}, i64, attr("callee", sym("nope"))) }, "undefined function @nope"},
 	}
 	for _, c := range cases {

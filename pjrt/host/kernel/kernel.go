@@ -190,11 +190,13 @@ type Comm interface {
 	Exchange(key string, self int, group []int, v Value) ([]Value, error)
 }
 
-// CheckLog collects check results.
+// CheckLog collects check results, and the probe values checks read back
+// (probe.go).
 type CheckLog struct {
 	mu     sync.Mutex
 	Passed int
 	Failed []string
+	probes probeStore // values interpreter.probe recorded (probe.go)
 }
 
 // Record notes a check result; msg describes a failure.

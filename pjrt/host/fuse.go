@@ -521,13 +521,8 @@ func (f *fusion) chunk(w, b *fuseState, lo, hi int) {
 // splatTile fills dst[lo:hi] with element 0 of srcs[0].
 func splatTile(size int) kernel.TileFn {
 	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
-		if hi <= lo {
-			return
-		}
-		d := dst.Data[lo*size : hi*size]
-		n := copy(d, srcs[0].Data[:size])
-		for n < len(d) {
-			n += copy(d[n:], d[:n])
+		if hi > lo {
+			kernel.Fill(dst.Data[lo*size:hi*size], srcs[0].Data[:size])
 		}
 	}
 }

@@ -53,7 +53,7 @@ func ConstantValue(op *hlo.Op) (*hlo.Literal, error) {
 		}
 	case lit.NumElements() == 1:
 		out := hlo.NewLiteral(dt, rt.Dims...)
-		fillRepeat(out.Data, lit.Data)
+		kernel.Fill(out.Data, lit.Data)
 		lit = out
 	default:
 		return nil, fail("value " + lit.ShapeString() + " does not fill result " + rt.String())
@@ -70,18 +70,6 @@ func compileConstant(c *kernel.OpCtx) (kernel.RunFn, error) {
 		results[0] = lit
 		return nil
 	}, nil
-}
-
-// fillRepeat fills dst with copies of the pattern p (len(dst) a multiple
-// of len(p)) by doubling copies.
-func fillRepeat(dst, p []byte) {
-	if len(dst) == 0 {
-		return
-	}
-	n := copy(dst, p)
-	for n < len(dst) {
-		n += copy(dst[n:], dst[:n])
-	}
 }
 
 func compileIota(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -121,7 +109,7 @@ func compileIota(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if len(dst.Data) > 0 {
 			first := dst.Data[:block]
 			for k := 0; k < int(n); k++ {
-				fillRepeat(first[k*inner*s:(k+1)*inner*s], row.Data[k*s:(k+1)*s])
+				kernel.Fill(first[k*inner*s:(k+1)*inner*s], row.Data[k*s:(k+1)*s])
 			}
 			for o := 1; o < outer; o++ {
 				copy(dst.Data[o*block:(o+1)*block], first)

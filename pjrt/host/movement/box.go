@@ -1,5 +1,7 @@
 package movement
 
+import "github.com/xlajit/xlajit/pjrt/host/kernel"
+
 // box is the one data-movement primitive of this package: a strided copy of
 // an n-d index box,
 //
@@ -154,7 +156,7 @@ func copyRow(es int, dst, src []byte, dOff, sOff, n, ds, ss int) {
 		return
 	}
 	if ds == 1 && ss == 0 {
-		fillElem(dst[dOff*es:(dOff+n)*es], src[sOff*es:sOff*es+es])
+		kernel.Fill(dst[dOff*es:(dOff+n)*es], src[sOff*es:sOff*es+es])
 		return
 	}
 	switch es {

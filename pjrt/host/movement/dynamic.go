@@ -178,7 +178,7 @@ func compileDynamicIota(c *kernel.OpCtx) (kernel.RunFn, error) {
 			default:
 				out.SetComplex(e, complex(float64(v), 0))
 			}
-			fillElem(out.Data[e*es:(e+stride)*es], out.Data[e*es:e*es+es])
+			kernel.Fill(out.Data[e*es:(e+stride)*es], out.Data[e*es:e*es+es])
 		}
 		results[0] = out
 		return nil

@@ -72,7 +72,7 @@ func newPadPlan(in, lo, hi, interior []int64, es int) (*padPlan, error) {
 func (p *padPlan) run(x *kernel.Ctx, in, padValue *hlo.Literal) *hlo.Literal {
 	out := newOut(x, in.DType, p.outDims)
 	es := in.DType.Size()
-	fillElem(out.Data, padValue.Data[:es])
+	kernel.Fill(out.Data, padValue.Data[:es])
 	p.b.run(out.Data, in.Data, p.dOff, p.sOff)
 	return out
 }

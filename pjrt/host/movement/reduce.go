@@ -251,7 +251,7 @@ func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 			convertElem(dt, b, ro.inDT[i], init)
 			init = b
 		}
-		fillElem(outs[i].Data, init[:dt.Size()])
+		kernel.Fill(outs[i].Data, init[:dt.Size()])
 		results[i] = outs[i]
 	}
 	if L.nOut == 0 || L.nRed == 0 {
@@ -276,7 +276,7 @@ func (ro *reduceOp) runOne(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	dt := ro.outT[0].DType
 	out := newOut(x, dt, L.outDims)
-	fillElem(out.Data, init.Data[:dt.Size()])
+	kernel.Fill(out.Data, init.Data[:dt.Size()])
 	results[0] = out
 	if L.nOut > 0 && L.nRed > 0 {
 		ro.runFast(L, out.Data, in.Data, init.Data)

@@ -102,7 +102,7 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 	}
 	out := newOut(x, so.dt, operand.Dims)
 	es := so.dt.Size()
-	fillElem(out.Data, init.Data[:es])
+	kernel.Fill(out.Data, init.Data[:es])
 	var selC, scaC *caller
 	if so.selFast == nil {
 		selC = so.sel.newCaller(x)

@@ -287,29 +287,6 @@ func newOut(x *kernel.Ctx, dt hlo.DType, dims []int64) *hlo.Literal {
 	return x.NewLiteralUninit(dt, dims)
 }
 
-// fillElem sets every element of dst (elements of es bytes) to the bytes of v.
-func fillElem(dst []byte, v []byte) {
-	es := len(v)
-	if len(dst) == 0 || es == 0 {
-		return
-	}
-	allZero := true
-	for _, b := range v {
-		if b != 0 {
-			allZero = false
-			break
-		}
-	}
-	if allZero {
-		clear(dst)
-		return
-	}
-	copy(dst, v)
-	for n := es; n < len(dst); n *= 2 {
-		copy(dst[n:], dst[:n])
-	}
-}
-
 // parallelFor runs fn over [0, n) on the kernel worker pool.
 func parallelFor(n, grain int, fn func(lo, hi int)) { kernel.ParallelFor(n, grain, fn) }
 

@@ -271,7 +271,7 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 			convertElem(dt, b, ro.inDT[i], inits[i])
 			inits[i] = b
 		}
-		fillElem(outs[i].Data, inits[i])
+		kernel.Fill(outs[i].Data, inits[i])
 		results[i] = outs[i]
 	}
 	if L.nOut == 0 {

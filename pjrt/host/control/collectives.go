@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -68,15 +69,53 @@ func joinGroup(x *kernel.Ctx, op *hlo.Op, mode groupMode, groups [][]int64) ([]i
 	return g, i, nil
 }
 
-func compileAllReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
+// exchangeInGroup converts args, finds x's process group (a device in none
+// is an error) and exchanges the operands with its members: all[k][j] is
+// operand j of member k, and me is x's index in the group.
+func exchangeInGroup(x *kernel.Ctx, op *hlo.Op, mode groupMode, groups [][]int64, args []kernel.Value) (all [][]*hlo.Literal, me int, err error) {
+	vals, err := literals(op, args)
+	if err != nil {
+		return nil, -1, err
+	}
+	group, me, err := joinGroup(x, op, mode, groups)
+	if err != nil {
+		return nil, -1, err
+	}
+	all, err = exchange(x, op, group, vals)
+	if err != nil {
+		return nil, -1, err
+	}
+	return all, me, nil
+}
+
+// column returns operand j of every group member.
+func column(all [][]*hlo.Literal, j int) []*hlo.Literal {
+	col := make([]*hlo.Literal, len(all))
+	for k := range all {
+		col[k] = all[k][j]
+	}
+	return col
+}
+
+// compileReduction reads the grouping attributes of a reducing collective
+// and compiles its one computation region.
+func compileReduction(c *kernel.OpCtx) (*collectiveAttrs, *combiner, error) {
 	ca, err := readCollectiveAttrs(c, "replica_groups")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(c.Op.Regions) != 1 {
-		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
+		return nil, nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
 	}
 	cb, err := compileCombiner(c, c.Op.Regions[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	return ca, cb, nil
+}
+
+func compileAllReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
+	ca, cb, err := compileReduction(c)
 	if err != nil {
 		return nil, err
 	}
@@ -85,24 +124,12 @@ func compileAllReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	op, mode := c.Op, ca.globalMode()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		vals, err := literals(op, args)
+		all, _, err := exchangeInGroup(x, op, mode, ca.groups, args)
 		if err != nil {
 			return err
 		}
-		group, _, err := joinGroup(x, op, mode, ca.groups)
-		if err != nil {
-			return err
-		}
-		all, err := exchange(x, op, group, vals)
-		if err != nil {
-			return err
-		}
-		for j := range vals {
-			col := make([]*hlo.Literal, len(all))
-			for k := range all {
-				col[k] = all[k][j]
-			}
-			r, err := cb.reduceAll(x, col)
+		for j := range args {
+			r, err := cb.reduceAll(x, column(all, j))
 			if err != nil {
 				return wrapErr(op, err)
 			}
@@ -132,26 +159,14 @@ func compileAllGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	op, mode := c.Op, ca.globalMode()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		vals, err := literals(op, args)
+		all, _, err := exchangeInGroup(x, op, mode, ca.groups, args)
 		if err != nil {
 			return err
 		}
-		group, _, err := joinGroup(x, op, mode, ca.groups)
-		if err != nil {
-			return err
-		}
-		all, err := exchange(x, op, group, vals)
-		if err != nil {
-			return err
-		}
-		for j := range vals {
-			parts := make([]*hlo.Literal, len(all))
-			for k := range all {
-				parts[k] = all[k][j]
-			}
-			r := concatDim(parts, int(dim))
-			if !hlo.NewTensorType(r.DType, r.Dims...).Equal(hlo.NewTensorType(outs[j].DType, outs[j].Dims...)) {
-				return opErr(op, "gathered %s from a group of %d, result type is %s", r.ShapeString(), len(group), outs[j].ShapeString())
+		for j := range args {
+			r := concatDim(column(all, j), int(dim))
+			if r.DType != outs[j].DType || !slices.Equal(r.Dims, outs[j].Dims) {
+				return opErr(op, "gathered %s from a group of %d, result type is %s", r.ShapeString(), len(all), outs[j].ShapeString())
 			}
 			results[j] = r
 		}
@@ -160,7 +175,7 @@ func compileAllGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 }
 
 func compileReduceScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
-	ca, err := readCollectiveAttrs(c, "replica_groups")
+	ca, cb, err := compileReduction(c)
 	if err != nil {
 		return nil, err
 	}
@@ -168,40 +183,22 @@ func compileReduceScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if !ok {
 		return nil, c.Errorf("missing scatter_dimension")
 	}
-	if len(c.Op.Regions) != 1 {
-		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
-	}
-	cb, err := compileCombiner(c, c.Op.Regions[0])
-	if err != nil {
-		return nil, err
-	}
 	op, mode := c.Op, ca.globalMode()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		vals, err := literals(op, args)
+		all, me, err := exchangeInGroup(x, op, mode, ca.groups, args)
 		if err != nil {
 			return err
 		}
-		group, me, err := joinGroup(x, op, mode, ca.groups)
-		if err != nil {
-			return err
-		}
-		all, err := exchange(x, op, group, vals)
-		if err != nil {
-			return err
-		}
-		for j := range vals {
-			col := make([]*hlo.Literal, len(all))
-			for k := range all {
-				col[k] = all[k][j]
-			}
-			r, err := cb.reduceAll(x, col)
+		n := int64(len(all))
+		for j := range args {
+			r, err := cb.reduceAll(x, column(all, j))
 			if err != nil {
 				return wrapErr(op, err)
 			}
-			if dim < 0 || int(dim) >= len(r.Dims) || r.Dims[dim]%int64(len(group)) != 0 {
-				return opErr(op, "scatter_dimension %d of %s does not split into %d parts", dim, r.ShapeString(), len(group))
+			if dim < 0 || int(dim) >= len(r.Dims) || r.Dims[dim]%n != 0 {
+				return opErr(op, "scatter_dimension %d of %s does not split into %d parts", dim, r.ShapeString(), n)
 			}
-			size := r.Dims[dim] / int64(len(group))
+			size := r.Dims[dim] / n
 			results[j] = sliceDim(r, int(dim), int64(me)*size, size)
 		}
 		return nil
@@ -376,6 +373,37 @@ func roots(op *hlo.Op, vals []*hlo.Literal, dynamic bool, groupSize int) ([]*hlo
 	return data, rs, nil
 }
 
+// rootedExchange is the run-time part collective_broadcast and
+// collective_reduce share: it converts args, finds x's process group and,
+// when x is in one, reads each data operand's root and exchanges the
+// operands with the group (all[k][j] is operand j of member k, me is x's
+// index). all and rs are nil when x is in no group.
+func rootedExchange(x *kernel.Ctx, op *hlo.Op, mode groupMode, groups [][]int64, dynamic bool, nout int, args []kernel.Value) (all [][]*hlo.Literal, rs []int, me int, err error) {
+	vals, err := literals(op, args)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	group, me, err := myGroup(x, mode, groups)
+	if err != nil {
+		return nil, nil, -1, wrapErr(op, err)
+	}
+	if group == nil {
+		return nil, nil, -1, nil
+	}
+	data, rs, err := roots(op, vals, dynamic, len(group))
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	if len(data) != nout {
+		return nil, nil, -1, opErr(op, "%d data operands but %d results", len(data), nout)
+	}
+	all, err = exchange(x, op, group, vals)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	return all, rs, me, nil
+}
+
 func compileCollectiveBroadcast(c *kernel.OpCtx) (kernel.RunFn, error) {
 	ca, err := readCollectiveAttrs(c, "replica_groups")
 	if err != nil {
@@ -388,32 +416,17 @@ func compileCollectiveBroadcast(c *kernel.OpCtx) (kernel.RunFn, error) {
 	dynamic := hasDynamicRoot(c)
 	op, mode := c.Op, ca.channelMode()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		vals, err := literals(op, args)
+		all, rs, _, err := rootedExchange(x, op, mode, ca.groups, dynamic, len(outs), args)
 		if err != nil {
 			return err
 		}
-		group, _, err := myGroup(x, mode, ca.groups)
-		if err != nil {
-			return wrapErr(op, err)
-		}
-		if group == nil {
+		if all == nil {
 			for j, t := range outs {
 				results[j] = zerosOf(t)
 			}
 			return nil
 		}
-		data, rs, err := roots(op, vals, dynamic, len(group))
-		if err != nil {
-			return err
-		}
-		if len(data) != len(outs) {
-			return opErr(op, "%d data operands but %d results", len(data), len(outs))
-		}
-		all, err := exchange(x, op, group, vals)
-		if err != nil {
-			return err
-		}
-		for j := range data {
+		for j := range rs {
 			results[j] = all[rs[j]][j].Clone()
 		}
 		return nil
@@ -421,14 +434,7 @@ func compileCollectiveBroadcast(c *kernel.OpCtx) (kernel.RunFn, error) {
 }
 
 func compileCollectiveReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
-	ca, err := readCollectiveAttrs(c, "replica_groups")
-	if err != nil {
-		return nil, err
-	}
-	if len(c.Op.Regions) != 1 {
-		return nil, c.Errorf("want one computation region, got %d", len(c.Op.Regions))
-	}
-	cb, err := compileCombiner(c, c.Op.Regions[0])
+	ca, cb, err := compileReduction(c)
 	if err != nil {
 		return nil, err
 	}
@@ -439,40 +445,20 @@ func compileCollectiveReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 	dynamic := hasDynamicRoot(c)
 	op, mode := c.Op, ca.channelMode()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		vals, err := literals(op, args)
+		all, rs, me, err := rootedExchange(x, op, mode, ca.groups, dynamic, len(outs), args)
 		if err != nil {
 			return err
 		}
-		group, me, err := myGroup(x, mode, ca.groups)
-		if err != nil {
-			return wrapErr(op, err)
-		}
+		// Members that are not an operand's root (and devices in no group)
+		// return zeros for it.
 		for j, t := range outs {
 			results[j] = zerosOf(t)
 		}
-		if group == nil {
-			return nil
-		}
-		data, rs, err := roots(op, vals, dynamic, len(group))
-		if err != nil {
-			return err
-		}
-		if len(data) != len(outs) {
-			return opErr(op, "%d data operands but %d results", len(data), len(outs))
-		}
-		all, err := exchange(x, op, group, vals)
-		if err != nil {
-			return err
-		}
-		for j := range data {
+		for j := range rs {
 			if rs[j] != me {
 				continue
 			}
-			col := make([]*hlo.Literal, len(all))
-			for k := range all {
-				col[k] = all[k][j]
-			}
-			r, err := cb.reduceAll(x, col)
+			r, err := cb.reduceAll(x, column(all, j))
 			if err != nil {
 				return wrapErr(op, err)
 			}

@@ -10,31 +10,43 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-// runOnClient runs m through the device seam. A device knows nothing of the
+// runOnClient runs m with args through the device seam and returns the
+// entry's results (nil when the run failed; verdict results of value
+// checks are left out). A device knows nothing of the
 // check dialect, so the checks at the top of the entry are lifted out: their
 // operands become extra results of the program, and each check is then
 // evaluated on the host by the embedded device's own check kernel, so both
 // paths share one definition of every check.
-func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
+func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result) []*hlo.Literal {
 	lifted, err := liftChecks(entry)
 	if err != nil {
 		r.fail(KindCompile, "", "%v", err)
-		return
+		return nil
 	}
 	t0 := time.Now()
 	exe, err := c.Compile(m, pjrt.CompileOptions{})
-	r.Phases.Compile = time.Since(t0)
+	r.Phases.Compile += time.Since(t0)
 	if err != nil {
 		classifyClientCompileError(c, m, err, r)
-		return
+		return nil
 	}
 	defer exe.Close()
+	in := make([]pjrt.Buffer, len(args))
+	for i, a := range args {
+		b, err := c.BufferFromHost(a, 0)
+		if err != nil {
+			r.fail(KindRuntime, "", "argument %d: %v", i, err)
+			return nil
+		}
+		defer b.Delete()
+		in[i] = b
+	}
 	t1 := time.Now()
-	bufs, err := exe.Execute(nil, pjrt.ExecuteOptions{})
+	bufs, err := exe.Execute(in, pjrt.ExecuteOptions{})
 	if err != nil {
-		r.Phases.Run = time.Since(t1)
+		r.Phases.Run += time.Since(t1)
 		classifyRunError(err, r)
-		return
+		return nil
 	}
 	outs := make([]*hlo.Literal, len(bufs))
 	for i, b := range bufs {
@@ -42,14 +54,14 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 		b.Delete()
 		if err != nil {
 			r.fail(KindRuntime, "", "result %d: %v", i, err)
-			return
+			return nil
 		}
 		outs[i] = l
 	}
-	r.Phases.Run = time.Since(t1)
+	r.Phases.Run += time.Since(t1)
 	if len(outs) != lifted.nOut {
 		r.fail(KindRuntime, "", "program returned %d buffers, want %d (tuple results are not supported on the seam path)", len(outs), lifted.nOut)
-		return
+		return nil
 	}
 	log := &kernel.CheckLog{}
 	var verdicts []kernel.Value
@@ -61,7 +73,7 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 		v, err := evalCheck(m, ck.op, args, log)
 		if err != nil {
 			classifyRunError(err, r)
-			return
+			return nil
 		}
 		if v != nil {
 			verdicts = append(verdicts, v)
@@ -79,7 +91,7 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 			msg += fmt.Sprintf(" (and %d more failed checks)", n-1)
 		}
 		r.fail(KindCheck, op, "%s", msg)
-		return
+		return nil
 	}
 	for i, v := range verdicts {
 		ok, err := allTrue(v)
@@ -90,9 +102,10 @@ func runOnClient(c pjrt.Client, m *hlo.Module, entry *hlo.Func, r *Result) {
 				msg = err.Error()
 			}
 			r.fail(KindCheck, subjectOp(m, ck), "%s: %s %s", ck.Loc, checkName(ck), msg)
-			return
+			return nil
 		}
 	}
+	return outs[:lifted.nKept]
 }
 
 type liftedCheck struct {
@@ -103,6 +116,7 @@ type liftedCheck struct {
 type lifted struct {
 	checks     []liftedCheck
 	nOut       int
+	nKept      int // the entry's own results among the outputs (verdicts dropped), first
 	verdictOps []*hlo.Op
 }
 
@@ -136,7 +150,8 @@ func liftChecks(f *hlo.Func) (*lifted, error) {
 		}
 	}
 	if len(checks) == 0 {
-		return &lifted{nOut: countOutputs(f.ResultTypes)}, nil
+		n := countOutputs(f.ResultTypes)
+		return &lifted{nOut: n, nKept: n}, nil
 	}
 	isVerdict := map[*hlo.Value]bool{}
 	for _, c := range checks {
@@ -169,7 +184,7 @@ func liftChecks(f *hlo.Func) (*lifted, error) {
 			return nil, errors.New("entry returns a non-tensor value; the seam path needs tensor results")
 		}
 	}
-	l := &lifted{}
+	l := &lifted{nKept: len(results)}
 	slot := map[*hlo.Value]int{}
 	for _, v := range results {
 		slot[v] = -1 // not a check operand: no slot needed

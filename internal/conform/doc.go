@@ -13,8 +13,12 @@
 // A file is split at "// -----" (hlo.SplitInputFile); each part is a case
 // named path#index (from 0) with its entry, the only function or else @main.
 // A case passes when it ran and every check op reported and held (a case
-// without checks passes when it runs); it fails with a Kind and a reason; it
-// is skipped only for one of SkipReasons, decided from its content. One
+// without checks passes when it runs), and, in a file whose RUN lines pipe
+// the interpreter into FileCheck, when the results printed as upstream's
+// interpreter prints them match the case's CHECK / CHECK-NEXT directives
+// (filecheck.go: --args and --interpreter-print-dense are honoured); it
+// fails with a Kind and a reason; it is skipped only for one of
+// SkipReasons, decided from its content. One
 // result, as `xlajit conform --json` prints it:
 //
 //	{"file":"interpret/add.mlir","case":0,"line":3,"function":"add_op_test_si4",

@@ -27,25 +27,38 @@ func newStopper() *stopper { return &stopper{ch: make(chan struct{})} }
 func (s *stopper) stop()   { s.once.Do(func() { close(s.ch) }) }
 
 // runEmbedded compiles and runs m on the embedded device with a check log,
-// so that every check op's verdict is known.
-func runEmbedded(m *hlo.Module, entry *hlo.Func, r *Result, stop *stopper) {
+// so that every check op's verdict is known, and returns the entry's
+// results (tuples flattened; nil when it failed) and what the program
+// printed (interpreter.print).
+func runEmbedded(m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string) {
 	t0 := time.Now()
 	prog, err := host.Compile(m)
-	r.Phases.Compile = time.Since(t0)
+	r.Phases.Compile += time.Since(t0)
 	if err != nil {
 		classifyCompileError(m, err, r)
-		return
+		return nil, ""
 	}
 	log := &kernel.CheckLog{}
+	var printed strings.Builder
+	log.SetOutput(&printed)
 	x := &kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Checks: log, Cancel: stop.ch}
+	in := make([]kernel.Value, len(args))
+	for i, a := range args {
+		in[i] = a
+	}
 	t1 := time.Now()
-	res, err := prog.Run(x, nil)
-	r.Phases.Run = time.Since(t1)
+	res, err := prog.Run(x, in)
+	r.Phases.Run += time.Since(t1)
 	if err != nil {
 		classifyRunError(err, r)
-		return
+		return nil, printed.String()
 	}
 	judge(m, entry, log, res, r)
+	var out []*hlo.Literal
+	for _, v := range res {
+		out = flatten(out, v)
+	}
+	return out, printed.String()
 }
 
 // judge decides a case that ran: every check op reported and held, and

@@ -25,6 +25,7 @@ const (
 	KindCompile     Kind = "compile"     // an op's kernel rejected it at compile time
 	KindRuntime     Kind = "runtime"     // the program failed while running
 	KindCheck       Kind = "check"       // a check op did not hold
+	KindFileCheck   Kind = "filecheck"   // the printed results did not match the FileCheck directives
 	KindNoCheck     Kind = "check-missing"
 	KindTimeout     Kind = "timeout"
 	KindPanic       Kind = "panic"

@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
+	"github.com/xlajit/xlajit/pjrt/host/control"
 )
 
 // DefaultTimeout bounds one case (parse, compile and run): a hang becomes a
@@ -41,13 +43,13 @@ type Phases struct {
 
 // job is one split part of one file.
 type job struct {
-	path      string // file as found
-	name      string // file name for results
-	index     int
-	line      int
-	text      string
-	fileCheck bool
-	upstream  string
+	path     string // file as found
+	name     string // file name for results
+	index    int
+	line     int
+	text     string
+	fcRuns   []fcRun // RUN lines verified by FileCheck
+	upstream string
 }
 
 // Run runs every case of the .mlir files under paths and returns their
@@ -100,9 +102,13 @@ func RunFiles(opts Options, files []string) ([]*Result, error) {
 			continue
 		}
 		text := string(src)
-		fc, up := checkedByFileCheck(text), upstreamDisabled(text)
+		up := upstreamDisabled(text)
+		var fc []fcRun
+		if checkedByFileCheck(text) {
+			fc = fileCheckRuns(text)
+		}
 		for i, c := range splitFile(text) {
-			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fileCheck: fc, upstream: up}
+			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fcRuns: fc, upstream: up}
 		}
 	}
 	close(jobs)
@@ -194,7 +200,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 		r.Func = entry.Name
 		stop.entry.Store(&entry.Name)
 	}
-	if s := skipReason(m, entry, j.fileCheck, opts.Client != nil); s != "" {
+	if s := skipReason(m, entry, opts.Client != nil); s != "" {
 		r.Status, r.Skip, r.Reason = Skip, s, SkipDoc(s)
 		return
 	}
@@ -202,16 +208,84 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 		r.fail(KindEntry, "", "no entry function: %d functions and none is @main", len(m.Funcs))
 		return
 	}
-	if len(entry.Args) > 0 {
-		r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", entry.Name, len(entry.Args))
+	fcs, err := caseFileChecks(j.fcRuns, j.text, j.line)
+	if err != nil {
+		r.Status, r.Skip, r.Reason = Skip, SkipFileCheck, SkipDoc(SkipFileCheck)+": "+err.Error()
 		return
 	}
-	if opts.Client == nil {
-		runEmbedded(m, entry, r, stop)
-	} else {
-		runOnClient(opts.Client, m, entry, r)
+	if len(fcs) == 0 {
+		if len(entry.Args) > 0 {
+			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", entry.Name, len(entry.Args))
+			return
+		}
+		execute(opts, j, m, entry, nil, r, stop)
+	}
+	// A FileCheck-verified case runs once per RUN line (each may pass
+	// other --args), its check ops judged every time.
+	for _, fc := range fcs {
+		var args []*hlo.Literal
+		if fc.run.hasArgs {
+			if args, err = ParseArgs(fc.run.args); err != nil {
+				r.fail(KindEntry, "", "RUN line %d: %v", fc.run.line, err)
+				return
+			}
+		}
+		if len(args) != len(entry.Args) {
+			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", entry.Name, len(entry.Args), fc.run.line, len(args))
+			return
+		}
+		res, printed, ok := execute(opts, j, m, entry, args, r, stop)
+		if !ok || r.Status == Fail {
+			return
+		}
+		out := printed + formatOutput(entry, res, fc.run.dense)
+		if err := matchDirectives(out, fc.dirs); err != nil {
+			r.fail(KindFileCheck, "", "RUN line %d: %v\noutput:\n%s", fc.run.line, err, out)
+			return
+		}
 	}
 	if r.Status == "" {
 		r.Status = Pass
 	}
+}
+
+// execute runs a case once with args, judging its check ops into r, and
+// returns the entry's results and what the program printed; ok is false
+// when the run failed (r says why). Through a client the case is parsed
+// again for each run, since lifting the checks rewrites the module, and
+// prints stay on the device (SkipPrint keeps such cases off the seam).
+func execute(opts Options, j job, m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string, bool) {
+	if opts.Client == nil {
+		res, printed := runEmbedded(m, entry, args, r, stop)
+		return res, printed, r.Status != Fail
+	}
+	m, err := parseChunk(j.name, j.text, j.line)
+	if err != nil {
+		r.fail(KindParse, "", "%v", err)
+		return nil, "", false
+	}
+	res := runOnClient(opts.Client, m, m.Entry(), args, r)
+	return res, "", r.Status != Fail
+}
+
+// formatOutput is what stablehlo-translate --interpret prints for the
+// results: one per line, dense literals with --interpreter-print-dense,
+// else the interpreter's layout.
+func formatOutput(entry *hlo.Func, res []*hlo.Literal, dense bool) string {
+	var b strings.Builder
+	for i, l := range res {
+		if dense {
+			b.WriteString(FormatLiteral(l))
+		} else {
+			typ := ""
+			if i < len(entry.ResultTypes) && len(res) == len(entry.ResultTypes) {
+				if t, ok := entry.ResultTypes[i].(*hlo.TensorType); ok && t.Quant != nil {
+					typ = t.String()
+				}
+			}
+			b.WriteString(control.FormatTensor(l, typ))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -19,9 +19,15 @@ const (
 	// where upstream writes NumPy files); through the seam they stay inside
 	// the device's execution, where the host's check cannot read them.
 	SkipProbe SkipReason = "probe"
-	// SkipFileCheck: the file is verified by FileCheck against the
-	// interpreter's stdout (a RUN line pipes the interpreter into FileCheck)
-	// and the case has no check op of its own to verify.
+	// SkipPrint: the case uses interpreter.print and runs through the
+	// device seam. The embedded device sends what a program prints to the
+	// run's check log (the runner reads it for FileCheck); through the seam
+	// it would go to the device's stdout instead.
+	SkipPrint SkipReason = "print"
+	// SkipFileCheck: the case is verified by FileCheck directives on the
+	// interpreter's stdout in a form the runner does not reproduce (a
+	// directive outside CHECK / CHECK-NEXT, regex syntax, an unknown RUN
+	// line option); the reason names it. See filecheck.go.
 	SkipFileCheck SkipReason = "filecheck"
 	// SkipRoundTrip: the entry takes arguments with dynamic dimensions and
 	// the case has no check op: a parse/print round-trip file that need not
@@ -35,7 +41,8 @@ var SkipReasons = []struct {
 	Doc    string
 }{
 	{SkipProbe, "reads interpreter.probe values with check.expect_serialized_eq, which the device seam cannot carry back (the embedded device runs these cases)"},
-	{SkipFileCheck, "verified by FileCheck on the interpreter's stdout, no check op in the case"},
+	{SkipPrint, "uses interpreter.print, whose output the device seam cannot carry back (the embedded device runs these cases)"},
+	{SkipFileCheck, "verified by FileCheck in a form the runner does not reproduce"},
 	{SkipRoundTrip, "dynamic-shape entry arguments and no check op (parse round-trip file; must parse)"},
 }
 
@@ -102,15 +109,16 @@ func upstreamDisabled(src string) string {
 	return note
 }
 
-// skipReason classifies a parsed case; "" means it runs. seam is set when
-// the case runs through a pjrt.Client.
-func skipReason(m *hlo.Module, entry *hlo.Func, fileCheck, seam bool) SkipReason {
+// skipReason classifies a parsed case by its content; "" means it runs
+// (FileCheck cases are classified by the runner, which reads their
+// directives). seam is set when the case runs through a pjrt.Client.
+func skipReason(m *hlo.Module, entry *hlo.Func, seam bool) SkipReason {
 	info := scan(m)
 	switch {
 	case info.readsProbes && seam:
 		return SkipProbe
-	case info.checks == 0 && fileCheck:
-		return SkipFileCheck
+	case info.prints && seam:
+		return SkipPrint
 	case info.checks == 0 && entry != nil && hasDynamicArg(entry):
 		return SkipRoundTrip
 	}
@@ -129,6 +137,7 @@ func hasDynamicArg(f *hlo.Func) bool {
 // moduleInfo is what the classifier needs to know about a module's content.
 type moduleInfo struct {
 	readsProbes bool // check.expect_serialized_eq
+	prints      bool // interpreter.print
 	checks      int  // check ops anywhere (check.* ops and custom_call @check.*)
 }
 
@@ -136,8 +145,11 @@ func scan(m *hlo.Module) moduleInfo {
 	var info moduleInfo
 	for _, f := range m.Funcs {
 		f.Body.Walk(func(op *hlo.Op) bool {
-			if op.Name == "check.expect_serialized_eq" {
+			switch op.Name {
+			case "check.expect_serialized_eq":
 				info.readsProbes = true
+			case "interpreter.print":
+				info.prints = true
 			}
 			if isCheckOp(op) {
 				info.checks++

@@ -3,7 +3,8 @@
 // custom_call (with the check.* targets), the check dialect, the collectives
 // (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
 // collective_broadcast, replica_id, partition_id), interpreter.run_parallel,
-// and the CHLO ops of the conformance corpus.
+// interpreter.probe with check.expect_serialized_eq (probe.go) and
+// interpreter.print (print.go), and the CHLO ops of the conformance corpus.
 //
 // Place in the flow: registered into kernel's op table; run by package host.
 // Imports hlo and pjrt/host/kernel only.

@@ -190,13 +190,14 @@ type Comm interface {
 	Exchange(key string, self int, group []int, v Value) ([]Value, error)
 }
 
-// CheckLog collects check results, and the probe values checks read back
-// (probe.go).
+// CheckLog collects check results, the probe values checks read back
+// (probe.go) and where printed output goes (output.go).
 type CheckLog struct {
 	mu     sync.Mutex
 	Passed int
 	Failed []string
 	probes probeStore // values interpreter.probe recorded (probe.go)
+	out    outputSink // interpreter.print's destination (output.go)
 }
 
 // Record notes a check result; msg describes a failure.

@@ -57,35 +57,43 @@ func slicePlan(in, start, limit, strides []int64, es int) (*boxPlan, error) {
 	return &boxPlan{outDims: out, b: newBox(out, stridesInt(out), sS, es), sOff: off}, nil
 }
 
-// startOperands reads the start indices of dynamic_slice and
-// dynamic_update_slice: one 0-d integer tensor per dimension (or, in the
-// older form, one 1-D tensor).
-func startOperands(op *hlo.Op, args []kernel.Value, first, rank int, out []int64) error {
-	if len(args) == first+1 && rank != 0 {
+// windowOffset reads the start indices of a window of sizes in an operand
+// of dims (dynamic_slice and dynamic_update_slice: one 0-d integer tensor
+// per dimension from args[first], or, in the older form, one 1-D tensor),
+// clamps each so that the window fits, and returns the window's element
+// offset in the row-major operand.
+func windowOffset(op *hlo.Op, args []kernel.Value, first int, dims, sizes []int64) (int, error) {
+	r := len(dims)
+	var vec *hlo.Literal
+	if len(args) == first+1 && r != 0 {
 		if l, ok := args[first].(*hlo.Literal); ok && len(l.Dims) == 1 {
-			if int(l.Dims[0]) != rank {
-				return runErr(op, "start index vector %s needs %d entries", l.ShapeString(), rank)
+			if int(l.Dims[0]) != r {
+				return 0, runErr(op, "start index vector %s needs %d entries", l.ShapeString(), r)
 			}
-			for d := 0; d < rank; d++ {
-				out[d] = readIndex(l, d)
+			vec = l
+		}
+	}
+	if vec == nil && len(args)-first != r {
+		return 0, runErr(op, "has %d start indices for an operand of rank %d", len(args)-first, r)
+	}
+	off := 0
+	for d := 0; d < r; d++ {
+		var start int64
+		if vec != nil {
+			start = readIndex(vec, d)
+		} else {
+			l, err := lit(op, args, first+d)
+			if err != nil {
+				return 0, err
 			}
-			return nil
+			if len(l.Data) < l.DType.Size() || !(l.DType.IsInt() || l.DType.IsBool()) {
+				return 0, runErr(op, "start index %d has shape %s, want a 0-d integer tensor", d, l.ShapeString())
+			}
+			start = readIndex(l, 0)
 		}
+		off = off*int(dims[d]) + int(clampI(start, 0, dims[d]-sizes[d]))
 	}
-	if len(args)-first != rank {
-		return runErr(op, "has %d start indices for an operand of rank %d", len(args)-first, rank)
-	}
-	for d := 0; d < rank; d++ {
-		l, err := lit(op, args, first+d)
-		if err != nil {
-			return err
-		}
-		if len(l.Data) < l.DType.Size() || !(l.DType.IsInt() || l.DType.IsBool()) {
-			return runErr(op, "start index %d has shape %s, want a 0-d integer tensor", d, l.ShapeString())
-		}
-		out[d] = readIndex(l, 0)
-	}
-	return nil
+	return off, nil
 }
 
 func checkStartTypes(c *kernel.OpCtx, first int) error {
@@ -156,20 +164,9 @@ func compileDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 			}
 			b = sliceBox(sizes, in.Dims, es)
 		}
-		var startBuf [maxStackRank]int64
-		start := startBuf[:0]
-		if r <= maxStackRank {
-			start = startBuf[:r]
-		} else {
-			start = make([]int64, r)
-		}
-		if err := startOperands(op, args, 1, r, start); err != nil {
+		off, err := windowOffset(op, args, 1, in.Dims, sizes)
+		if err != nil {
 			return err
-		}
-		off, acc := 0, 1
-		for d := r - 1; d >= 0; d-- {
-			off += int(clampI(start[d], 0, in.Dims[d]-sizes[d])) * acc
-			acc *= int(in.Dims[d])
 		}
 		out := newOut(x, in.DType, sizes)
 		b.run(out.Data, in.Data, 0, off)
@@ -243,20 +240,9 @@ func compileDynamicUpdateSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 			}
 			b = newBox(upd.Dims, stridesInt(in.Dims), stridesInt(upd.Dims), es)
 		}
-		var startBuf [maxStackRank]int64
-		start := startBuf[:0]
-		if r <= maxStackRank {
-			start = startBuf[:r]
-		} else {
-			start = make([]int64, r)
-		}
-		if err := startOperands(op, args, 2, r, start); err != nil {
+		off, err := windowOffset(op, args, 2, in.Dims, upd.Dims)
+		if err != nil {
 			return err
-		}
-		off, acc := 0, 1
-		for d := r - 1; d >= 0; d-- {
-			off += int(clampI(start[d], 0, in.Dims[d]-upd.Dims[d])) * acc
-			acc *= int(in.Dims[d])
 		}
 		out := newOut(x, in.DType, in.Dims)
 		copy(out.Data, in.Data)
@@ -282,9 +268,8 @@ func compileRealDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return nil, c.Errorf("takes operand, start_indices, limit_indices and strides, has %d operands", len(c.In))
 	}
 	for i, name := range []string{"start_indices", "limit_indices", "strides"} {
-		t := c.InTensor(i + 1)
-		if t == nil || t.Rank() != 1 || !t.DType.IsInt() {
-			return nil, c.Errorf("%s has type %s, want a 1-D integer tensor", name, shapeOf(c.In[i+1]))
+		if err := checkShapeOperand(c, i+1, name); err != nil {
+			return nil, err
 		}
 	}
 	op := c.Op

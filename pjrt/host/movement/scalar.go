@@ -226,53 +226,43 @@ func scalarInst(op *hlo.Op, rt hlo.DType, ins []int, dtOf map[int]hlo.DType) (si
 		}
 		return in, false
 	case rt.IsUnsigned():
-		var f func(x, y uint64) uint64
-		switch op.Name {
-		case "stablehlo.add":
-			f = func(x, y uint64) uint64 { return x + y }
-		case "stablehlo.subtract":
-			f = func(x, y uint64) uint64 { return x - y }
-		case "stablehlo.multiply":
-			f = func(x, y uint64) uint64 { return x * y }
-		case "stablehlo.maximum":
-			f = func(x, y uint64) uint64 { return max(x, y) }
-		case "stablehlo.minimum":
-			f = func(x, y uint64) uint64 { return min(x, y) }
-		case "stablehlo.and":
-			f = func(x, y uint64) uint64 { return x & y }
-		case "stablehlo.or":
-			f = func(x, y uint64) uint64 { return x | y }
-		case "stablehlo.xor":
-			f = func(x, y uint64) uint64 { return x ^ y }
-		default:
+		f := intBinary[uint64](op.Name)
+		if f == nil {
 			return in, false
 		}
 		return set(func(r []uint64, in *sinst) { r[in.d] = wrapReg(f(r[in.a], r[in.b]), in.w, false) })
 	case rt.IsSigned():
-		var f func(x, y int64) int64
-		switch op.Name {
-		case "stablehlo.add":
-			f = func(x, y int64) int64 { return x + y }
-		case "stablehlo.subtract":
-			f = func(x, y int64) int64 { return x - y }
-		case "stablehlo.multiply":
-			f = func(x, y int64) int64 { return x * y }
-		case "stablehlo.maximum":
-			f = func(x, y int64) int64 { return max(x, y) }
-		case "stablehlo.minimum":
-			f = func(x, y int64) int64 { return min(x, y) }
-		case "stablehlo.and":
-			f = func(x, y int64) int64 { return x & y }
-		case "stablehlo.or":
-			f = func(x, y int64) int64 { return x | y }
-		case "stablehlo.xor":
-			f = func(x, y int64) int64 { return x ^ y }
-		default:
+		f := intBinary[int64](op.Name)
+		if f == nil {
 			return in, false
 		}
 		return set(intOp(f))
 	}
 	return in, false
+}
+
+// intBinary returns the integer binary op name on 64-bit registers (the
+// caller wraps the result to the element width), or nil.
+func intBinary[T int64 | uint64](name string) func(x, y T) T {
+	switch name {
+	case "stablehlo.add":
+		return func(x, y T) T { return x + y }
+	case "stablehlo.subtract":
+		return func(x, y T) T { return x - y }
+	case "stablehlo.multiply":
+		return func(x, y T) T { return x * y }
+	case "stablehlo.maximum":
+		return func(x, y T) T { return max(x, y) }
+	case "stablehlo.minimum":
+		return func(x, y T) T { return min(x, y) }
+	case "stablehlo.and":
+		return func(x, y T) T { return x & y }
+	case "stablehlo.or":
+		return func(x, y T) T { return x | y }
+	case "stablehlo.xor":
+		return func(x, y T) T { return x ^ y }
+	}
+	return nil
 }
 
 func intOp(f func(x, y int64) int64) func(r []uint64, in *sinst) {
@@ -349,42 +339,34 @@ func regCompare(dir, typ string, dt hlo.DType) func(r []uint64, in *sinst) {
 	default:
 		return nil
 	}
+	if fl != nil {
+		return regCompareBy(dir, fl)
+	}
+	return regCompareBy(dir, key)
+}
+
+// regCompareBy compares registers by their values under conv (floats, or
+// order-preserving integer keys).
+func regCompareBy[T int64 | float64](dir string, conv func(v uint64) T) func(r []uint64, in *sinst) {
 	b := func(x bool) uint64 {
 		if x {
 			return 1
 		}
 		return 0
 	}
-	if fl != nil {
-		switch dir {
-		case "EQ":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) == fl(r[in.b])) }
-		case "NE":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) != fl(r[in.b])) }
-		case "LT":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) < fl(r[in.b])) }
-		case "LE":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) <= fl(r[in.b])) }
-		case "GT":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) > fl(r[in.b])) }
-		case "GE":
-			return func(r []uint64, in *sinst) { r[in.d] = b(fl(r[in.a]) >= fl(r[in.b])) }
-		}
-		return nil
-	}
 	switch dir {
 	case "EQ":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) == key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) == conv(r[in.b])) }
 	case "NE":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) != key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) != conv(r[in.b])) }
 	case "LT":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) < key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) < conv(r[in.b])) }
 	case "LE":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) <= key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) <= conv(r[in.b])) }
 	case "GT":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) > key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) > conv(r[in.b])) }
 	case "GE":
-		return func(r []uint64, in *sinst) { r[in.d] = b(key(r[in.a]) >= key(r[in.b])) }
+		return func(r []uint64, in *sinst) { r[in.d] = b(conv(r[in.a]) >= conv(r[in.b])) }
 	}
 	return nil
 }

@@ -42,19 +42,12 @@ func readOutShape(op *hlo.Op, name string, l *hlo.Literal, outT *hlo.TensorType)
 }
 
 func compileDynamicBroadcastInDim(c *kernel.OpCtx) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
+	inT, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkShapeOperand(c, 1, "output_dimensions"); err != nil {
 		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	bd, err := reqInts(c, "broadcast_dimensions")
 	if err != nil {
@@ -95,19 +88,12 @@ func compileDynamicBroadcastInDim(c *kernel.OpCtx) (kernel.RunFn, error) {
 }
 
 func compileDynamicReshape(c *kernel.OpCtx) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
+	_, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkShapeOperand(c, 1, "output_shape"); err != nil {
 		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	if c.InTensor(1).Dims[0] >= 0 && c.InTensor(1).Dims[0] != int64(outT.Rank()) {
 		return nil, c.Errorf("output_shape %s has %d entries for result %s", c.InTensor(1).ShapeString(), c.InTensor(1).Dims[0], outT.ShapeString())

@@ -22,16 +22,9 @@ type planFn func(in []int64) (*boxPlan, error)
 // compileBoxOp is the compile step shared by the unary box ops: the plan
 // is built now when the operand shape is static, else on every run.
 func compileBoxOp(c *kernel.OpCtx, plan planFn) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
+	inT, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	var static *boxPlan
 	if inT.IsStatic() {
@@ -175,16 +168,9 @@ func compileReverse(c *kernel.OpCtx) (kernel.RunFn, error) {
 // compileReshape shares the operand's storage: the result is a new literal
 // header over the same bytes (so the entry is not Fresh).
 func compileReshape(c *kernel.OpCtx) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
+	inT, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	if !outT.IsStatic() {
 		return nil, c.Errorf("result %s must be static (use dynamic_reshape)", outT.ShapeString())

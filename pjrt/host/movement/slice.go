@@ -107,11 +107,7 @@ func checkStartTypes(c *kernel.OpCtx, first int) error {
 }
 
 func compileDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
+	inT, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +117,6 @@ func compileDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	if err := checkStartTypes(c, 1); err != nil {
 		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	r := inT.Rank()
 	if len(sizes) != r {
@@ -253,16 +246,9 @@ func compileDynamicUpdateSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 }
 
 func compileRealDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
-	inT, err := tensorIn(c, 0)
+	inT, outT, err := sameElemTypes(c)
 	if err != nil {
 		return nil, err
-	}
-	outT, err := tensorOut(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	if inT.DType != outT.DType {
-		return nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
 	}
 	if len(c.In) != 4 {
 		return nil, c.Errorf("takes operand, start_indices, limit_indices and strides, has %d operands", len(c.In))

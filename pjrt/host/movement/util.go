@@ -68,6 +68,21 @@ func tensorOut(c *kernel.OpCtx, i int) (*hlo.TensorType, error) {
 	return t, nil
 }
 
+// sameElemTypes returns operand 0's and result 0's tensor types, which
+// must share an element type.
+func sameElemTypes(c *kernel.OpCtx) (inT, outT *hlo.TensorType, err error) {
+	if inT, err = tensorIn(c, 0); err != nil {
+		return nil, nil, err
+	}
+	if outT, err = tensorOut(c, 0); err != nil {
+		return nil, nil, err
+	}
+	if inT.DType != outT.DType {
+		return nil, nil, c.Errorf("element type of result %s differs from operand %s", outT.ShapeString(), inT.ShapeString())
+	}
+	return inT, outT, nil
+}
+
 // intsAttr reads an integer-list attribute under the first of names that is
 // present; ok is false when none is.
 func intsAttr(c *kernel.OpCtx, names ...string) (vals []int64, ok bool, err error) {

@@ -155,9 +155,8 @@ func compileDynamicPad(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	names := []string{"edge_padding_low", "edge_padding_high", "interior_padding"}
 	for i, n := range names {
-		t := c.InTensor(i + 2)
-		if t == nil || t.Rank() != 1 || !t.DType.IsInt() {
-			return nil, c.Errorf("%s has type %s, want a 1-D integer tensor", n, shapeOf(c.In[i+2]))
+		if err := checkShapeOperand(c, i+2, n); err != nil {
+			return nil, err
 		}
 	}
 	op := c.Op

@@ -147,12 +147,8 @@ func inferDynamicGather(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.shapeOperand(2, "slice_sizes")
-	if err != nil {
+	if err := c.shapeOperandOf(2, "slice_sizes", "operand", x); err != nil {
 		return nil, err
-	}
-	if n >= 0 && n != int64(x.Rank()) {
-		return nil, c.errf("slice_sizes %s has %d entries, operand %s has rank %d", c.operands[2], n, x, x.Rank())
 	}
 	dn, ok := c.attr("dimension_numbers").(*GatherDimsAttr)
 	if !ok {

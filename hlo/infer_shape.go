@@ -67,20 +67,42 @@ func (c *inferCtx) shapeOperand(i int, what string) (int64, error) {
 	return t.Dims[0], nil
 }
 
-func inferDynamicIota(c *inferCtx) ([]Type, error) {
-	if err := c.numOperands(1); err != nil {
+// shapeOperandOf checks shape operand i (see shapeOperand) against t, which
+// needs one entry per dimension; role names t in the message.
+func (c *inferCtx) shapeOperandOf(i int, what, role string, t *TensorType) error {
+	n, err := c.shapeOperand(i, what)
+	if err != nil {
+		return err
+	}
+	if n >= 0 && n != int64(t.Rank()) {
+		return c.errf("%s %s has %d entries, %s %s has rank %d", what, c.operands[i], n, role, t, t.Rank())
+	}
+	return nil
+}
+
+// resultLike returns the declared result, which must have x's rank and
+// element type (the dynamic ops whose sizes come from operand values).
+func (c *inferCtx) resultLike(x *TensorType) ([]Type, error) {
+	r, err := c.givenTensor(0)
+	if err != nil {
 		return nil, err
 	}
-	n, err := c.shapeOperand(0, "output_shape")
-	if err != nil {
+	if r.Rank() != x.Rank() || !sameElem(x, r) {
+		return nil, c.errf("result type %s must have the rank and element type of operand %s", r, x)
+	}
+	return []Type{r}, nil
+}
+
+func inferDynamicIota(c *inferCtx) ([]Type, error) {
+	if err := c.numOperands(1); err != nil {
 		return nil, err
 	}
 	r, err := c.givenTensor(0)
 	if err != nil {
 		return nil, err
 	}
-	if n >= 0 && n != int64(r.Rank()) {
-		return nil, c.errf("output_shape %s has %d entries, result type %s has rank %d", c.operands[0], n, r, r.Rank())
+	if err := c.shapeOperandOf(0, "output_shape", "result type", r); err != nil {
+		return nil, err
 	}
 	return []Type{r}, c.checkIotaResult(r)
 }
@@ -152,10 +174,6 @@ func inferDynamicBroadcastInDim(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.shapeOperand(1, "output_dimensions")
-	if err != nil {
-		return nil, err
-	}
 	bd, err := c.reqInts("broadcast_dimensions")
 	if err != nil {
 		return nil, err
@@ -164,8 +182,8 @@ func inferDynamicBroadcastInDim(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n >= 0 && n != int64(r.Rank()) {
-		return nil, c.errf("output_dimensions %s has %d entries, result type %s has rank %d", c.operands[1], n, r, r.Rank())
+	if err := c.shapeOperandOf(1, "output_dimensions", "result type", r); err != nil {
+		return nil, err
 	}
 	if err := c.checkBroadcastDims(x, r, bd); err != nil {
 		return nil, err
@@ -185,6 +203,17 @@ func inferDynamicBroadcastInDim(c *inferCtx) ([]Type, error) {
 	return []Type{r}, nil
 }
 
+// checkReshape checks that r holds x's elements.
+func (c *inferCtx) checkReshape(x, r *TensorType) error {
+	if !sameElem(x, r) {
+		return c.errf("result type %s and operand type %s have different element types", r, x)
+	}
+	if a, b := x.NumElements(), r.NumElements(); a >= 0 && b >= 0 && a != b {
+		return c.errf("operand %s has %d elements, result %s has %d", x, a, r, b)
+	}
+	return nil
+}
+
 func inferReshape(c *inferCtx) ([]Type, error) {
 	if err := c.numOperands(1); err != nil {
 		return nil, err
@@ -197,13 +226,7 @@ func inferReshape(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameElem(x, r) {
-		return nil, c.errf("result type %s and operand type %s have different element types", r, x)
-	}
-	if a, b := x.NumElements(), r.NumElements(); a >= 0 && b >= 0 && a != b {
-		return nil, c.errf("operand %s has %d elements, result %s has %d", x, a, r, b)
-	}
-	return []Type{r}, nil
+	return []Type{r}, c.checkReshape(x, r)
 }
 
 func inferDynamicReshape(c *inferCtx) ([]Type, error) {
@@ -214,24 +237,14 @@ func inferDynamicReshape(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.shapeOperand(1, "output_shape")
-	if err != nil {
-		return nil, err
-	}
 	r, err := c.givenTensor(0)
 	if err != nil {
 		return nil, err
 	}
-	if n >= 0 && n != int64(r.Rank()) {
-		return nil, c.errf("output_shape %s has %d entries, result type %s has rank %d", c.operands[1], n, r, r.Rank())
+	if err := c.shapeOperandOf(1, "output_shape", "result type", r); err != nil {
+		return nil, err
 	}
-	if !sameElem(x, r) {
-		return nil, c.errf("result type %s and operand type %s have different element types", r, x)
-	}
-	if a, b := x.NumElements(), r.NumElements(); a >= 0 && b >= 0 && a != b {
-		return nil, c.errf("operand %s has %d elements, result %s has %d", x, a, r, b)
-	}
-	return []Type{r}, nil
+	return []Type{r}, c.checkReshape(x, r)
 }
 
 func inferTranspose(c *inferCtx) ([]Type, error) {
@@ -353,22 +366,11 @@ func inferRealDynamicSlice(c *inferCtx) ([]Type, error) {
 		return nil, err
 	}
 	for i, what := range []string{"start_indices", "limit_indices", "strides"} {
-		n, err := c.shapeOperand(i+1, what)
-		if err != nil {
+		if err := c.shapeOperandOf(i+1, what, "operand", x); err != nil {
 			return nil, err
 		}
-		if n >= 0 && n != int64(x.Rank()) {
-			return nil, c.errf("%s %s has %d entries, operand %s has rank %d", what, c.operands[i+1], n, x, x.Rank())
-		}
 	}
-	r, err := c.givenTensor(0)
-	if err != nil {
-		return nil, err
-	}
-	if r.Rank() != x.Rank() || !sameElem(x, r) {
-		return nil, c.errf("result type %s must have the rank and element type of operand %s", r, x)
-	}
-	return []Type{r}, nil
+	return c.resultLike(x)
 }
 
 func inferDynamicUpdateSlice(c *inferCtx) ([]Type, error) {
@@ -469,10 +471,9 @@ func (c *inferCtx) padDims(x *TensorType, lo, hi, in []int64) ([]int64, error) {
 	return dims, nil
 }
 
-func inferPad(c *inferCtx) ([]Type, error) {
-	if err := c.numOperands(2); err != nil {
-		return nil, err
-	}
+// padOperands returns pad's operand, after checking that the padding value
+// (operand 1) is a 0-d tensor of its element type.
+func (c *inferCtx) padOperands() (*TensorType, error) {
 	x, err := c.tensor(0)
 	if err != nil {
 		return nil, err
@@ -483,6 +484,17 @@ func inferPad(c *inferCtx) ([]Type, error) {
 	}
 	if p.Rank() != 0 || !sameElem(x, p) {
 		return nil, c.errf("padding value type %s must be a 0-d tensor of the element type of %s", p, x)
+	}
+	return x, nil
+}
+
+func inferPad(c *inferCtx) ([]Type, error) {
+	if err := c.numOperands(2); err != nil {
+		return nil, err
+	}
+	x, err := c.padOperands()
+	if err != nil {
+		return nil, err
 	}
 	lo, err := c.reqInts("edge_padding_low")
 	if err != nil {
@@ -507,34 +519,16 @@ func inferDynamicPad(c *inferCtx) ([]Type, error) {
 	if err := c.numOperands(5); err != nil {
 		return nil, err
 	}
-	x, err := c.tensor(0)
+	x, err := c.padOperands()
 	if err != nil {
 		return nil, err
-	}
-	p, err := c.tensor(1)
-	if err != nil {
-		return nil, err
-	}
-	if p.Rank() != 0 || !sameElem(x, p) {
-		return nil, c.errf("padding value type %s must be a 0-d tensor of the element type of %s", p, x)
 	}
 	for i, what := range []string{"edge_padding_low", "edge_padding_high", "interior_padding"} {
-		n, err := c.shapeOperand(i+2, what)
-		if err != nil {
+		if err := c.shapeOperandOf(i+2, what, "operand", x); err != nil {
 			return nil, err
 		}
-		if n >= 0 && n != int64(x.Rank()) {
-			return nil, c.errf("%s %s has %d entries, operand %s has rank %d", what, c.operands[i+2], n, x, x.Rank())
-		}
 	}
-	r, err := c.givenTensor(0)
-	if err != nil {
-		return nil, err
-	}
-	if r.Rank() != x.Rank() || !sameElem(x, r) {
-		return nil, c.errf("result type %s must have the rank and element type of operand %s", r, x)
-	}
-	return []Type{r}, nil
+	return c.resultLike(x)
 }
 
 func inferReverse(c *inferCtx) ([]Type, error) {

@@ -136,6 +136,21 @@ func (c *inferCtx) reductionElem(inputs []*TensorType) (*TensorType, error) {
 	return e, nil
 }
 
+// reducedTypes checks the computation region against the inputs and
+// returns one result per input: its shape with the computation's element
+// type.
+func (c *inferCtx) reducedTypes(inputs []*TensorType) ([]Type, error) {
+	e, err := c.reductionElem(inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Type, len(inputs))
+	for i, t := range inputs {
+		out[i] = withDims(e, t.Dims)
+	}
+	return out, nil
+}
+
 func args0d(args []Type) (*TensorType, bool) {
 	if len(args) == 0 {
 		return nil, false
@@ -152,15 +167,7 @@ func inferAllReduce(c *inferCtx) ([]Type, error) {
 	if err := c.checkReplicaGroups(); err != nil {
 		return nil, err
 	}
-	e, err := c.reductionElem(ts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Type, len(ts))
-	for i, t := range ts {
-		out[i] = withDims(e, t.Dims)
-	}
-	return out, nil
+	return c.reducedTypes(ts)
 }
 
 func inferReduceScatter(c *inferCtx) ([]Type, error) {
@@ -307,15 +314,7 @@ func inferCollectiveReduce(c *inferCtx) ([]Type, error) {
 	if dyn {
 		ts = ts[:len(ts)-1]
 	}
-	e, err := c.reductionElem(ts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Type, len(ts))
-	for i, t := range ts {
-		out[i] = withDims(e, t.Dims)
-	}
-	return out, nil
+	return c.reducedTypes(ts)
 }
 
 func inferCrossReplicaSum(c *inferCtx) ([]Type, error) {

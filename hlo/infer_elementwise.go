@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -118,23 +119,33 @@ func partRule(allowed elemKinds) inferFn {
 	}
 }
 
+// binaryOperands returns the first of two operands of one allowed type
+// and their merged shape.
+func (c *inferCtx) binaryOperands(allowed elemKinds) (*TensorType, []int64, error) {
+	if err := c.numOperands(2); err != nil {
+		return nil, nil, err
+	}
+	l, err := c.kindTensor(0, allowed)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.kindTensor(1, allowed)
+	if err != nil {
+		return nil, nil, err
+	}
+	dims, ok := mergeDims(l.Dims, r.Dims)
+	if !ok || !sameElem(l, r) {
+		return nil, nil, c.errf("operand types %s and %s differ", l, r)
+	}
+	return l, dims, nil
+}
+
 // binaryRule: two operands of one allowed type, result of that type.
 func binaryRule(allowed elemKinds) inferFn {
 	return func(c *inferCtx) ([]Type, error) {
-		if err := c.numOperands(2); err != nil {
-			return nil, err
-		}
-		l, err := c.kindTensor(0, allowed)
+		l, dims, err := c.binaryOperands(allowed)
 		if err != nil {
 			return nil, err
-		}
-		r, err := c.kindTensor(1, allowed)
-		if err != nil {
-			return nil, err
-		}
-		dims, ok := mergeDims(l.Dims, r.Dims)
-		if !ok || !sameElem(l, r) {
-			return nil, c.errf("operand types %s and %s differ", l, r)
 		}
 		return []Type{withDims(l, dims)}, nil
 	}
@@ -201,20 +212,9 @@ func DefaultCompareType(dt DType) string {
 }
 
 func inferCompare(c *inferCtx) ([]Type, error) {
-	if err := c.numOperands(2); err != nil {
-		return nil, err
-	}
-	l, err := c.kindTensor(0, kAny)
+	l, dims, err := c.binaryOperands(kAny)
 	if err != nil {
 		return nil, err
-	}
-	r, err := c.kindTensor(1, kAny)
-	if err != nil {
-		return nil, err
-	}
-	dims, ok := mergeDims(l.Dims, r.Dims)
-	if !ok || !sameElem(l, r) {
-		return nil, c.errf("operand types %s and %s differ", l, r)
 	}
 	dir, err := c.enum("comparison_direction", "")
 	if err != nil {
@@ -232,12 +232,7 @@ func inferCompare(c *inferCtx) ([]Type, error) {
 		return nil, err
 	}
 	if ct != "" && l.Quant == nil {
-		valid := validCompareTypes(l)
-		ok := false
-		for _, v := range valid {
-			ok = ok || v == ct
-		}
-		if !ok {
+		if valid := validCompareTypes(l); !slices.Contains(valid, ct) {
 			return nil, c.errf("compare_type %s is invalid for operands of type %s (want %s)", ct, l, strings.Join(valid, " or "))
 		}
 	}

@@ -1,11 +1,13 @@
 package hlo
 
+import "slices"
+
 // Rules for dot_general, dot, convolution and dynamic_conv.
 
-// contractElem returns the result element type of a contraction: the
-// declared one when given (these ops may widen, e.g. i8 x i8 -> i32),
-// otherwise the lhs element type.
-func (c *inferCtx) contractResult(lhs, rhs *TensorType, dims []int64) (*TensorType, error) {
+// contractResult returns the result of a contraction of shape dims. Its
+// element type is the declared one when given (these ops may widen, e.g.
+// i8 x i8 -> i32), otherwise the lhs element type.
+func (c *inferCtx) contractResult(lhs, rhs *TensorType, dims []int64) ([]Type, error) {
 	if lhs.Quant == nil && rhs.Quant == nil && lhs.DType != rhs.DType {
 		return nil, c.errf("operand types %s and %s have different element types", lhs, rhs)
 	}
@@ -14,9 +16,9 @@ func (c *inferCtx) contractResult(lhs, rhs *TensorType, dims []int64) (*TensorTy
 		if !ok {
 			return nil, c.errf("result #0 has type %s, want a tensor", g)
 		}
-		return &TensorType{DType: t.DType, Dims: dims, Quant: t.Quant}, nil
+		return []Type{&TensorType{DType: t.DType, Dims: dims, Quant: t.Quant}}, nil
 	}
-	return withDims(lhs, dims), nil
+	return []Type{withDims(lhs, dims)}, nil
 }
 
 // checkPrecision checks the optional precision_config attribute.
@@ -90,20 +92,16 @@ func inferDotGeneral(c *inferCtx) ([]Type, error) {
 		}
 	}
 	for i, d := range l.Dims {
-		if !containsInt(lb, int64(i)) && !containsInt(lc, int64(i)) {
+		if !slices.Contains(lb, int64(i)) && !slices.Contains(lc, int64(i)) {
 			dims = append(dims, d)
 		}
 	}
 	for i, d := range r.Dims {
-		if !containsInt(rb, int64(i)) && !containsInt(rc, int64(i)) {
+		if !slices.Contains(rb, int64(i)) && !slices.Contains(rc, int64(i)) {
 			dims = append(dims, d)
 		}
 	}
-	t, err := c.contractResult(l, r, dims)
-	if err != nil {
-		return nil, err
-	}
-	return []Type{t}, nil
+	return c.contractResult(l, r, dims)
 }
 
 func inferDot(c *inferCtx) ([]Type, error) {
@@ -128,11 +126,7 @@ func inferDot(c *inferCtx) ([]Type, error) {
 		return nil, c.errf("contracting dimension sizes of %s and %s differ", l, r)
 	}
 	dims := append(append([]int64{}, l.Dims[:l.Rank()-1]...), r.Dims[1:]...)
-	t, err := c.contractResult(l, r, dims)
-	if err != nil {
-		return nil, err
-	}
-	return []Type{t}, nil
+	return c.contractResult(l, r, dims)
 }
 
 // windowCount is the number of windows of a strided, dilated window over a
@@ -283,11 +277,7 @@ func inferConvolution(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.contractResult(l, r, dims)
-	if err != nil {
-		return nil, err
-	}
-	return []Type{t}, nil
+	return c.contractResult(l, r, dims)
 }
 
 func inferDynamicConv(c *inferCtx) ([]Type, error) {

@@ -420,15 +420,6 @@ func (c *inferCtx) checkSorted(what string, dims []int64) error {
 	return nil
 }
 
-func containsInt(xs []int64, x int64) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // isPromotable is the spec's is_promotable on element types: same kind and
 // no narrower.
 func isPromotable(x, y *TensorType) bool {

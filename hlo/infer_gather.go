@@ -1,5 +1,7 @@
 package hlo
 
+import "slices"
+
 // Rules for gather, dynamic_gather and scatter.
 
 // gatherCheck checks gather's dimension numbers against the operand and
@@ -39,7 +41,7 @@ func (c *inferCtx) gatherCheck(x, idx *TensorType, dn *GatherDimsAttr, sizes []i
 	if err := c.checkAxes("start_indices_batching_dims", dn.StartIndicesBatchingDims, idx.Rank(), true); err != nil {
 		return nil, err
 	}
-	if containsInt(dn.StartIndicesBatchingDims, ivd) {
+	if slices.Contains(dn.StartIndicesBatchingDims, ivd) {
 		return nil, c.errf("start_indices_batching_dims %s contains index_vector_dim %d", fmtInts(dn.StartIndicesBatchingDims), ivd)
 	}
 	if len(dn.OperandBatchingDims) != len(dn.StartIndicesBatchingDims) {
@@ -70,7 +72,7 @@ func (c *inferCtx) gatherCheck(x, idx *TensorType, dn *GatherDimsAttr, sizes []i
 		if x.Dims[i] >= 0 && s > x.Dims[i] {
 			return nil, c.errf("slice_sizes %s exceeds operand %s in dimension %d", fmtInts(sizes), x, i)
 		}
-		if containsInt(collapsedAndBatch, int64(i)) && s > 1 {
+		if slices.Contains(collapsedAndBatch, int64(i)) && s > 1 {
 			return nil, c.errf("slice_sizes %s: collapsed or batching dimension %d has size %d, want <= 1", fmtInts(sizes), i, s)
 		}
 	}
@@ -81,7 +83,7 @@ func (c *inferCtx) gatherCheck(x, idx *TensorType, dn *GatherDimsAttr, sizes []i
 		}
 	}
 	for i, s := range sizes {
-		if !containsInt(collapsedAndBatch, int64(i)) {
+		if !slices.Contains(collapsedAndBatch, int64(i)) {
 			offset = append(offset, s)
 		}
 	}
@@ -92,7 +94,7 @@ func (c *inferCtx) gatherCheck(x, idx *TensorType, dn *GatherDimsAttr, sizes []i
 	dims := make([]int64, rank)
 	bi, oi := 0, 0
 	for i := range dims {
-		if containsInt(dn.OffsetDims, int64(i)) {
+		if slices.Contains(dn.OffsetDims, int64(i)) {
 			dims[i] = offset[oi]
 			oi++
 		} else {
@@ -227,7 +229,7 @@ func inferScatter(c *inferCtx) ([]Type, error) {
 	if ivd < 0 || ivd > int64(idx.Rank()) {
 		return nil, c.errf("index_vector_dim %d is out of range for scatter_indices %s", ivd, idx)
 	}
-	if containsInt(dn.ScatterIndicesBatchingDims, ivd) {
+	if slices.Contains(dn.ScatterIndicesBatchingDims, ivd) {
 		return nil, c.errf("scatter_indices_batching_dims %s contains index_vector_dim %d", fmtInts(dn.ScatterIndicesBatchingDims), ivd)
 	}
 	if len(dn.InputBatchingDims) != len(dn.ScatterIndicesBatchingDims) {
@@ -259,7 +261,7 @@ func inferScatter(c *inferCtx) ([]Type, error) {
 		}
 	}
 	for i, d := range x.Dims {
-		if !containsInt(insAndBatch, int64(i)) {
+		if !slices.Contains(insAndBatch, int64(i)) {
 			windowBounds = append(windowBounds, d)
 		}
 	}
@@ -268,7 +270,7 @@ func inferScatter(c *inferCtx) ([]Type, error) {
 	}
 	si, wi := 0, 0
 	for i, d := range u.Dims {
-		if containsInt(dn.UpdateWindowDims, int64(i)) {
+		if slices.Contains(dn.UpdateWindowDims, int64(i)) {
 			if b := windowBounds[wi]; d >= 0 && b >= 0 && d > b {
 				return nil, c.errf("updates %s window dimension %d has size %d, larger than input %s allows (%d)", u, i, d, x, b)
 			}

@@ -1,5 +1,7 @@
 package hlo
 
+import "slices"
+
 // Rules for the ops with reduction or comparison regions: reduce,
 // reduce_window, select_and_scatter, sort and map.
 
@@ -48,7 +50,7 @@ func inferReduce(c *inferCtx) ([]Type, error) {
 	}
 	var shape []int64
 	for i, d := range x.Dims {
-		if !containsInt(dims, int64(i)) {
+		if !slices.Contains(dims, int64(i)) {
 			shape = append(shape, d)
 		}
 	}

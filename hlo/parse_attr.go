@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -240,11 +241,17 @@ func (p *parser) parseHashAttr() Attr {
 		}
 		p.tok = save
 	case "#stablehlo.gather":
-		return p.parseGatherDims()
+		g := &GatherDimsAttr{}
+		p.parseDimsStruct(name, g.fields())
+		return g
 	case "#stablehlo.scatter":
-		return p.parseScatterDims()
+		s := &ScatterDimsAttr{}
+		p.parseDimsStruct(name, s.fields())
+		return s
 	case "#stablehlo.dot":
-		return p.parseDotDims()
+		d := &DotDimsAttr{}
+		p.parseDimsStruct(name, d.fields())
+		return d
 	case "#stablehlo.conv":
 		p.next()
 		p.expect("<")
@@ -371,69 +378,20 @@ func (p *parser) parseStruct() []structField {
 	return fs
 }
 
-func (p *parser) parseGatherDims() *GatherDimsAttr {
-	g := &GatherDimsAttr{}
+// parseDimsStruct parses the body of a #stablehlo.gather, scatter or dot
+// attribute (kind) into its fields fs.
+func (p *parser) parseDimsStruct(kind string, fs []dimsField) {
 	for _, f := range p.parseStruct() {
-		switch f.name {
-		case "offset_dims":
-			g.OffsetDims = f.ints(p)
-		case "collapsed_slice_dims":
-			g.CollapsedSliceDims = f.ints(p)
-		case "operand_batching_dims":
-			g.OperandBatchingDims = f.ints(p)
-		case "start_indices_batching_dims":
-			g.StartIndicesBatchingDims = f.ints(p)
-		case "start_index_map":
-			g.StartIndexMap = f.ints(p)
-		case "index_vector_dim":
-			g.IndexVectorDim = f.int(p)
+		i := slices.IndexFunc(fs, func(d dimsField) bool { return d.name == f.name })
+		switch {
+		case i < 0:
+			p.failAt(f.off, "unknown field %s in %s", f.name, kind)
+		case fs[i].one != nil:
+			*fs[i].one = f.int(p)
 		default:
-			p.failAt(f.off, "unknown field %s in #stablehlo.gather", f.name)
+			*fs[i].list = f.ints(p)
 		}
 	}
-	return g
-}
-
-func (p *parser) parseScatterDims() *ScatterDimsAttr {
-	s := &ScatterDimsAttr{}
-	for _, f := range p.parseStruct() {
-		switch f.name {
-		case "update_window_dims":
-			s.UpdateWindowDims = f.ints(p)
-		case "inserted_window_dims":
-			s.InsertedWindowDims = f.ints(p)
-		case "input_batching_dims":
-			s.InputBatchingDims = f.ints(p)
-		case "scatter_indices_batching_dims":
-			s.ScatterIndicesBatchingDims = f.ints(p)
-		case "scatter_dims_to_operand_dims":
-			s.ScatterDimsToOperandDims = f.ints(p)
-		case "index_vector_dim":
-			s.IndexVectorDim = f.int(p)
-		default:
-			p.failAt(f.off, "unknown field %s in #stablehlo.scatter", f.name)
-		}
-	}
-	return s
-}
-
-func (p *parser) parseDotDims() *DotDimsAttr {
-	d := &DotDimsAttr{}
-	for _, f := range p.parseStruct() {
-		switch f.name {
-		case "lhs_batching_dimensions":
-			d.LhsBatchingDims = f.ints(p)
-		case "rhs_batching_dimensions":
-			d.RhsBatchingDims = f.ints(p)
-		case "lhs_contracting_dimensions":
-			d.LhsContractingDims = f.ints(p)
-		case "rhs_contracting_dimensions":
-			d.RhsContractingDims = f.ints(p)
-		default:
-			p.failAt(f.off, "unknown field %s in #stablehlo.dot", f.name)
-		}
-	}
-	return d
 }
 
 // parseConvRaw parses the body of #stablehlo.conv<raw field = v, ...>.

@@ -133,33 +133,11 @@ func writeAttrElide(b *strings.Builder, a Attr, elideType bool) {
 		b.WriteString("#stablehlo.channel_handle<handle = " + strconv.FormatInt(a.Handle, 10) +
 			", type = " + strconv.FormatInt(a.Type, 10) + ">")
 	case *GatherDimsAttr:
-		b.WriteString("#stablehlo.gather<")
-		sep := dimsWriter(b)
-		sep("offset_dims", a.OffsetDims)
-		sep("collapsed_slice_dims", a.CollapsedSliceDims)
-		sep("operand_batching_dims", a.OperandBatchingDims)
-		sep("start_indices_batching_dims", a.StartIndicesBatchingDims)
-		sep("start_index_map", a.StartIndexMap)
-		sep("index_vector_dim", []int64{a.IndexVectorDim})
-		b.WriteByte('>')
+		writeDimsStruct(b, "#stablehlo.gather", a.fields())
 	case *ScatterDimsAttr:
-		b.WriteString("#stablehlo.scatter<")
-		sep := dimsWriter(b)
-		sep("update_window_dims", a.UpdateWindowDims)
-		sep("inserted_window_dims", a.InsertedWindowDims)
-		sep("input_batching_dims", a.InputBatchingDims)
-		sep("scatter_indices_batching_dims", a.ScatterIndicesBatchingDims)
-		sep("scatter_dims_to_operand_dims", a.ScatterDimsToOperandDims)
-		sep("index_vector_dim", []int64{a.IndexVectorDim})
-		b.WriteByte('>')
+		writeDimsStruct(b, "#stablehlo.scatter", a.fields())
 	case *DotDimsAttr:
-		b.WriteString("#stablehlo.dot<")
-		sep := dimsWriter(b)
-		sep("lhs_batching_dimensions", a.LhsBatchingDims)
-		sep("rhs_batching_dimensions", a.RhsBatchingDims)
-		sep("lhs_contracting_dimensions", a.LhsContractingDims)
-		sep("rhs_contracting_dimensions", a.RhsContractingDims)
-		b.WriteByte('>')
+		writeDimsStruct(b, "#stablehlo.dot", a.fields())
 	case *ConvDimsAttr:
 		b.WriteString("#stablehlo.conv<")
 		if a.layoutValid() {
@@ -197,26 +175,68 @@ func attrScalar(t Type) (DType, bool) {
 	return InvalidDType, false
 }
 
-// dimsWriter returns a function that writes `name = [..]` entries separated
-// by ", ", skipping empty lists; index_vector_dim is written as a bare
-// integer, and skipped when 0 (as StableHLO's printStruct does).
-func dimsWriter(b *strings.Builder) func(name string, xs []int64) {
+// dimsField is one field of a #stablehlo.gather, #stablehlo.scatter or
+// #stablehlo.dot attribute: an integer list, or (one != nil) the single
+// integer index_vector_dim. The fields methods list them in printing order
+// for the printer and the parser.
+type dimsField struct {
+	name string
+	list *[]int64
+	one  *int64
+}
+
+func (g *GatherDimsAttr) fields() []dimsField {
+	return []dimsField{
+		{"offset_dims", &g.OffsetDims, nil},
+		{"collapsed_slice_dims", &g.CollapsedSliceDims, nil},
+		{"operand_batching_dims", &g.OperandBatchingDims, nil},
+		{"start_indices_batching_dims", &g.StartIndicesBatchingDims, nil},
+		{"start_index_map", &g.StartIndexMap, nil},
+		{"index_vector_dim", nil, &g.IndexVectorDim},
+	}
+}
+
+func (s *ScatterDimsAttr) fields() []dimsField {
+	return []dimsField{
+		{"update_window_dims", &s.UpdateWindowDims, nil},
+		{"inserted_window_dims", &s.InsertedWindowDims, nil},
+		{"input_batching_dims", &s.InputBatchingDims, nil},
+		{"scatter_indices_batching_dims", &s.ScatterIndicesBatchingDims, nil},
+		{"scatter_dims_to_operand_dims", &s.ScatterDimsToOperandDims, nil},
+		{"index_vector_dim", nil, &s.IndexVectorDim},
+	}
+}
+
+func (d *DotDimsAttr) fields() []dimsField {
+	return []dimsField{
+		{"lhs_batching_dimensions", &d.LhsBatchingDims, nil},
+		{"rhs_batching_dimensions", &d.RhsBatchingDims, nil},
+		{"lhs_contracting_dimensions", &d.LhsContractingDims, nil},
+		{"rhs_contracting_dimensions", &d.RhsContractingDims, nil},
+	}
+}
+
+// writeDimsStruct writes kind<name = [..], ...>, skipping empty lists and
+// a zero index_vector_dim (as StableHLO's printStruct does).
+func writeDimsStruct(b *strings.Builder, kind string, fs []dimsField) {
+	b.WriteString(kind + "<")
 	first := true
-	return func(name string, xs []int64) {
-		if len(xs) == 0 || name == "index_vector_dim" && xs[0] == 0 {
-			return
+	for _, f := range fs {
+		if f.one != nil && *f.one == 0 || f.one == nil && len(*f.list) == 0 {
+			continue
 		}
 		if !first {
 			b.WriteString(", ")
 		}
 		first = false
-		b.WriteString(name + " = ")
-		if name == "index_vector_dim" {
-			b.WriteString(strconv.FormatInt(xs[0], 10))
-			return
+		b.WriteString(f.name + " = ")
+		if f.one != nil {
+			b.WriteString(strconv.FormatInt(*f.one, 10))
+		} else {
+			writeInts(b, *f.list)
 		}
-		writeInts(b, xs)
 	}
+	b.WriteByte('>')
 }
 
 // layoutValid reports whether the dimension numbers describe permutations

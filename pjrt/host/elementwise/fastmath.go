@@ -130,31 +130,17 @@ func log32s(d, a []float32) {
 // exp32s, tanh32s and logistic32s run the vector forms (bit-identical,
 // see fastmath_amd64.s) on whole groups of four where the CPU has them,
 // and the Go loops on the rest.
-func exp32s(d, a []float32) {
-	a = a[:len(d)]
-	n := vecLen(len(d))
-	if n > 0 {
-		exp32Vec(d[:n], a[:n])
-	}
-	exp32g(d[n:], a[n:])
-}
+func exp32s(d, a []float32)      { vecThenGo(d, a, exp32Vec, exp32g) }
+func tanh32s(d, a []float32)     { vecThenGo(d, a, tanh32Vec, tanh32g) }
+func logistic32s(d, a []float32) { vecThenGo(d, a, logistic32Vec, logistic32g) }
 
-func tanh32s(d, a []float32) {
+func vecThenGo(d, a []float32, vec, g func(d, a []float32)) {
 	a = a[:len(d)]
 	n := vecLen(len(d))
 	if n > 0 {
-		tanh32Vec(d[:n], a[:n])
+		vec(d[:n], a[:n])
 	}
-	tanh32g(d[n:], a[n:])
-}
-
-func logistic32s(d, a []float32) {
-	a = a[:len(d)]
-	n := vecLen(len(d))
-	if n > 0 {
-		logistic32Vec(d[:n], a[:n])
-	}
-	logistic32g(d[n:], a[n:])
+	g(d[n:], a[n:])
 }
 
 // vecLen is how many of n elements the vector forms take.

@@ -160,17 +160,18 @@ func (e *Executable) NumOutputs() int   { return e.nOut }
 func (e *Executable) Close() error      { return nil }
 func (e *Executable) Program() *Program { return e.prog }
 
-func (e *Executable) unwrap(args []pjrt.Buffer) ([]kernel.Value, error) {
-	in := make([]kernel.Value, len(args))
+// appendArgs appends the literals of args to in; on an error, in holds
+// those appended so far.
+func appendArgs(in []kernel.Value, args []pjrt.Buffer) ([]kernel.Value, error) {
 	for i, a := range args {
 		b, ok := a.(*Buffer)
 		if !ok {
-			return nil, fmt.Errorf("host: argument %d is a %T, not an embedded-device buffer", i, a)
+			return in, fmt.Errorf("host: argument %d is a %T, not an embedded-device buffer", i, a)
 		}
 		if b.deleted.Load() {
-			return nil, fmt.Errorf("host: argument %d: %w", i, errDeleted)
+			return in, fmt.Errorf("host: argument %d: %w", i, errDeleted)
 		}
-		in[i] = b.lit
+		in = append(in, b.lit)
 	}
 	return in, nil
 }
@@ -204,17 +205,10 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		return nil, err
 	}
 	r := e.prog.getRun()
-	for i, a := range args {
-		b, ok := a.(*Buffer)
-		if !ok {
-			e.prog.putRun(r)
-			return nil, fmt.Errorf("host: argument %d is a %T, not an embedded-device buffer", i, a)
-		}
-		if b.deleted.Load() {
-			e.prog.putRun(r)
-			return nil, fmt.Errorf("host: argument %d: %w", i, errDeleted)
-		}
-		r.in = append(r.in, b.lit)
+	var err error
+	if r.in, err = appendArgs(r.in, args); err != nil {
+		e.prog.putRun(r)
+		return nil, err
 	}
 	res, err := e.prog.execute(r)
 	if err != nil {
@@ -240,7 +234,7 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 	}
 	ins := make([][]kernel.Value, len(args))
 	for i := range args {
-		in, err := e.unwrap(args[i])
+		in, err := appendArgs(make([]kernel.Value, 0, len(args[i])), args[i])
 		if err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i, err)
 		}

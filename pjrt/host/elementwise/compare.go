@@ -29,15 +29,9 @@ const (
 var directions = map[string]direction{"EQ": dirEQ, "NE": dirNE, "GE": dirGE, "GT": dirGT, "LE": dirLE, "LT": dirLT}
 
 func prepCompare(c *kernel.OpCtx) (kernel.TileFn, error) {
-	if len(c.In) != 2 {
-		return nil, c.Errorf("expected 2 operands, got %d", len(c.In))
-	}
-	dt, err := operandDType(c, 0)
+	dt, err := sameOperandTypes(c, 2)
 	if err != nil {
 		return nil, err
-	}
-	if d2, err := operandDType(c, 1); err != nil || d2 != dt {
-		return nil, c.Errorf("operand types differ: %s", typesString(c.In))
 	}
 	if rt, err := resultDType(c); err != nil || rt != hlo.Bool {
 		return nil, c.Errorf("result must be i1, got %s", typesString(c.Out))

@@ -123,9 +123,9 @@ func resultDType(c *kernel.OpCtx) (hlo.DType, error) {
 	return t.DType, nil
 }
 
-// checkArity validates the operand count and that operands and result
-// share one element type (same=true), returning it.
-func sameTypes(c *kernel.OpCtx, n int) (hlo.DType, error) {
+// sameOperandTypes checks that there are n operands of one element type
+// and returns it.
+func sameOperandTypes(c *kernel.OpCtx, n int) (hlo.DType, error) {
 	if len(c.In) != n {
 		return 0, c.Errorf("expected %d operands, got %d", n, len(c.In))
 	}
@@ -141,6 +141,16 @@ func sameTypes(c *kernel.OpCtx, n int) (hlo.DType, error) {
 		if d != dt {
 			return 0, c.Errorf("operand types differ: %s", typesString(c.In))
 		}
+	}
+	return dt, nil
+}
+
+// sameTypes checks that the n operands and the result share one element
+// type and returns it.
+func sameTypes(c *kernel.OpCtx, n int) (hlo.DType, error) {
+	dt, err := sameOperandTypes(c, n)
+	if err != nil {
+		return 0, err
 	}
 	rt, err := resultDType(c)
 	if err != nil {

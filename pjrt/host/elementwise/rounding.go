@@ -136,15 +136,9 @@ func partTile[C cplx, F float](imagPart bool) kernel.TileFn {
 }
 
 func prepComplex(c *kernel.OpCtx) (kernel.TileFn, error) {
-	if len(c.In) != 2 {
-		return nil, c.Errorf("expected 2 operands, got %d", len(c.In))
-	}
-	dt, err := operandDType(c, 0)
+	dt, err := sameOperandTypes(c, 2)
 	if err != nil {
 		return nil, err
-	}
-	if d2, err := operandDType(c, 1); err != nil || d2 != dt {
-		return nil, c.Errorf("operand types differ: %s", typesString(c.In))
 	}
 	rt, err := resultDType(c)
 	if err != nil {

@@ -25,8 +25,6 @@ func twoProd(a, b float64) (p, e float64) {
 	return
 }
 
-func ddFrom(x float64) dd { return dd{x, 0} }
-
 func (a dd) add(b dd) dd {
 	s, e := twoSum(a.hi, b.hi)
 	t, f := twoSum(a.lo, b.lo)

@@ -228,15 +228,6 @@ func uniqueIn(xs []int64, n int) bool {
 	return true
 }
 
-func contains(xs []int64, v int64) bool {
-	for _, x := range xs {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // readIndex returns element i of an integer tensor as int64 (unsigned values
 // above MaxInt64 saturate).
 func readIndex(l *hlo.Literal, i int) int64 {

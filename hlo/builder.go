@@ -322,12 +322,18 @@ func (s *Scope) emit(name string, operands []*Value, attrs []NamedAttr, regions 
 		b.fail(name, err)
 		return placeholders(nres)
 	}
+	return s.appendOp(name, operands, attrs, regions, types)
+}
+
+// appendOp appends an op of checked operands and result types to the
+// scope's block and returns its results.
+func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regions []*Region, types []Type) []*Value {
 	op := NewOp(name, append([]*Value{}, operands...), types, attrs...)
 	op.Regions = regions
 	s.setLoc(op)
 	s.block.Ops = append(s.block.Ops, op)
 	for _, r := range op.Results {
-		b.defs[r] = s
+		s.b.defs[r] = s
 	}
 	return op.Results
 }
@@ -416,14 +422,7 @@ func (s *Scope) OpWithRegions(name string, operands []*Value, attrs []NamedAttr,
 			return placeholders(len(resultTypes))
 		}
 	}
-	op := NewOp(name, append([]*Value{}, operands...), types, attrs...)
-	op.Regions = regions
-	s.setLoc(op)
-	s.block.Ops = append(s.block.Ops, op)
-	for _, r := range op.Results {
-		b.defs[r] = s
-	}
-	return op.Results
+	return s.appendOp(name, operands, attrs, regions, types)
 }
 
 // NewRegion builds a region for OpWithRegions: a block taking argTypes

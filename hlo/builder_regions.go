@@ -8,7 +8,12 @@ package hlo
 // (accumulators..., elements...) as 0-d values of the inits' element types
 // and returns the new accumulators.
 func (s *Scope) Reduce(inputs, inits []*Value, dims []int64, body func(s *Scope, args []*Value) []*Value) []*Value {
-	const name = "stablehlo.reduce"
+	return s.reduceLike("stablehlo.reduce", inputs, inits, []NamedAttr{{"dimensions", I64sAttr(dims)}}, body)
+}
+
+// reduceLike emits reduce or reduce_window: operands inputs then inits, one
+// body taking (accumulators..., elements...) of the inits' element types.
+func (s *Scope) reduceLike(name string, inputs, inits []*Value, attrs []NamedAttr, body func(s *Scope, args []*Value) []*Value) []*Value {
 	n := len(inputs)
 	argTypes, ok := s.scalarArgs(name, inits, 2)
 	if !ok {
@@ -19,7 +24,7 @@ func (s *Scope) Reduce(inputs, inits []*Value, dims []int64, body func(s *Scope,
 		return placeholders(n)
 	}
 	operands := append(append([]*Value{}, inputs...), inits...)
-	return s.emit(name, operands, []NamedAttr{{"dimensions", I64sAttr(dims)}}, []*Region{r}, nil, n)
+	return s.emit(name, operands, attrs, []*Region{r}, nil, n)
 }
 
 // Window is the window of ReduceWindow and SelectAndScatter. Nil fields
@@ -54,18 +59,7 @@ func (w *Window) attrs(dilations bool) []NamedAttr {
 
 // ReduceWindow reduces each window of inputs (see Reduce for body).
 func (s *Scope) ReduceWindow(inputs, inits []*Value, w Window, body func(s *Scope, args []*Value) []*Value) []*Value {
-	const name = "stablehlo.reduce_window"
-	n := len(inputs)
-	argTypes, ok := s.scalarArgs(name, inits, 2)
-	if !ok {
-		return placeholders(n)
-	}
-	r := s.region(name, argTypes, body)
-	if r == nil {
-		return placeholders(n)
-	}
-	operands := append(append([]*Value{}, inputs...), inits...)
-	return s.emit(name, operands, w.attrs(true), []*Region{r}, nil, n)
+	return s.reduceLike("stablehlo.reduce_window", inputs, inits, w.attrs(true), body)
 }
 
 // SelectAndScatter picks one element per window of operand with sel (which

@@ -20,6 +20,9 @@ func init() {
 // the TOTALORDER sort of top_k's decomposition compares.
 func totalKey(dt hlo.DType) func(l *hlo.Literal, i int) int64 {
 	switch {
+	case dt == hlo.F8E8M0FNU:
+		// No sign bit: the bit pattern orders the values (NaN, 0xFF, last).
+		return func(l *hlo.Literal, i int) int64 { return int64(l.Bits(i)) }
 	case dt.IsFloat():
 		sign := uint64(1) << uint(dt.Bits()-1)
 		return func(l *hlo.Literal, i int) int64 {

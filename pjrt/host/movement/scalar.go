@@ -211,10 +211,15 @@ func scalarInst(op *hlo.Op, rt hlo.DType, ins []int, dtOf map[int]hlo.DType) (si
 		return in, false
 	}
 	switch {
-	case rt == hlo.F32:
-		return set(f32Op(op.Name))
-	case rt == hlo.F64:
-		return set(f64Op(op.Name))
+	case rt == hlo.F32 || rt == hlo.F64:
+		f := f32Op(op.Name)
+		if rt == hlo.F64 {
+			f = f64Op(op.Name)
+		}
+		if f == nil { // no float form (and, or, xor): run the region instead
+			return in, false
+		}
+		return set(f)
 	case rt == hlo.Bool:
 		switch k {
 		case binAdd, binMax, binOr:

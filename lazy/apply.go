@@ -39,14 +39,28 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 	if op.Lower == nil && op.Host != nil && !(Tracing() && staticShapes(op, attrs, inputs)) {
 		return applyHost(op, attrs, inputs, dev)
 	}
-	vals := make([]Value, len(inputs))
-	for i, t := range inputs {
-		vals[i] = t.value()
+	// One allocation for the node, up to two operand values and the first
+	// result tensor: IR building is allocation-bound.
+	a := &nodeAlloc{}
+	vals := a.in[:0]
+	if len(inputs) > len(a.in) {
+		vals = make([]Value, 0, len(inputs))
 	}
-	n := newNode(op, attrs, vals)
+	for _, t := range inputs {
+		vals = append(vals, t.value())
+	}
+	n := &a.n
+	buildNode(n, op, attrs, vals, 3)
 	outs := make([]*Tensor, len(n.out))
 	for i := range n.out {
-		outs[i] = newPending(Value{n, i}, dev)
+		v := Value{n, i}
+		if i == 0 {
+			v.Node.uses.Add(1)
+			a.t = Tensor{shape: v.Shape(), dev: dev, val: v}
+			outs[0] = &a.t
+			continue
+		}
+		outs[i] = newPending(v, dev)
 	}
 	if eager() && !n.symbolic && !Tracing() {
 		mustSync("Eager", outs...)
@@ -67,6 +81,13 @@ func commonDevice(inputs []*Tensor) (*Device, error) {
 		}
 	}
 	return dev, nil
+}
+
+// nodeAlloc is a node allocated with its operands and first result.
+type nodeAlloc struct {
+	n  Node
+	in [2]Value
+	t  Tensor
 }
 
 // applyHost runs a host-only op at once: its inputs are computed (a cut),

@@ -23,7 +23,7 @@ type Node struct {
 	// one of its outputs. It never decreases (Go does not say when they
 	// die), so it can only make donation more conservative.
 	uses atomic.Int32
-	pcs  [6]uintptr
+	pcs  *[6]uintptr // call site, recorded only while tracing or debugging
 
 	// Leaves only.
 	data *deviceData // DeviceData: the buffer
@@ -74,7 +74,7 @@ func (n *Node) Source() *Tensor { return n.src }
 // Site returns the Go call site (file:line) that built the node, when
 // recorded.
 func (n *Node) Site() string {
-	if n.pcs[0] == 0 {
+	if n.pcs == nil || n.pcs[0] == 0 {
 		return ""
 	}
 	k := 0
@@ -106,6 +106,14 @@ func (n *Node) computeHash() {
 // newNode builds a node, running the op's shape rule (which panics with an
 // *Error on bad input).
 func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
+	n := &Node{}
+	buildNode(n, op, attrs, inputs, 4)
+	return n
+}
+
+// buildNode fills n; skip is the number of stack frames between the
+// caller to record and runtime.Callers.
+func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, skip int) {
 	in := make([]Shape, len(inputs))
 	for i, v := range inputs {
 		in[i] = v.Shape()
@@ -114,16 +122,16 @@ func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
 	if err != nil {
 		throw(op.Name, in, "%v", err)
 	}
-	n := &Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
+	*n = Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
 	for _, in := range inputs {
 		n.symbolic = n.symbolic || in.Node.symbolic
 		in.Node.uses.Add(1)
 	}
 	if captureSites.Load() > 0 {
-		runtime.Callers(3, n.pcs[:])
+		n.pcs = new([6]uintptr)
+		runtime.Callers(skip, n.pcs[:])
 	}
 	n.computeHash()
-	return n
 }
 
 func newDataNode(d *deviceData, src *Tensor, s Shape) *Node {

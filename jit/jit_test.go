@@ -373,3 +373,45 @@ func TestConcurrentRandomReplays(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Results may be slices, structs and pointers of tensors mixed with plain
+// values; methods values compile like functions.
+func TestStructuredResults(t *testing.T) {
+	type out struct {
+		Sum   *lazy.Tensor
+		Parts []*lazy.Tensor
+		Note  string
+	}
+	f := jit.Compile(func(xs []*lazy.Tensor) (*out, []*lazy.Tensor, error) {
+		s := lazy.Zeros(lazy.F32, 2)
+		for _, x := range xs {
+			s = s.Add(x)
+		}
+		return &out{Sum: s, Parts: []*lazy.Tensor{xs[0].Neg(), s.MulScalar(2)}, Note: "ok"}, xs, nil
+	})
+	a, b := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
+	for i := 0; i < 2; i++ {
+		o, same, err := f([]*lazy.Tensor{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(vals(o.Sum)) != "[4 6]" || fmt.Sprint(vals(o.Parts[0])) != "[-1 -2]" || fmt.Sprint(vals(o.Parts[1])) != "[8 12]" || o.Note != "ok" {
+			t.Errorf("call %d: %v %v %v %q", i, vals(o.Sum), vals(o.Parts[0]), vals(o.Parts[1]), o.Note)
+		}
+		if len(same) != 2 || same[0] != a || same[1] != b {
+			t.Errorf("call %d: inputs returned unchanged are not the inputs", i)
+		}
+	}
+	if s := jit.StatsOf(f); s.Traces != 1 || s.Replays != 2 {
+		t.Errorf("stats %s", s)
+	}
+	m := &scaler{k: lazy.FromSlice([]float32{10, 100})}
+	g := jit.Compile(m.apply)
+	if got := vals(g(a)); fmt.Sprint(got) != "[10 200]" {
+		t.Errorf("method value: %v", got)
+	}
+}
+
+type scaler struct{ k *lazy.Tensor }
+
+func (s *scaler) apply(x *lazy.Tensor) *lazy.Tensor { return x.Mul(s.k) }

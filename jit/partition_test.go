@@ -83,7 +83,7 @@ func TestHostFuncInsideCompiled(t *testing.T) {
 		return []*hlo.Literal{out}, nil
 	}
 	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
-		y := lazy.HostFunc("double", double, []lazy.Shape{x.Shape()}, x.AddScalar(1.25))[0]
+		y := lazy.HostFunc("double", double, x.Shape())(x.AddScalar(1.25))[0]
 		return y.MulScalar(3)
 	})
 	x := lazy.FromSlice([]float32{1, 2, 0, 0, 0, 0, 0})

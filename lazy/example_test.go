@@ -101,7 +101,7 @@ func ExampleHostFunc() {
 		return []*hlo.Literal{out}, nil
 	}
 	x := lazy.FromSlice([]float32{1, 3, 2, 5, 4})
-	y := lazy.HostFunc("cumulativeMax", cumulativeMax, []lazy.Shape{x.Shape()}, x.MulScalar(2))[0]
+	y := lazy.HostFunc("cumulativeMax", cumulativeMax, x.Shape())(x.MulScalar(2))[0]
 	fmt.Println(y.AddScalar(1).Float32s())
 	// Output:
 	// [3 7 7 11 11]

@@ -34,7 +34,7 @@ func TestGradThroughHostOps(t *testing.T) {
 		t.Errorf("grad through MaskedSelect after a cut = %v, want [2 4 0]", g)
 	}
 	id := func(in []*hlo.Literal) ([]*hlo.Literal, error) { return []*hlo.Literal{in[0].Clone()}, nil }
-	h := HostFunc("test.id", id, []Shape{x.Shape()}, x)[0]
+	h := HostFunc("test.id", id, x.Shape())(x)[0]
 	err := Try(func() { Grad(h.Sum(), x) })
 	if err == nil || !strings.Contains(err.Error(), "HostFunc is not differentiable") {
 		t.Errorf("Grad through HostFunc: %v", err)

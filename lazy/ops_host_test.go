@@ -116,7 +116,7 @@ func TestOpsHostFunc(t *testing.T) {
 	a, av := mk(seqND(2, 3), F64)
 	b, bv := mk(mapND(seqND(2, 3), func(v float64) float64 { return v / 4 }), F64)
 	// Pending inputs are computed first.
-	outs := HostFunc("test.sum2", fn, []Shape{NewShape(F64, 2, 3), NewShape(I32, 1)}, a.MulScalar(2), b)
+	outs := HostFunc("test.sum2", fn, NewShape(F64, 2, 3), NewShape(I32, 1))(a.MulScalar(2), b)
 	want := zipND(mapND(av, func(v float64) float64 { return 2 * v }), bv, func(x, y float64) float64 { return x + 2*y })
 	expectT(t, "HostFunc/0", outs[0], F64, want, exact)
 	expectT(t, "HostFunc/1", outs[1], I32, ndOf([]float64{6}, 1), exact)
@@ -124,14 +124,14 @@ func TestOpsHostFunc(t *testing.T) {
 	expectT(t, "HostFunc/then", outs[0].Sum(), F64, ndOf([]float64{refReduce(want, []int{0, 1}, 0, func(a, x float64) float64 { return a + x }).v[0]}), exact)
 
 	// A result of the wrong shape, or a failing function, is an *Error naming HostFunc.
-	err := Try(func() { HostFunc("test.bad", fn, []Shape{NewShape(F64, 3, 2), NewShape(I32, 1)}, a, b) })
+	err := Try(func() { HostFunc("test.bad", fn, NewShape(F64, 3, 2), NewShape(I32, 1))(a, b) })
 	var le *Error
 	if !errors.As(err, &le) || le.Op != "HostFunc" {
 		t.Errorf("wrong declared shape: %v", err)
 	}
 	boom := errors.New("boom")
 	err = Try(func() {
-		HostFunc("test.fail", func([]*hlo.Literal) ([]*hlo.Literal, error) { return nil, boom }, nil, a)
+		HostFunc("test.fail", func([]*hlo.Literal) ([]*hlo.Literal, error) { return nil, boom })(a)
 	})
 	if !errors.As(err, &le) || le.Op != "HostFunc" {
 		t.Errorf("failing function: %v", err)

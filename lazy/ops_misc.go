@@ -274,13 +274,18 @@ func lookupHostFunc(name string) HostFn {
 	return hostFuncs[name]
 }
 
-// HostFunc runs user Go code fn on the host: the inputs are computed and
+// HostFunc makes user Go code fn a host op with the declared output specs
+// and returns the function that applies it: the inputs are computed and
 // copied to the host, fn runs, and its results (which must have the declared
-// output shapes) come back to the device. Outside a trace it runs at once;
-// inside a jit-traced function it becomes a host node between device
-// partitions. fn is registered under name (a later call with the same name
-// replaces it).
-func HostFunc(name string, fn HostFn, outs []Shape, inputs ...*Tensor) []*Tensor {
+// shapes) come back to the device. Outside a trace it runs at once; inside a
+// jit-traced function it becomes a host node between device partitions
+// (recorded without running, since its output shapes are declared). fn is
+// registered under name (a later HostFunc with the same name replaces it).
+//
+//	double := lazy.HostFunc("double", doubleFn, x.Shape())
+//	y := double(x)[0]
+func HostFunc(name string, fn HostFn, outSpecs ...Shape) func(inputs ...*Tensor) []*Tensor {
 	RegisterHostFunc(name, fn)
-	return apply(opHostFunc, Attrs{{"name", name}, {"outs", encodeShapes(outs)}}, inputs...)
+	attrs := Attrs{{"name", name}, {"outs", encodeShapes(outSpecs)}}
+	return func(inputs ...*Tensor) []*Tensor { return apply(opHostFunc, attrs, inputs...) }
 }

@@ -62,7 +62,7 @@ func analyze(x, w *lazy.Tensor, threshold float64) (active, energy, centered *la
 	mask := h.GtScalar(threshold)
 	active = mask.NonZero()
 	energy = h.MaskedSelect(mask).Square().Sum()
-	med := lazy.HostFunc("columnMedian", columnMedian, []lazy.Shape{lazy.NewShape(lazy.F32, h.Dim(1))}, h)[0]
+	med := lazy.HostFunc("columnMedian", columnMedian, lazy.NewShape(lazy.F32, h.Dim(1)))(h)[0]
 	centered = h.Sub(med)
 	return active, energy, centered
 }

@@ -3,6 +3,7 @@ package jit_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
@@ -75,6 +76,40 @@ func BenchmarkReplay(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkReplayOverhead measures the jit's own cost per call: each
+// iteration runs the cached executable directly (the execute-only
+// baseline) and then the compiled function on the same input, so both see
+// the same cache state; overhead = jit call - direct execution.
+func BenchmarkReplayOverhead(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			fn := chain(n)
+			x := lazy.FromSlice([]float32{1})
+			f := jit.Compile(fn)
+			f(x)
+			g := lazy.CollectGraph([]lazy.Value{fn(x).IR()})
+			exe, _, err := lazy.CompileGraph(x.Device(), g, "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ins := []*lazy.Tensor{x}
+			var base, call time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				f(x)
+				t1 := time.Now()
+				if _, err := exe.Run(ins); err != nil {
+					b.Fatal(err)
+				}
+				t2 := time.Now()
+				call += t1.Sub(t0)
+				base += t2.Sub(t1)
+			}
+			b.ReportMetric(float64((call-base).Nanoseconds())/float64(b.N), "overhead-ns/op")
 		})
 	}
 }

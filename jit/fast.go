@@ -28,24 +28,22 @@ func (s *fnState) fastWrapper(fn any) any {
 	return nil
 }
 
-var tensorCodec = codecFor(tensorPtrType)
-
 // fast replays a cached entry for tensor arguments; anything else goes
 // through call.
 func (s *fnState) fast(args []*tensor) *tensor {
 	if lazy.Tracing() {
 		return s.slow(args)
 	}
-	w := walkerPool.Get().(*walker)
-	w.key, w.tensors = w.key[:0], w.tensors[:0]
-	defer walkerPool.Put(w)
+	// The guard key, as the tensor codec writes it, built on the stack.
+	var kb [96]byte
+	key := kb[:0]
 	for _, t := range args {
-		tensorCodec(w, reflect.ValueOf(t))
+		key = appendTensorKey(key, t)
 	}
 	e := s.last.Load()
-	if e == nil || e.key != string(w.key) {
+	if e == nil || e.key != string(key) {
 		s.mu.RLock()
-		e = s.entries[string(w.key)]
+		e = s.entries[string(key)]
 		s.mu.RUnlock()
 		if e == nil {
 			return s.slow(args)
@@ -56,7 +54,7 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		return s.slow(args)
 	}
 	s.calls.Add(1)
-	outs, err := e.replay(w.tensors)
+	outs, err := e.replay(args)
 	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {

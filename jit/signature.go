@@ -27,6 +27,20 @@ func (w *walker) tag(b byte)     { w.key = append(w.key, b) }
 func (w *walker) u64(v uint64)   { w.key = binary.LittleEndian.AppendUint64(w.key, v) }
 func (w *walker) varint(v int64) { w.key = binary.AppendVarint(w.key, v) }
 
+// appendTensorKey appends a tensor's part of the guard key: dtype, rank,
+// dims and device ('n' for a nil tensor).
+func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
+	if x == nil {
+		return append(key, 'n')
+	}
+	key = append(key, 'T', byte(x.DType()))
+	key = binary.AppendVarint(key, int64(x.Rank()))
+	for _, d := range x.Dims() {
+		key = binary.AppendVarint(key, d)
+	}
+	return binary.AppendVarint(key, int64(x.Device().Ordinal()))
+}
+
 // codec encodes values of one Go type.
 type codec func(w *walker, v reflect.Value)
 
@@ -79,13 +93,7 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			x := (*lazy.Tensor)(v.UnsafePointer())
-			w.tag('T')
-			w.tag(byte(x.DType()))
-			w.varint(int64(x.Rank()))
-			for _, d := range x.Dims() {
-				w.varint(d)
-			}
-			w.varint(int64(x.Device().Ordinal()))
+			w.key = appendTensorKey(w.key, x)
 			w.tensors = append(w.tensors, x)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package linalg holds the embedded device's linear-algebra ops:
 // dot_general and dot, convolution and dynamic_conv, fft, triangular_solve,
-// cholesky and rng_bit_generator. Each file registers its ops in init.
+// cholesky, rng_bit_generator and the batch_norm ops (training, inference,
+// grad). Each file registers its ops in init.
 //
 // Place in the flow: registered into kernel's op table; run by package host.
 // Imports hlo and pjrt/host/kernel only (and the standard library).
@@ -23,6 +24,10 @@
 // integers in f64 (exact) and quantize the sums once; a hybrid product
 // (float lhs, quantized rhs) runs the float op on the dequantized rhs.
 // Operations without quantized types compile exactly as before.
+//
+// The batch_norm ops (batchnorm.go) compute every float type in float64
+// and round each result once; per-feature sums run in a fixed order on
+// workers that own ranges of features (bnvalues.go converts the tensors).
 //
 // Example: dot_general of f32[2,4,3] and f32[2,3,5] with batching dims [0]
 // x [0] and contracting dims [2] x [1] is a batch of two 4x3 by 3x5 GEMMs

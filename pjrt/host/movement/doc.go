@@ -1,8 +1,8 @@
 // Package movement holds the embedded device's data-movement and reduction
-// ops: broadcast_in_dim, reshape, transpose, slice, dynamic_slice,
-// dynamic_update_slice, concatenate, pad, reverse, gather, scatter, sort,
-// reduce, reduce_window, select_and_scatter, map and the dynamic-shape
-// variants (dynamic_broadcast_in_dim, dynamic_iota, dynamic_reshape,
+// ops: broadcast_in_dim (and the legacy broadcast), reshape, transpose,
+// slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse,
+// gather, scatter, sort, reduce, reduce_window, select_and_scatter, map and
+// the dynamic-shape variants (dynamic_broadcast_in_dim, dynamic_iota, dynamic_reshape,
 // real_dynamic_slice, dynamic_gather, dynamic_pad, get_dimension_size).
 //
 // Place in the flow: registered into kernel's op table (register.go); run by

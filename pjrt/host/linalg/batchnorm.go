@@ -2,7 +2,6 @@ package linalg
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -25,10 +24,9 @@ import (
 // constant(epsilon, element_type(operand)) is. N enters exactly: a
 // constant of the element type would round counts above 2048 (f16) or 256
 // (bf16), an artefact of low-precision arithmetic this computation avoids.
-// Per-feature sums run in a fixed order (the operand's row-major order) on
-// workers that each own a range of features, so results do not depend on
-// the number of workers. Per-tensor quantized tensors go through
-// dequantize_op_quantize (bnvalues.go).
+// The loops are in bnmath.go (their results do not depend on the number
+// of workers); bnvalues.go converts tensors to and from float64, and
+// per-tensor quantized ones through dequantize_op_quantize.
 
 func init() {
 	kernel.Register(
@@ -133,13 +131,6 @@ func dimsMatch(a, b []int64) bool {
 	return true
 }
 
-// bnLayout is the operand seen as [outer, feat, inner] around the feature
-// dimension.
-type bnLayout struct{ outer, feat, inner int }
-
-// n is the number of elements per feature.
-func (g bnLayout) n() float64 { return float64(g.outer * g.inner) }
-
 // bnRun is one execution: the operands as literals with the layout.
 type bnRun struct {
 	g       bnLayout
@@ -186,72 +177,6 @@ func (r *bnRun) done(x *kernel.Ctx) {
 	for _, s := range r.scratch {
 		putBack(x, s)
 	}
-}
-
-// featureGrain is the number of features worth a worker, rowGrain the
-// number of rows of inner elements.
-func (g bnLayout) featureGrain() int { return max(1, bnGrain/max(1, g.outer*g.inner)) }
-func (g bnLayout) rowGrain() int     { return max(1, bnGrain/max(1, g.inner)) }
-
-// meanVar computes the batch mean and variance per feature.
-func (g bnLayout) meanVar(xs, mean, variance []float64) {
-	n := g.n()
-	kernel.ParallelFor(g.feat, g.featureGrain(), func(f0, f1 int) {
-		for f := f0; f < f1; f++ {
-			mean[f] = 0
-			variance[f] = 0
-		}
-		for o := 0; o < g.outer; o++ {
-			base := (o*g.feat + f0) * g.inner
-			for f := f0; f < f1; f++ {
-				s := mean[f]
-				for _, v := range xs[base : base+g.inner] {
-					s += v
-				}
-				mean[f] = s
-				base += g.inner
-			}
-		}
-		for f := f0; f < f1; f++ {
-			mean[f] /= n
-		}
-		for o := 0; o < g.outer; o++ {
-			base := (o*g.feat + f0) * g.inner
-			for f := f0; f < f1; f++ {
-				s, m := variance[f], mean[f]
-				for _, v := range xs[base : base+g.inner] {
-					d := v - m
-					s += float64(d * d)
-				}
-				variance[f] = s
-				base += g.inner
-			}
-		}
-		for f := f0; f < f1; f++ {
-			variance[f] /= n
-		}
-	})
-}
-
-// normalize writes scale * ((x - mean) / sqrt(variance + eps)) + offset.
-func (g bnLayout) normalize(ys, xs, scale, offset, mean, variance []float64, eps float64) {
-	sd := make([]float64, g.feat)
-	for f := range sd {
-		sd[f] = math.Sqrt(variance[f] + eps)
-	}
-	kernel.ParallelFor(g.outer*g.feat, g.rowGrain(), func(r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			f := r % g.feat
-			m, s, sc, off := mean[f], sd[f], scale[f], offset[f]
-			lo := r * g.inner
-			row := ys[lo : lo+g.inner]
-			for k, v := range xs[lo : lo+g.inner] {
-				// The conversion keeps the product from fusing with the
-				// add, as the decomposition's separate ops do not fuse.
-				row[k] = float64(sc*((v-m)/s)) + off
-			}
-		}
-	})
 }
 
 func compileBatchNormInference(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -317,58 +242,4 @@ func compileBatchNormGrad(c *kernel.OpCtx) (kernel.RunFn, error) {
 		results[0], results[1], results[2] = gradOperand.store(x), gradScale.store(x), gradOffset.store(x)
 		return nil
 	}, nil
-}
-
-// grad computes batch_norm_grad's three results (gx like the operand, gs
-// and gb per feature) from operand xs, grad_output gys and the per-feature
-// scale, mean and variance, following the decomposition's steps.
-func (g bnLayout) grad(gx, gscale, goffset, xs, gys, scale, mean, variance []float64, eps float64) {
-	n := g.n()
-	ve := make([]float64, g.feat) // variance + epsilon
-	sd := make([]float64, g.feat) // stddev
-	for f := range ve {
-		ve[f] = variance[f] + eps
-		sd[f] = math.Sqrt(ve[f])
-	}
-	// i2 = sum(grad_output) (= grad_offset), i3 = sum(grad_output *
-	// centered), grad_scale = sum(grad_output * normalized).
-	i3 := make([]float64, g.feat)
-	kernel.ParallelFor(g.feat, g.featureGrain(), func(f0, f1 int) {
-		for f := f0; f < f1; f++ {
-			goffset[f], i3[f], gscale[f] = 0, 0, 0
-		}
-		for o := 0; o < g.outer; o++ {
-			base := (o*g.feat + f0) * g.inner
-			for f := f0; f < f1; f++ {
-				m, s := mean[f], sd[f]
-				s2, s3, sg := goffset[f], i3[f], gscale[f]
-				ys := gys[base : base+g.inner]
-				for k, v := range xs[base : base+g.inner] {
-					c, gy := v-m, ys[k]
-					s2 += gy
-					s3 += float64(gy * c)
-					sg += float64(gy * (c / s))
-				}
-				goffset[f], i3[f], gscale[f] = s2, s3, sg
-				base += g.inner
-			}
-		}
-	})
-	// grad_operand = ((scale / stddev) / N) * ((grad_output * N - i2) -
-	// i3 * centered / (variance + epsilon)).
-	kernel.ParallelFor(g.outer*g.feat, g.rowGrain(), func(r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			f := r % g.feat
-			m, i2, s3, v2 := mean[f], goffset[f], i3[f], ve[f]
-			k := scale[f] / sd[f] / n
-			lo := r * g.inner
-			row := gx[lo : lo+g.inner]
-			ys := gys[lo : lo+g.inner]
-			for j, v := range xs[lo : lo+g.inner] {
-				c := v - m
-				i6 := (float64(ys[j]*n) - i2) - float64(s3*c)/v2
-				row[j] = k * i6
-			}
-		}
-	})
 }

@@ -444,3 +444,32 @@ func TestBatchNormErrors(t *testing.T) {
 		}
 	}
 }
+
+// Training on an f32 activation of 1M elements, features in the NCHW
+// (feature_index 1) and NHWC (feature_index 3) positions.
+func BenchmarkBatchNormTraining(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct {
+		name string
+		dims []int64
+		fi   int
+	}{{"NCHW", []int64{16, 64, 32, 32}, 1}, {"NHWC", []int64{16, 32, 32, 64}, 3}} {
+		b.Run(c.name, func(b *testing.B) {
+			x, scale, offset, _ := bnCase(rng, hlo.F32, c.dims, c.fi)
+			full, feat := tt(hlo.F32, c.dims...), tt(hlo.F32, c.dims[c.fi])
+			p, err := host.Compile(singleOpModule("stablehlo.batch_norm_training", []hlo.Type{full, feat, feat},
+				[]hlo.Type{full, feat, feat}, bnAttrs(1e-5, c.fi)...))
+			if err != nil {
+				b.Fatal(err)
+			}
+			args := []kernel.Value{x, scale, offset}
+			b.SetBytes(int64(len(x.Data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Run(nil, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 var linalgOps = []string{
 	"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution", "stablehlo.dynamic_conv",
 	"stablehlo.fft", "stablehlo.triangular_solve", "stablehlo.cholesky", "stablehlo.rng_bit_generator",
+	"stablehlo.batch_norm_training", "stablehlo.batch_norm_inference", "stablehlo.batch_norm_grad",
 }
 
 // corpusPrefixes name the corpus files about these ops.

@@ -28,7 +28,7 @@ func ownOps() map[string]bool {
 	for _, n := range []string{"broadcast_in_dim", "reshape", "transpose", "slice", "dynamic_slice", "dynamic_update_slice",
 		"concatenate", "pad", "reverse", "gather", "scatter", "sort", "reduce", "reduce_window", "select_and_scatter", "map",
 		"dynamic_broadcast_in_dim", "dynamic_iota", "dynamic_reshape", "real_dynamic_slice", "dynamic_gather", "dynamic_pad",
-		"get_dimension_size"} {
+		"get_dimension_size", "broadcast"} {
 		own["stablehlo."+n] = true
 	}
 	return own

@@ -2,8 +2,9 @@
 // ops: broadcast_in_dim (and the legacy broadcast), reshape, transpose,
 // slice, dynamic_slice, dynamic_update_slice, concatenate, pad, reverse,
 // gather, scatter, sort, reduce, reduce_window, select_and_scatter, map and
-// the dynamic-shape variants (dynamic_broadcast_in_dim, dynamic_iota, dynamic_reshape,
-// real_dynamic_slice, dynamic_gather, dynamic_pad, get_dimension_size).
+// the dynamic-shape variants (dynamic_broadcast_in_dim, dynamic_iota,
+// dynamic_reshape, real_dynamic_slice, dynamic_gather, dynamic_pad,
+// get_dimension_size).
 //
 // Place in the flow: registered into kernel's op table (register.go); run by
 // package host. Imports hlo and pjrt/host/kernel only.

@@ -129,30 +129,31 @@ func toF32(l *hlo.Literal) []float32 {
 	return out
 }
 
+// widen converts a typed view element by element (the fast paths of toF64
+// and toI64).
+func widen[S, D int8 | int16 | int32 | int64 | uint16 | uint32 | float32 | float64](src []S) []D {
+	out := make([]D, len(src))
+	for i, v := range src {
+		out[i] = D(v)
+	}
+	return out
+}
+
 // toF64 returns the elements of l as float64 (a view when l is f64).
 func toF64(l *hlo.Literal) []float64 {
-	if l.DType == hlo.F64 {
-		return l.F64()
-	}
-	n := l.NumElements()
-	out := make([]float64, n)
 	switch l.DType {
+	case hlo.F64:
+		return l.F64()
 	case hlo.F32:
-		for i, v := range l.F32() {
-			out[i] = float64(v)
-		}
+		return widen[float32, float64](l.F32())
 	case hlo.I32:
-		for i, v := range l.I32() {
-			out[i] = float64(v)
-		}
+		return widen[int32, float64](l.I32())
 	case hlo.I64:
-		for i, v := range l.I64() {
-			out[i] = float64(v)
-		}
-	default:
-		for i := range out {
-			out[i] = l.Float(i)
-		}
+		return widen[int64, float64](l.I64())
+	}
+	out := make([]float64, l.NumElements())
+	for i := range out {
+		out[i] = l.Float(i)
 	}
 	return out
 }
@@ -160,36 +161,23 @@ func toF64(l *hlo.Literal) []float64 {
 // toI64 returns integer or boolean elements as int64 (unsigned values keep
 // their bit pattern, which is what wrapping arithmetic needs).
 func toI64(l *hlo.Literal) []int64 {
-	if l.DType == hlo.I64 || l.DType == hlo.U64 {
-		return l.I64()
-	}
-	n := l.NumElements()
-	out := make([]int64, n)
 	switch l.DType {
+	case hlo.I64, hlo.U64:
+		return l.I64()
 	case hlo.I32:
-		for i, v := range l.I32() {
-			out[i] = int64(v)
-		}
+		return widen[int32, int64](l.I32())
 	case hlo.U32:
-		for i, v := range l.U32() {
-			out[i] = int64(v)
-		}
+		return widen[uint32, int64](l.U32())
 	case hlo.I16:
-		for i, v := range l.I16() {
-			out[i] = int64(v)
-		}
+		return widen[int16, int64](l.I16())
 	case hlo.U16:
-		for i, v := range l.U16() {
-			out[i] = int64(v)
-		}
+		return widen[uint16, int64](l.U16())
 	case hlo.I8:
-		for i, v := range l.I8() {
-			out[i] = int64(v)
-		}
-	default:
-		for i := range out {
-			out[i] = l.Int(i)
-		}
+		return widen[int8, int64](l.I8())
+	}
+	out := make([]int64, l.NumElements())
+	for i := range out {
+		out[i] = l.Int(i)
 	}
 	return out
 }

@@ -140,6 +140,12 @@ type fmember struct {
 	srcs      []fsrc
 	out       int  // index in outVals, or -1 for a value living only in tiles
 	invariant bool // every element equal: computed once per chunk
+	// buf is the scratch buffer holding a tile of a value living only in
+	// tiles (shared with members whose values are dead by then), or -1.
+	buf int
+	// fixed is a tile of a splatted constant, filled at compile time and
+	// shared by every execution (fn is nil).
+	fixed []byte
 }
 
 // fusion is a compiled fused step.
@@ -159,6 +165,7 @@ type fusion struct {
 	outOf    []int // per output: its member
 	inPlace  []int // per output: the input whose storage it takes, or -1
 	single   bool  // one member: run its TileFn on whole literals
+	bufSize  []int // per scratch buffer: bytes per element
 	states   sync.Pool
 }
 
@@ -188,6 +195,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	inputOf := map[*hlo.Value]int{}
 	bytesPerElem := 0
 	cost := 0
+	fixedOf := map[string]int{} // a constant splat's dtype and bytes -> its member
 	for _, op := range g.ops {
 		if !live[op] {
 			continue
@@ -197,7 +205,31 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			f.dims = rt.Dims
 			f.n = int(rt.NumElements())
 		}
-		m := fmember{name: op.Name, dt: rt.DType, size: rt.DType.Size(), out: -1}
+		v := op.Results[0]
+		materialize := returned[v.ID]
+		for _, u := range uses.users[v] {
+			if !inGroup[u] {
+				materialize = true
+			}
+		}
+		m := fmember{name: op.Name, dt: rt.DType, size: rt.DType.Size(), out: -1, buf: -1}
+		if c := splattedConstant(op, inGroup); c != nil && !materialize {
+			// Every tile of it is the same: fill one at compile time, once
+			// per distinct value.
+			key := c.DType.String() + string(c.Data)
+			if j, ok := fixedOf[key]; ok {
+				memberOf[v] = j
+				continue
+			}
+			m.name = "splat"
+			m.invariant = true
+			m.fixed = c.Data // the element, widened to a tile below
+			fixedOf[key] = len(f.members)
+			memberOf[v] = len(f.members)
+			f.members = append(f.members, m)
+			bytesPerElem += m.size
+			continue
+		}
 		if isSplat(op) {
 			m.name = "splat"
 			m.fn = splatTile(rt.DType.Size())
@@ -247,13 +279,6 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 				invariant = false
 			}
 		}
-		v := op.Results[0]
-		materialize := returned[v.ID]
-		for _, u := range uses.users[v] {
-			if !inGroup[u] {
-				materialize = true
-			}
-		}
 		if materialize {
 			m.out = len(f.outVals)
 			f.outVals = append(f.outVals, v)
@@ -261,17 +286,88 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			f.outOf = append(f.outOf, len(f.members))
 			f.inPlace = append(f.inPlace, -1)
 			invariant = false
+			bytesPerElem += m.size
 		}
 		m.invariant = invariant
-		bytesPerElem += m.size
 		memberOf[v] = len(f.members)
 		f.members = append(f.members, m)
 	}
 	f.single = len(f.members) == 1
-	f.tile = tileFor(bytesPerElem)
+	if !f.single {
+		bytesPerElem += f.assignBuffers()
+	}
+	// A tile never exceeds the elements there are (rounded up to a cache
+	// line of f32), so small fusions keep small scratch.
+	f.tile = min(tileFor(bytesPerElem), max((f.n+15)&^15, 16))
+	for j := range f.members {
+		if m := &f.members[j]; m.fixed != nil {
+			tile := hlo.AlignedBytes(f.tile * m.size)
+			kernel.Fill(tile, m.fixed)
+			m.fixed = tile
+		}
+	}
 	f.grain = kernel.ElementGrain(cost)
 	f.states.New = func() any { return f.newState() }
 	return f, nil
+}
+
+// splattedConstant returns the element of a splat (broadcast_in_dim of a
+// rank-0 value) whose operand is a constant made outside the group, or nil.
+func splattedConstant(op *hlo.Op, inGroup map[*hlo.Op]bool) *hlo.Literal {
+	if !isSplat(op) {
+		return nil
+	}
+	d := op.Operands[0].Def
+	if d == nil || d.Name != "stablehlo.constant" || inGroup[d] {
+		return nil
+	}
+	l, err := elementwise.ConstantValue(d)
+	if err != nil || l.NumElements() != 1 {
+		return nil
+	}
+	return l
+}
+
+// assignBuffers gives each member whose value lives only in tiles a scratch
+// buffer, reusing the buffer of a value no later member reads (a chain of n
+// ops needs two, not n); invariant members, computed once per chunk, keep
+// theirs. It returns the scratch bytes per element.
+func (f *fusion) assignBuffers() int {
+	lastRead := make([]int, len(f.members))
+	for j := range f.members {
+		for _, s := range f.members[j].srcs {
+			if s.kind == srcMember {
+				lastRead[s.idx] = j
+			}
+		}
+	}
+	free := map[int][]int{} // element size -> free buffers
+	bytes := 0
+	for j := range f.members {
+		m := &f.members[j]
+		if m.out < 0 && m.fixed == nil {
+			// Invariant values stay in their buffer for the whole chunk.
+			if l := free[m.size]; len(l) > 0 && !m.invariant {
+				m.buf, free[m.size] = l[len(l)-1], l[:len(l)-1]
+			} else {
+				m.buf = len(f.bufSize)
+				f.bufSize = append(f.bufSize, m.size)
+				bytes += m.size
+			}
+		}
+		// Release the buffers of values this member reads last (after
+		// taking its own: a TileFn's destination is not one of its sources
+		// unless the kinds match, which a shared buffer would not check).
+		for k, s := range m.srcs {
+			if s.kind != srcMember || lastRead[s.idx] != j || slices.Contains(m.srcs[:k], s) {
+				continue
+			}
+			if src := &f.members[s.idx]; src.buf >= 0 && !src.invariant {
+				free[src.size] = append(free[src.size], src.buf)
+			}
+		}
+	}
+	return bytes
 }
 
 // tileFor picks the elements per tile so that one tile of every member and
@@ -328,21 +424,27 @@ func (f *fusion) newState() *fuseState {
 		inView: make([]hlo.Literal, len(f.inVals)),
 		mView:  make([]hlo.Literal, len(f.members)),
 		srcs:   make([][]*hlo.Literal, len(f.members)),
-		bufs:   make([][]byte, len(f.members)),
+		bufs:   make([][]byte, len(f.bufSize)),
 	}
 	for k, v := range f.inVals {
 		st.inView[k].DType = v.TensorType().DType
 	}
+	for b, size := range f.bufSize {
+		st.bufs[b] = hlo.AlignedBytes(f.tile * size)
+	}
+	nsrc := 0
+	for j := range f.members {
+		nsrc += len(f.members[j].srcs)
+	}
+	flat := make([]*hlo.Literal, nsrc) // one allocation for every operand list
 	for j := range f.members {
 		m := &f.members[j]
 		st.mView[j].DType = m.dt
-		if !f.single && m.out < 0 {
-			st.bufs[j] = hlo.AlignedBytes(f.tile * m.size)
-		}
-		st.srcs[j] = make([]*hlo.Literal, len(m.srcs))
+		st.mView[j].Data = m.fixed
+		st.srcs[j], flat = flat[:len(m.srcs):len(m.srcs)], flat[len(m.srcs):]
 		for k, s := range m.srcs {
 			switch s.kind {
-			case srcIn:
+			case srcIn, srcScalar:
 				st.srcs[j][k] = &st.inView[s.idx]
 			case srcMember:
 				st.srcs[j][k] = &st.mView[s.idx]
@@ -463,18 +565,15 @@ func describe(v kernel.Value) string {
 // chunk computes elements [lo, hi) tile by tile with w's views and scratch;
 // b holds the bound inputs and outputs (b may be w).
 func (f *fusion) chunk(w, b *fuseState, lo, hi int) {
-	for j := range f.members {
-		m := &f.members[j]
-		for k, s := range m.srcs {
-			if s.kind == srcScalar {
-				w.srcs[j][k] = b.ins[s.idx]
-			}
+	for k, l := range b.ins {
+		if f.inScalar[k] {
+			w.inView[k].Data = l.Data
 		}
 	}
 	if span := min(f.tile, hi-lo); span > 0 {
 		for j := range f.members {
-			if m := &f.members[j]; m.invariant {
-				w.mView[j].Data = w.bufs[j][:span*m.size]
+			if m := &f.members[j]; m.invariant && m.fixed == nil {
+				w.mView[j].Data = w.bufs[m.buf][:span*m.size]
 				m.fn(&w.mView[j], w.srcs[j], 0, span)
 			}
 		}
@@ -495,7 +594,7 @@ func (f *fusion) chunk(w, b *fuseState, lo, hi int) {
 			if m.out >= 0 {
 				w.mView[j].Data = b.outs[m.out].Data[t*m.size : (t+n)*m.size]
 			} else {
-				w.mView[j].Data = w.bufs[j][:n*m.size]
+				w.mView[j].Data = w.bufs[m.buf][:n*m.size]
 			}
 			m.fn(&w.mView[j], w.srcs[j], 0, n)
 		}
@@ -507,13 +606,6 @@ func (f *fusion) chunk(w, b *fuseState, lo, hi int) {
 	for j := range w.mView {
 		if f.members[j].out >= 0 {
 			w.mView[j].Data = nil
-		}
-	}
-	for j := range f.members {
-		for k, s := range f.members[j].srcs {
-			if s.kind == srcScalar {
-				w.srcs[j][k] = nil
-			}
 		}
 	}
 }

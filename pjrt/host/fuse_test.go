@@ -39,13 +39,24 @@ type chainGen struct {
 	vals  map[hlo.DType][]*hlo.Value           // byN[n]
 	all   []*hlo.Value
 	scal  map[hlo.DType]*hlo.Value // rank-0 arguments by type
+	// consts are the constant values splatted so far, by type.
+	consts map[hlo.DType][]*hlo.Literal
 }
 
 func (g *chainGen) pick(dt hlo.DType) *hlo.Value {
 	vs := g.vals[dt]
 	if len(vs) == 0 || g.r.Intn(5) == 0 {
-		// A splat of the type's scalar argument.
-		return g.add(g.b.splat(g.scal[dt], g.n))
+		// A splat of the type's scalar argument, or of a constant: one of
+		// two values per type, each time its own constant op, so equal
+		// constants share a compiled tile.
+		if g.r.Intn(2) == 0 {
+			return g.add(g.b.splat(g.scal[dt], g.n))
+		}
+		if len(g.consts[dt]) < 2 {
+			g.consts[dt] = append(g.consts[dt], randLiteral(g.r, dt, 1, nil))
+		}
+		c := g.consts[dt][g.r.Intn(len(g.consts[dt]))]
+		return g.add(g.b.splat(g.b.constant(c), g.n))
 	}
 	// Prefer recent values: chains, with some fan-out.
 	k := len(vs) - 1 - int(math.Abs(g.r.NormFloat64()*2))
@@ -137,7 +148,7 @@ func randomProgram(r *rand.Rand, n int64, nops int) (*hlo.Module, []*hlo.Literal
 	}
 	b := newFunc("main", types...)
 	sizes := progSizes(n)
-	g := &chainGen{r: r, b: b, sizes: sizes, byN: map[int64]map[hlo.DType][]*hlo.Value{}, scal: map[hlo.DType]*hlo.Value{}}
+	g := &chainGen{r: r, b: b, sizes: sizes, byN: map[int64]map[hlo.DType][]*hlo.Value{}, scal: map[hlo.DType]*hlo.Value{}, consts: map[hlo.DType][]*hlo.Literal{}}
 	for _, m := range sizes {
 		g.byN[m] = map[hlo.DType][]*hlo.Value{}
 	}

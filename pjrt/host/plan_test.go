@@ -82,7 +82,7 @@ func TestSmallLiteralLayout(t *testing.T) {
 func TestPlanString(t *testing.T) {
 	p := mustCompile(t, tanhChain(100))
 	got := p.PlanString()
-	want := "%10 = fused[splat stablehlo.multiply splat stablehlo.add stablehlo.tanh splat stablehlo.multiply](%1, %0, %2, %3) tile 2048  free [%1, %0, %2, %3]\n"
+	want := "%10 = fused[splat stablehlo.multiply splat stablehlo.add stablehlo.tanh splat stablehlo.multiply](%1, %0, %2, %3) tile 112  free [%1, %0, %2, %3]\n"
 	if got != want {
 		t.Errorf("plan:\n%s\nwant:\n%s", got, want)
 	}

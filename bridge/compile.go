@@ -56,6 +56,18 @@ func (p *Program) Compiled() bool { return p.exe != nil }
 // Executable returns the compiled executable (nil when none).
 func (p *Program) Executable() *lazy.Executable { return p.exe }
 
+// Direct returns the executable when running the program is exactly
+// running it on the arguments in order and returning its results: no
+// captures, pass-throughs or mutations. Otherwise it returns nil. A caller
+// that runs it directly must fall back to Run once it is Evicted (Run
+// recompiles).
+func (p *Program) Direct() *lazy.Executable {
+	if p.exe == nil || !p.paramsAreArgs || !p.identity || len(p.muts) > 0 || len(p.capShapes) > 0 {
+		return nil
+	}
+	return p.exe
+}
+
 // Compile lowers g to StableHLO through the lazy runtime (placeholders for
 // its inputs), hashes it, and finds or compiles the executable under the
 // hash. Nothing executes. The counters show the compile (UncachedCompile

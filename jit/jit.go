@@ -46,7 +46,14 @@ type runner interface {
 
 // entry is one input signature of a compiled function.
 type entry struct {
-	key      string
+	key string
+	// direct is set when a replay is one run of this executable on the
+	// arguments, returning its result slot as the only result (no
+	// captures, mutations, RNG or host stages): the fast wrappers run it
+	// with no further step.
+	direct   *lazy.Executable
+	slot     int
+	hot      *hotEntry
 	guard    []guardItem
 	run      runner // nil: the function runs in lazy mode (graph break)
 	captures []*lazy.Tensor
@@ -58,6 +65,12 @@ type entry struct {
 
 // fnState is everything jit keeps for one compiled function.
 type fnState struct {
+	// last is the most recently used entry and directCalls counts the
+	// calls that ran its direct executable (each is a call and a replay):
+	// the fast path's data, side by side.
+	last        atomic.Pointer[hotEntry]
+	directCalls atomic.Int64
+
 	name   string
 	fn     reflect.Value
 	typ    reflect.Type
@@ -68,7 +81,6 @@ type fnState struct {
 	traceMu sync.Mutex // one trace at a time per function
 	mu      sync.RWMutex
 	entries map[string]*entry
-	last    atomic.Pointer[entry]
 	lastG   []guardItem // guard of the most recent trace (Explain)
 	limited bool        // recompile limit reached: lazy mode for new signatures
 	events  []string
@@ -195,8 +207,10 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if err := encodeArgs(w, s.codecs, args); err != nil {
 		return s.fail(err)
 	}
-	e := s.last.Load()
-	if e == nil || e.key != string(w.key) {
+	var e *entry
+	if h := s.last.Load(); h != nil && h.match(w.key) {
+		e = h.e
+	} else {
 		s.mu.RLock()
 		e = s.entries[string(w.key)]
 		s.mu.RUnlock()
@@ -206,7 +220,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 				return s.fail(err)
 			}
 		}
-		s.last.Store(e)
+		s.last.Store(e.hot)
 	}
 	if e.run == nil {
 		return s.fn.Call(args)
@@ -334,11 +348,15 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 			e.rng = c.Device().RNGLock()
 		}
 	}
+	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
+		e.direct, e.slot = p.Direct(), e.results[0].slot
+	}
 	s.store(e)
 	return e, nil
 }
 
 func (s *fnState) store(e *entry) {
+	e.hot = newHotEntry(e)
 	s.mu.Lock()
 	s.entries[e.key] = e
 	s.mu.Unlock()

@@ -415,3 +415,34 @@ func TestStructuredResults(t *testing.T) {
 type scaler struct{ k *lazy.Tensor }
 
 func (s *scaler) apply(x *lazy.Tensor) *lazy.Tensor { return x.Mul(s.k) }
+
+// TestReplayAfterEviction: a replay whose executable the compile cache
+// dropped compiles it again (one UncachedCompile) and keeps replaying, on
+// the fast wrappers' direct path and the general one.
+func TestReplayAfterEviction(t *testing.T) {
+	freshDevice(t)
+	dev := lazy.DefaultDevice()
+	t.Cleanup(func() { lazy.SetCacheSize(dev, 2048) })
+	x := lazy.FromSlice([]float32{1, 2})
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(3) })
+	g := jit.Compile(func(x, y *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor) { return x.AddScalar(1), y })
+	f(x)
+	g(x, x)
+	lazy.SetCacheSize(dev, 1) // keeps g's executable, drops f's
+	before := lazy.Counter(lazy.MetricUncachedCompile)
+	for i := 0; i < 3; i++ {
+		if got := vals(f(x)); got[0] != 3 || got[1] != 6 {
+			t.Fatalf("call %d after eviction: %v, want [3 6]", i, got)
+		}
+	}
+	if n := lazy.Counter(lazy.MetricUncachedCompile) - before; n != 1 {
+		t.Errorf("%d uncached compiles after the eviction, want 1", n)
+	}
+	lazy.SetCacheSize(dev, 1) // now drops g's
+	if a, b := g(x, x); vals(a)[1] != 3 || b != x {
+		t.Errorf("g after eviction: %v, %p (want [2 3], the input)", vals(a), b)
+	}
+	if s := jit.StatsOf(f); s.Calls != 4 || s.Replays != 4 || s.Traces != 1 {
+		t.Errorf("stats of f %s, want 4 calls, 4 replays (the first call runs the compiled program too), 1 trace", s)
+	}
+}

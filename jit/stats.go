@@ -43,7 +43,8 @@ func lookup(f any) compiled {
 }
 
 func (s *fnState) statsNow() Stats {
-	return Stats{s.calls.Load(), s.traces.Load(), s.compiles.Load(), s.replays.Load(), s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
+	d := s.directCalls.Load()
+	return Stats{s.calls.Load() + d, s.traces.Load(), s.compiles.Load(), s.replays.Load() + d, s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
 }
 
 func (s *fnState) explain() string {

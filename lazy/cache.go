@@ -34,13 +34,15 @@ func cacheSizeFromEnv() int {
 
 // Executable is a compiled graph in the compile cache.
 type Executable struct {
-	Hash    Hash
+	// What a run reads, first (one cache line).
 	exe     pjrt.Executable
 	dev     *Device
+	evicted atomic.Bool
+
+	Hash    Hash
 	Module  *hlo.Module
 	NParams int
 	NOut    int
-	evicted atomic.Bool
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,10 +55,20 @@ func getCounter(name string) *counter {
 	defer metricsMu.Unlock()
 	if c = counters[name]; c == nil {
 		c = &counter{}
+		if i := slices.Index(hotCounterNames, name); i >= 0 {
+			c = &hotCounters[i]
+		}
 		counters[name] = c
 	}
 	return c
 }
+
+// The counters every replay counts live side by side, so a replay's
+// counting touches one cache line, not one per counter (allocated apart).
+var (
+	hotCounterNames = []string{MetricExecuteCount, MetricJitReplay, MetricDonatedBuffers, MetricTransferToDevice, MetricTransferFromDevice}
+	hotCounters     [5]counter
+)
 
 func getTimer(name string) *timer {
 	metricsMu.RLock()

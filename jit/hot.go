@@ -1,0 +1,35 @@
+package jit
+
+import "github.com/xlajit/xlajit/lazy"
+
+// hotKeyLen is the longest guard key a hotEntry holds inline.
+const hotKeyLen = 39
+
+// hotEntry is what a call reads to replay the entry it used last: its
+// guard key inline, and the direct executable and result slot, in one
+// 64-byte object (one cache line, so a replay after a large execution has
+// evicted the caches waits for one line here, not for the entry and its
+// key's bytes separately).
+type hotEntry struct {
+	key    [hotKeyLen]byte
+	n      uint8 // key length; hotKeyLen+1: longer, compare e.key
+	slot   int32
+	direct *lazy.Executable
+	e      *entry
+}
+
+func newHotEntry(e *entry) *hotEntry {
+	h := &hotEntry{direct: e.direct, slot: int32(e.slot), e: e, n: hotKeyLen + 1}
+	if len(e.key) <= hotKeyLen {
+		h.n = uint8(copy(h.key[:], e.key))
+	}
+	return h
+}
+
+// match reports whether key is the entry's guard key.
+func (h *hotEntry) match(key []byte) bool {
+	if h.n <= hotKeyLen {
+		return string(h.key[:h.n]) == string(key)
+	}
+	return h.e.key == string(key)
+}

@@ -1,0 +1,23 @@
+package jit
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// A hotEntry must be one 64-byte object: the allocator's 64-byte size class
+// keeps it within one cache line.
+func TestHotEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(hotEntry{}); n != 64 {
+		t.Errorf("hotEntry is %d bytes, want 64", n)
+	}
+	long := &entry{key: string(make([]byte, hotKeyLen+5))}
+	h := newHotEntry(long)
+	if !h.match([]byte(long.key)) || h.match([]byte(long.key[:hotKeyLen])) {
+		t.Error("a key longer than the inline buffer must match by the entry's key")
+	}
+	short := newHotEntry(&entry{key: "T\x05\x02\x03\x04\x00"})
+	if !short.match([]byte("T\x05\x02\x03\x04\x00")) || short.match([]byte("T\x05\x02\x03\x04\x01")) {
+		t.Error("an inline key must match itself only")
+	}
+}

@@ -339,8 +339,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	cDonated.v.Add(int64(len(donate)))
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
-		// The buffer's dims are immutable: share them.
-		res[i] = newMaterialized(b, Shape{DType: b.DType(), Dims: b.Dims()}, x.dev)
+		res[i] = newMaterialized(b, bufferShape(b), x.dev)
 	}
 	return res, nil
 }

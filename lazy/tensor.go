@@ -129,8 +129,13 @@ func newMaterialized(buf pjrt.Buffer, s Shape, dev *Device) *Tensor {
 
 // FromBuffer wraps an existing device buffer of device dev.
 func FromBuffer(buf pjrt.Buffer, dev *Device) *Tensor {
-	return newMaterialized(buf, NewShape(buf.DType(), buf.Dims()...), dev)
+	return newMaterialized(buf, bufferShape(buf), dev)
 }
+
+// bufferShape is buf's shape sharing its dims (a buffer's dims are
+// immutable), so the tensor's shape and the buffer the device reads share
+// one array.
+func bufferShape(buf pjrt.Buffer) Shape { return Shape{DType: buf.DType(), Dims: buf.Dims()} }
 
 // FromLiteral copies a host literal to the default device.
 func FromLiteral(l *hlo.Literal) *Tensor { return FromLiteralOn(DefaultDevice(), l) }
@@ -142,7 +147,7 @@ func FromLiteralOn(dev *Device, l *hlo.Literal) *Tensor {
 		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite()})
 	}
 	cToDevice.v.Add(1)
-	return newMaterialized(buf, NewShape(l.DType, l.Dims...), dev)
+	return newMaterialized(buf, bufferShape(buf), dev)
 }
 
 // Element is a Go type a tensor can be built from.

@@ -1,6 +1,8 @@
 package jit
 
 import (
+	"encoding/binary"
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -19,5 +21,13 @@ func TestHotEntrySize(t *testing.T) {
 	short := newHotEntry(&entry{key: "T\x05\x02\x03\x04\x00"})
 	if !short.match([]byte("T\x05\x02\x03\x04\x00")) || short.match([]byte("T\x05\x02\x03\x04\x01")) {
 		t.Error("an inline key must match itself only")
+	}
+}
+
+func TestAppendVarintMatchesBinary(t *testing.T) {
+	for _, v := range []int64{0, 1, 2, 63, 64, 65, 127, 128, 300, 1 << 20, 1<<62 + 5, -1, -2, -64, -65, math.MinInt64, math.MaxInt64} {
+		if got, want := appendVarint([]byte("k"), v), binary.AppendVarint([]byte("k"), v); string(got) != string(want) {
+			t.Errorf("appendVarint(%d) = %x, want %x", v, got, want)
+		}
 	}
 }

@@ -34,12 +34,25 @@ func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
 		return append(key, 'n')
 	}
 	key = append(key, 'T', byte(x.DType()))
-	key = binary.AppendVarint(key, int64(x.Rank()))
+	key = appendVarint(key, int64(x.Rank()))
 	for _, d := range x.Dims() {
-		key = binary.AppendVarint(key, d)
+		key = appendVarint(key, d)
 	}
-	return binary.AppendVarint(key, int64(x.Device().Ordinal()))
+	return appendVarint(key, int64(x.Device().Ordinal()))
 }
+
+// appendVarint is binary.AppendVarint with the one-byte case (0 <= v < 64:
+// ranks, small dims, ordinals) inline; the general encoding stays out of
+// line, keeping the replay path's code small.
+func appendVarint(key []byte, v int64) []byte {
+	if uint64(v) < 64 {
+		return append(key, byte(v<<1)) // zigzag of a small non-negative v
+	}
+	return appendVarintSlow(key, v)
+}
+
+//go:noinline
+func appendVarintSlow(key []byte, v int64) []byte { return binary.AppendVarint(key, v) }
 
 // codec encodes values of one Go type.
 type codec func(w *walker, v reflect.Value)

@@ -29,16 +29,49 @@ func (s *fnState) fastWrapper(fn any) any {
 }
 
 // fast replays a cached entry for tensor arguments; anything else goes
-// through call.
+// through call. Its body is the direct replay only, so the code a replay
+// runs outside the executable stays a few cache lines.
 func (s *fnState) fast(args []*tensor) *tensor {
-	if lazy.Tracing() {
-		return s.slow(args)
-	}
 	// The guard key, as the tensor codec writes it, built on the stack.
 	var kb [96]byte
 	key := kb[:0]
 	for _, t := range args {
 		key = appendTensorKey(key, t)
+	}
+	if h := s.last.Load(); h != nil && h.match(key) && !lazy.Tracing() {
+		if x := h.direct; x != nil && !x.Evicted() {
+			// Count before running, while the lines are in cache (a large
+			// execution evicts them); undone on error.
+			slot := h.slot
+			s.directCalls.Add(1)
+			cJitReplay.Add(1)
+			outs, err := x.Run(args)
+			if err != nil {
+				s.directFailed(err)
+			}
+			return outs[slot]
+		}
+	}
+	return s.general(args, key)
+}
+
+// directFailed undoes a direct replay's counting and panics with err.
+//
+//go:noinline
+func (s *fnState) directFailed(err error) {
+	s.directCalls.Add(-1)
+	cJitReplay.Add(-1)
+	s.calls.Add(1)
+	panic(&Error{Fn: s.name, Err: err})
+}
+
+// general is fast for everything but a direct replay of the last entry:
+// another entry, a general replay, a trace or a lazy call.
+//
+//go:noinline
+func (s *fnState) general(args []*tensor, key []byte) *tensor {
+	if lazy.Tracing() {
+		return s.slow(args)
 	}
 	h := s.last.Load()
 	if h == nil || !h.match(key) {
@@ -50,21 +83,15 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		}
 		h = e.hot
 		s.last.Store(h)
-	}
-	if x := h.direct; x != nil && !x.Evicted() {
-		// Count before running, while the lines are in cache (a large
-		// execution evicts them); undone on error.
-		slot := h.slot
-		s.directCalls.Add(1)
-		cJitReplay.Add(1)
-		outs, err := x.Run(args)
-		if err != nil {
-			s.directCalls.Add(-1)
-			cJitReplay.Add(-1)
-			s.calls.Add(1)
-			panic(&Error{Fn: s.name, Err: err})
+		if x := h.direct; x != nil && !x.Evicted() {
+			s.directCalls.Add(1)
+			cJitReplay.Add(1)
+			outs, err := x.Run(args)
+			if err != nil {
+				s.directFailed(err)
+			}
+			return outs[h.slot]
 		}
-		return outs[slot]
 	}
 	e := h.e
 	if e.run == nil || len(e.results) != 1 {

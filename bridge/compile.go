@@ -57,15 +57,27 @@ func (p *Program) Compiled() bool { return p.exe != nil }
 func (p *Program) Executable() *lazy.Executable { return p.exe }
 
 // Direct returns the executable when running the program is exactly
-// running it on the arguments in order and returning its results: no
-// captures, pass-throughs or mutations. Otherwise it returns nil. A caller
+// running it on its parameters and returning its results (no
+// pass-throughs or mutations), and where each parameter comes from:
+// params[i] >= 0 is argument params[i], < 0 is capture -params[i]-1; nil
+// params means the arguments in order. Otherwise it returns nil. A caller
 // that runs it directly must fall back to Run once it is Evicted (Run
 // recompiles).
-func (p *Program) Direct() *lazy.Executable {
-	if p.exe == nil || !p.paramsAreArgs || !p.identity || len(p.muts) > 0 || len(p.capShapes) > 0 {
-		return nil
+func (p *Program) Direct() (exe *lazy.Executable, params []int) {
+	if p.exe == nil || !p.identity || len(p.muts) > 0 {
+		return nil, nil
 	}
-	return p.exe
+	if p.paramsAreArgs {
+		return p.exe, nil
+	}
+	params = make([]int, len(p.params))
+	for i, s := range p.params {
+		params[i] = s.index
+		if s.capture {
+			params[i] = -s.index - 1
+		}
+	}
+	return p.exe, params
 }
 
 // Compile lowers g to StableHLO through the lazy runtime (placeholders for

@@ -43,9 +43,14 @@ func (s *fnState) fast(args []*tensor) *tensor {
 			// Count before running, while the lines are in cache (a large
 			// execution evicts them); undone on error.
 			slot := h.slot
+			ins := args
+			var buf [8]*tensor
+			if h.mixed {
+				ins = h.e.gather(buf[:0], args)
+			}
 			s.directCalls.Add(1)
 			cJitReplay.Add(1)
-			outs, err := x.Run(args)
+			outs, err := x.Run(ins)
 			if err != nil {
 				s.directFailed(err)
 			}
@@ -84,9 +89,11 @@ func (s *fnState) general(args []*tensor, key []byte) *tensor {
 		h = e.hot
 		s.last.Store(h)
 		if x := h.direct; x != nil && !x.Evicted() {
+			var buf [8]*tensor
+			ins := e.gather(buf[:0], args)
 			s.directCalls.Add(1)
 			cJitReplay.Add(1)
-			outs, err := x.Run(args)
+			outs, err := x.Run(ins)
 			if err != nil {
 				s.directFailed(err)
 			}

@@ -3,7 +3,7 @@ package jit
 import "github.com/xlajit/xlajit/lazy"
 
 // hotKeyLen is the longest guard key a hotEntry holds inline.
-const hotKeyLen = 39
+const hotKeyLen = 38
 
 // hotEntry is what a call reads to replay the entry it used last: its
 // guard key inline, and the direct executable and result slot, in one
@@ -13,13 +13,14 @@ const hotKeyLen = 39
 type hotEntry struct {
 	key    [hotKeyLen]byte
 	n      uint8 // key length; hotKeyLen+1: longer, compare e.key
+	mixed  bool  // direct's parameters are not the arguments in order: e.params
 	slot   int32
 	direct *lazy.Executable
 	e      *entry
 }
 
 func newHotEntry(e *entry) *hotEntry {
-	h := &hotEntry{direct: e.direct, slot: int32(e.slot), e: e, n: hotKeyLen + 1}
+	h := &hotEntry{direct: e.direct, mixed: e.params != nil, slot: int32(e.slot), e: e, n: hotKeyLen + 1}
 	if len(e.key) <= hotKeyLen {
 		h.n = uint8(copy(h.key[:], e.key))
 	}
@@ -32,4 +33,20 @@ func (h *hotEntry) match(key []byte) bool {
 		return string(h.key[:h.n]) == string(key)
 	}
 	return h.e.key == string(key)
+}
+
+// gather appends the direct executable's parameters to ins: the arguments
+// and captured tensors in e.params order (the arguments when it is nil).
+func (e *entry) gather(ins, args []*lazy.Tensor) []*lazy.Tensor {
+	if e.params == nil {
+		return args
+	}
+	for _, p := range e.params {
+		if p >= 0 {
+			ins = append(ins, args[p])
+		} else {
+			ins = append(ins, e.captures[-p-1])
+		}
+	}
+	return ins
 }

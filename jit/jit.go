@@ -53,6 +53,7 @@ type entry struct {
 	// with no further step.
 	direct   *lazy.Executable
 	slot     int
+	params   []int // where direct's parameters come from (bridge.Program.Direct)
 	hot      *hotEntry
 	guard    []guardItem
 	run      runner // nil: the function runs in lazy mode (graph break)
@@ -349,7 +350,8 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 		}
 	}
 	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
-		e.direct, e.slot = p.Direct(), e.results[0].slot
+		e.direct, e.params = p.Direct()
+		e.slot = e.results[0].slot
 	}
 	s.store(e)
 	return e, nil

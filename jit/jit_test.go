@@ -446,3 +446,26 @@ func TestReplayAfterEviction(t *testing.T) {
 		t.Errorf("stats of f %s, want 4 calls, 4 replays (the first call runs the compiled program too), 1 trace", s)
 	}
 }
+
+// TestDirectReplayParameterOrder: a program whose parameters are captures
+// and some of the arguments, in another order, replays with each call's
+// arguments and the captures' current values.
+func TestDirectReplayParameterOrder(t *testing.T) {
+	w := lazy.FromSlice([]float32{1, 2})
+	b := lazy.FromSlice([]float32{10, 20})
+	f := jit.Compile(func(unused, x, y *lazy.Tensor) *lazy.Tensor { return b.Add(y.Mul(w)).Sub(x) })
+	z := lazy.FromSlice([]float32{0, 0})
+	for i := 0; i < 4; i++ {
+		x := lazy.FromSlice([]float32{float32(i), 1})
+		y := lazy.FromSlice([]float32{3, float32(i)})
+		got := vals(f(z, x, y))
+		want0, want1 := 10+3*vals(w)[0]-float32(i), 20+float32(i)*vals(w)[1]-1
+		if got[0] != want0 || got[1] != want1 {
+			t.Fatalf("call %d: %v, want [%v %v]", i, got, want0, want1)
+		}
+		w.Assign(w.AddScalar(1))
+	}
+	if s := jit.StatsOf(f); s.Traces != 1 || s.Replays != 4 || s.Calls != 4 {
+		t.Errorf("stats %s, want 1 trace, 4 calls and replays", s)
+	}
+}

@@ -7,6 +7,10 @@ import (
 	"github.com/xlajit/xlajit/lazy"
 )
 
+// keyBufLen is the stack buffer for a fast call's guard key (longer keys
+// grow onto the heap and take the general path).
+const keyBufLen = 96
+
 // Tensor is the lazy tensor type, for the signatures below.
 type tensor = lazy.Tensor
 
@@ -33,12 +37,12 @@ func (s *fnState) fastWrapper(fn any) any {
 // runs outside the executable stays a few cache lines.
 func (s *fnState) fast(args []*tensor) *tensor {
 	// The guard key, as the tensor codec writes it, built on the stack.
-	var kb [96]byte
+	var kb [keyBufLen]byte
 	key := kb[:0]
 	for _, t := range args {
 		key = appendTensorKey(key, t)
 	}
-	if h := s.last.Load(); h != nil && h.match(key) && !lazy.Tracing() {
+	if h := s.last.Load(); h != nil && len(key) <= keyBufLen && h.matchPadded(&kb, len(key)) && !lazy.Tracing() {
 		if x := h.direct; x != nil && !x.Evicted() {
 			// Count before running, while the lines are in cache (a large
 			// execution evicts them); undone on error.

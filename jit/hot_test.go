@@ -31,3 +31,25 @@ func TestAppendVarintMatchesBinary(t *testing.T) {
 		}
 	}
 }
+
+// matchPadded compares zero-padded keys and their lengths: a key that is
+// another's prefix followed by zero bytes must not match it.
+func TestMatchPadded(t *testing.T) {
+	h := newHotEntry(&entry{key: "T\x05\x02\x00"})
+	var kb [keyBufLen]byte
+	for _, c := range []struct {
+		key  string
+		want bool
+	}{{"T\x05\x02\x00", true}, {"T\x05\x02", false}, {"T\x05\x02\x00\x00", false}, {"T\x05\x02\x01", false}, {"", false}} {
+		kb = [keyBufLen]byte{}
+		copy(kb[:], c.key)
+		if got := h.matchPadded(&kb, len(c.key)); got != c.want {
+			t.Errorf("matchPadded(%q) = %v, want %v", c.key, got, c.want)
+		}
+	}
+	long := newHotEntry(&entry{key: string(make([]byte, hotKeyLen+1))})
+	kb = [keyBufLen]byte{}
+	if long.matchPadded(&kb, hotKeyLen+1) {
+		t.Error("a key longer than the inline buffer must not match inline")
+	}
+}

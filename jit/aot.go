@@ -39,6 +39,9 @@ type AOT struct {
 	once sync.Once
 	run  runner
 	err  error
+	// direct is run's executable when a replay is exactly running it on
+	// the arguments in order (bridge.Program.Direct), else nil.
+	direct *lazy.Executable
 
 	calls, replays, compiles, hostFallbacks atomic.Int64
 }
@@ -131,9 +134,23 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 		var n int64
 		a.run, n, a.err = a.build(dev)
 		a.compiles.Add(n)
+		if p, ok := a.run.(*bridge.Program); ok && len(a.spec.Captures) == 0 {
+			if x, params := p.Direct(); params == nil {
+				a.direct = x
+			}
+		}
 	})
 	if a.err != nil {
 		return nil, a.err
+	}
+	if x := a.direct; x != nil && !x.Evicted() {
+		outs, err := x.Run(args)
+		if err != nil {
+			return nil, &Error{Fn: a.spec.Name, Err: err}
+		}
+		a.replays.Add(1)
+		cJitReplay.Add(1)
+		return outs, nil
 	}
 	// A pooled copy keeps args from escaping, so a generated wrapper's
 	// variadic call needs no allocation.

@@ -50,8 +50,11 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		vals = append(vals, t.value())
 	}
 	n := &a.n
-	buildNode(n, op, attrs, vals, 3)
-	outs := make([]*Tensor, len(n.out))
+	buildNode(n, op, attrs, vals, 3, a.shapes[:0])
+	outs := a.outs[:]
+	if len(n.out) != 1 {
+		outs = make([]*Tensor, len(n.out))
+	}
 	for i := range n.out {
 		v := Value{n, i}
 		if i == 0 {
@@ -83,11 +86,14 @@ func commonDevice(inputs []*Tensor) (*Device, error) {
 	return dev, nil
 }
 
-// nodeAlloc is a node allocated with its operands and first result.
+// nodeAlloc is a node allocated with up to two operands and their shapes,
+// its first result, and the result list of a one-result op.
 type nodeAlloc struct {
-	n  Node
-	in [2]Value
-	t  Tensor
+	n      Node
+	in     [2]Value
+	shapes [2]Shape
+	t      Tensor
+	outs   [1]*Tensor
 }
 
 // applyHost runs a host-only op at once: its inputs are computed (a cut),

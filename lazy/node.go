@@ -107,16 +107,17 @@ func (n *Node) computeHash() {
 // *Error on bad input).
 func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
 	n := &Node{}
-	buildNode(n, op, attrs, inputs, 4)
+	buildNode(n, op, attrs, inputs, 4, make([]Shape, 0, len(inputs)))
 	return n
 }
 
 // buildNode fills n; skip is the number of stack frames between the
 // caller to record and runtime.Callers.
-func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, skip int) {
-	in := make([]Shape, len(inputs))
-	for i, v := range inputs {
-		in[i] = v.Shape()
+// in is room for the operand shapes (appended to; the shape rule may keep
+// it).
+func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, skip int, in []Shape) {
+	for _, v := range inputs {
+		in = append(in, v.Shape())
 	}
 	out, err := op.Infer(in, attrs)
 	if err != nil {

@@ -80,16 +80,24 @@ func ints2(f *fns2, i8 func(d, a, b []int8), i16 func(d, a, b []int16), i32 func
 // view returns elements [lo, hi) of l as a []T.
 func view[T any](l *hlo.Literal, lo, hi int) []T { return hlo.ViewAs[T](l)[lo:hi] }
 
-func t1[T any](f func(d, a []T)) kernel.TileFn {
-	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
-		f(view[T](dst, lo, hi), view[T](srcs[0], lo, hi))
-	}
+// t1 and t2 adapt typed loops to TileFns. They return method values, not
+// closures: the compiler inlines the views into a generic method's body but
+// not into a closure's, and a fused step calls these once per member and
+// tile.
+func t1[T any](f func(d, a []T)) kernel.TileFn { return unaryTile[T]{f}.tile }
+
+func t2[T any](f func(d, a, b []T)) kernel.TileFn { return binaryTile[T]{f}.tile }
+
+type unaryTile[T any] struct{ f func(d, a []T) }
+
+func (k unaryTile[T]) tile(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
+	k.f(view[T](dst, lo, hi), view[T](srcs[0], lo, hi))
 }
 
-func t2[T any](f func(d, a, b []T)) kernel.TileFn {
-	return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
-		f(view[T](dst, lo, hi), view[T](srcs[0], lo, hi), view[T](srcs[1], lo, hi))
-	}
+type binaryTile[T any] struct{ f func(d, a, b []T) }
+
+func (k binaryTile[T]) tile(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
+	k.f(view[T](dst, lo, hi), view[T](srcs[0], lo, hi), view[T](srcs[1], lo, hi))
 }
 
 // isSubByte reports the integer types stored wider than their width.

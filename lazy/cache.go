@@ -337,6 +337,13 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		return nil, err
 	}
 	cDonated.v.Add(int64(len(donate)))
+	if len(outs) == 1 {
+		// One allocation for the result, its data and the result list.
+		a := &oneResult{}
+		a.t.init(outs[0], bufferShape(outs[0]), x.dev)
+		a.res[0] = &a.t.t
+		return a.res[:], nil
+	}
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
 		res[i] = newMaterialized(b, bufferShape(b), x.dev)

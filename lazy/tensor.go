@@ -122,9 +122,21 @@ type tensorWithData struct {
 }
 
 func newMaterialized(buf pjrt.Buffer, s Shape, dev *Device) *Tensor {
-	a := &tensorWithData{t: Tensor{shape: s, dev: dev}, d: deviceData{buf: buf, dev: dev}}
-	a.t.setData(&a.d)
+	a := &tensorWithData{}
+	a.init(buf, s, dev)
 	return &a.t
+}
+
+func (a *tensorWithData) init(buf pjrt.Buffer, s Shape, dev *Device) {
+	a.t = Tensor{shape: s, dev: dev}
+	a.d = deviceData{buf: buf, dev: dev}
+	a.t.setData(&a.d)
+}
+
+// oneResult is a program's only result with its result list.
+type oneResult struct {
+	t   tensorWithData
+	res [1]*Tensor
 }
 
 // FromBuffer wraps an existing device buffer of device dev.

@@ -79,6 +79,13 @@ type Buffer struct {
 }
 
 func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
+	b := &Buffer{}
+	c.initBuffer(b, l, dev)
+	return b
+}
+
+// initBuffer makes b the buffer of l, counting its bytes in use.
+func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
 	n := c.inUse.Add(int64(len(l.Data)))
 	for {
 		p := c.peak.Load()
@@ -86,7 +93,13 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 			break
 		}
 	}
-	return &Buffer{lit: l, dev: dev, client: c}
+	b.lit, b.dev, b.client = l, dev, c
+}
+
+// oneOut is a program's only output buffer with the output list.
+type oneOut struct {
+	b   Buffer
+	out [1]pjrt.Buffer
 }
 
 // BufferFromHost copies lit into a new device buffer.
@@ -177,6 +190,14 @@ func appendArgs(in []kernel.Value, args []pjrt.Buffer) ([]kernel.Value, error) {
 }
 
 func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
+	if len(res) == 1 {
+		if l, ok := res[0].(*hlo.Literal); ok {
+			a := &oneOut{} // one allocation for the buffer and the list
+			e.client.initBuffer(&a.b, l, dev)
+			a.out[0] = &a.b
+			return a.out[:]
+		}
+	}
 	out := make([]pjrt.Buffer, 0, e.nOut)
 	for _, v := range res {
 		out = e.appendOut(out, v, dev)

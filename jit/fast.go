@@ -32,8 +32,8 @@ func (s *fnState) fastWrapper(fn any) any {
 	return nil
 }
 
-// fast replays a cached entry for tensor arguments; anything else goes
-// through call. Its body is the direct replay only, so the code a replay
+// fast replays the last entry directly when it can; anything else goes
+// through general. Its body is the direct replay only, so the code a replay
 // runs outside the executable stays a few cache lines.
 func (s *fnState) fast(args []*tensor) *tensor {
 	// The guard key, as the tensor codec writes it, built on the stack.

@@ -44,24 +44,30 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	}
 	if h := s.last.Load(); h != nil && len(key) <= keyBufLen && h.matchPadded(&kb, len(key)) && !lazy.Tracing() {
 		if x := h.direct; x != nil && !x.Evicted() {
-			// Count before running, while the lines are in cache (a large
-			// execution evicts them); undone on error.
-			slot := h.slot
-			ins := args
-			var buf [8]*tensor
-			if h.mixed {
-				ins = h.e.gather(buf[:0], args)
-			}
-			s.directCalls.Add(1)
-			cJitReplay.Add(1)
-			outs, err := x.Run(ins)
-			if err != nil {
-				s.directFailed(err)
-			}
-			return outs[slot]
+			return s.runDirect(h, x, args)
 		}
 	}
 	return s.general(args, key)
+}
+
+// runDirect replays h's entry by running its direct executable x on the
+// parameters gathered from args and the captures.
+func (s *fnState) runDirect(h *hotEntry, x *lazy.Executable, args []*tensor) *tensor {
+	// Read and count before running, while the lines are in cache (a
+	// large execution evicts them); undone on error.
+	slot := h.slot
+	ins := args
+	var buf [8]*tensor
+	if h.mixed {
+		ins = h.e.gather(buf[:0], args)
+	}
+	s.directCalls.Add(1)
+	cJitReplay.Add(1)
+	outs, err := x.Run(ins)
+	if err != nil {
+		s.directFailed(err)
+	}
+	return outs[slot]
 }
 
 // directFailed undoes a direct replay's counting and panics with err.
@@ -93,15 +99,7 @@ func (s *fnState) general(args []*tensor, key []byte) *tensor {
 		h = e.hot
 		s.last.Store(h)
 		if x := h.direct; x != nil && !x.Evicted() {
-			var buf [8]*tensor
-			ins := e.gather(buf[:0], args)
-			s.directCalls.Add(1)
-			cJitReplay.Add(1)
-			outs, err := x.Run(ins)
-			if err != nil {
-				s.directFailed(err)
-			}
-			return outs[h.slot]
+			return s.runDirect(h, x, args)
 		}
 	}
 	e := h.e

@@ -47,10 +47,10 @@ type runner interface {
 // entry is one input signature of a compiled function.
 type entry struct {
 	key string
-	// direct is set when a replay is one run of this executable on the
-	// arguments, returning its result slot as the only result (no
-	// captures, mutations, RNG or host stages): the fast wrappers run it
-	// with no further step.
+	// direct is set when a replay is one run of this executable on
+	// parameters taken from the arguments and captures (params), returning
+	// its result slot as the only result (no pass-throughs, mutations, RNG
+	// or host stages): the fast wrappers run it with no further step.
 	direct   *lazy.Executable
 	slot     int
 	params   []int // where direct's parameters come from (bridge.Program.Direct)

@@ -24,6 +24,7 @@ var rooms = map[string][]string{
 	"codegen":           {"jit", "fx", "lazy", "hlo"},
 	"internal/conform":  {"hlo", "pjrt"},
 	"internal/archtest": {},
+	"internal/difftest": {"jit", "lazy", "hlo"},
 	"internal/mnist":    {},
 	"cmd":               nil, // anything
 	"examples":          nil, // anything

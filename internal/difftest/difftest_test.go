@@ -1,0 +1,257 @@
+package difftest
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	flagN        = flag.Int("difftest.n", 0, "number of programs TestPrograms runs (0: the CI default)")
+	flagSeed     = flag.Uint64("difftest.seed", 1, "first seed of TestPrograms")
+	flagFeatures = flag.String("difftest.features", "ci", `feature changes: "ci", "all", "none", "Name", "-Name", comma separated`)
+	flagShrink   = flag.Int("difftest.shrink", 400, "checks the shrinker may spend on each failure family")
+	flagTime     = flag.Duration("difftest.time", 0, "stop TestPrograms after this long (0: no limit)")
+	flagSave     = flag.String("difftest.save", "", "append the first seed of each failure family to this seed file")
+	flagVerbose  = flag.Bool("difftest.v", false, "print every failing program")
+)
+
+// ciPrograms is how many programs TestPrograms runs by default: a few
+// thousand, well under a minute on two cores.
+const ciPrograms = 3000
+
+// hangLimit is how long one program may take before the run is aborted
+// with the program printed (a hang is a failure too).
+const hangLimit = 2 * time.Minute
+
+// checkGuarded is Check with a watchdog.
+func checkGuarded(p *Program) (*Failure, Outcome) {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(hangLimit):
+			panic(fmt.Sprintf("difftest: program seed %d still running after %v:\n%s", p.Seed, hangLimit, p.Text()))
+		}
+	}()
+	return Check(p)
+}
+
+type family struct {
+	name  string
+	count int
+	seeds []uint64
+	first *Failure
+	prog  *Program
+}
+
+// TestPrograms generates and checks programs (-difftest.n of them, from
+// -difftest.seed, under -difftest.features), then shrinks and prints the
+// first program of each failure family.
+func TestPrograms(t *testing.T) {
+	var f Features
+	if err := f.Apply(*flagFeatures); err != nil {
+		t.Fatal(err)
+	}
+	n := *flagN
+	if n == 0 {
+		n = ciPrograms
+		if testing.Short() {
+			n = 300
+		}
+	}
+	start := time.Now()
+	fams := map[string]*family{}
+	errs := map[string]int{}
+	breaks, ran := 0, 0
+	for i := 0; i < n; i++ {
+		if *flagTime > 0 && time.Since(start) > *flagTime {
+			break
+		}
+		seed := *flagSeed + uint64(i)
+		p := Generate(seed, f)
+		fail, oc := checkGuarded(p)
+		ran++
+		if oc.PlainError != "" {
+			errs[oc.PlainError]++
+		}
+		if oc.Breaks {
+			breaks++
+		}
+		if fail == nil {
+			continue
+		}
+		fam := fams[fail.Family]
+		if fam == nil {
+			fam = &family{name: fail.Family, first: fail, prog: p}
+			fams[fail.Family] = fam
+		}
+		fam.count++
+		if len(fam.seeds) < 10 {
+			fam.seeds = append(fam.seeds, seed)
+		}
+		if *flagVerbose {
+			t.Logf("seed %d: %s\n%s", seed, fail, p.Text())
+		}
+	}
+	el := time.Since(start)
+	t.Logf("%d programs (seeds %d..%d, features %s) in %v (%.1f ms each); %d with graph breaks; %d failed plainly",
+		ran, *flagSeed, *flagSeed+uint64(ran)-1, f, el.Round(time.Millisecond), float64(el.Milliseconds())/float64(max(ran, 1)), breaks, sum(errs))
+	for _, e := range sortedKeys(errs) {
+		t.Logf("  plain error x%d: %s", errs[e], e)
+	}
+	names := make([]string, 0, len(fams))
+	for k := range fams {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fam := fams[k]
+		small, sf := Shrink(fam.prog, fam.name, *flagShrink)
+		if sf == nil {
+			sf = fam.first
+		}
+		t.Errorf("failure family %q: %d programs (seeds %v)\nfirst: seed %d: %s\nshrunk (%d instructions, %d calls): %s\n%s",
+			fam.name, fam.count, fam.seeds, fam.prog.Seed, fam.first.Detail, len(small.Body), len(small.Calls), sf.Detail, small.Text())
+		if *flagSave != "" {
+			appendSeed(t, *flagSave, fam.prog.Seed, f, fam.name)
+		}
+	}
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return m[out[i]] > m[out[j]] || m[out[i]] == m[out[j]] && out[i] < out[j] })
+	return out
+}
+
+func appendSeed(t *testing.T, path string, seed uint64, f Features, fam string) {
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	fmt.Fprintf(fh, "%d %s # %s\n", seed, f, fam)
+}
+
+// seedLine is one line of testdata/seeds.txt: a seed, the features it was
+// generated with, and the family it failed with when found.
+type seedLine struct {
+	seed     uint64
+	features Features
+	spec     string
+	family   string
+	line     int
+}
+
+func readSeeds(t *testing.T, path string) []seedLine {
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var out []seedLine
+	sc := bufio.NewScanner(fh)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		fam := ""
+		if i := strings.Index(line, "#"); i >= 0 {
+			fam = strings.TrimSpace(line[i+1:])
+			line = line[:i]
+		}
+		fs := strings.Fields(line)
+		if len(fs) == 0 {
+			continue
+		}
+		if len(fs) != 2 {
+			t.Fatalf("%s:%d: want \"SEED FEATURES # family\"", path, n)
+		}
+		seed, err := strconv.ParseUint(fs[0], 10, 64)
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, n, err)
+		}
+		var f Features
+		if err := f.Apply(fs[1]); err != nil {
+			t.Fatalf("%s:%d: %v", path, n, err)
+		}
+		out = append(out, seedLine{seed, f, fs[1], fam, n})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// knownBrokenIn returns the features listed in KnownBroken that f has on.
+func knownBrokenIn(f Features) []string {
+	var out []string
+	for _, name := range KnownBroken {
+		if f.Get(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestSeeds runs every kept seed. A seed whose features include a family
+// still listed in KnownBroken may fail (it is logged); any other failure is
+// an error.
+func TestSeeds(t *testing.T) {
+	for _, s := range readSeeds(t, "testdata/seeds.txt") {
+		p := Generate(s.seed, s.features)
+		fail, _ := checkGuarded(p)
+		broken := knownBrokenIn(s.features)
+		switch {
+		case fail == nil && len(broken) > 0:
+			t.Logf("seed %d (line %d, found as %q) passes now", s.seed, s.line, s.family)
+		case fail == nil:
+		case len(broken) > 0:
+			t.Logf("seed %d (line %d): known failure (%s): %s", s.seed, s.line, strings.Join(broken, ", "), fail.Family)
+		default:
+			t.Errorf("seed %d (line %d, found as %q): %s\n%s", s.seed, s.line, s.family, fail, p.Text())
+		}
+	}
+}
+
+// TestGeneratorConforms checks that generated programs are well formed
+// and stay within their features (so a family switched off never runs),
+// that generation is deterministic, and that printing works.
+func TestGeneratorConforms(t *testing.T) {
+	presets := []string{"ci", "all", "none,Elementwise", "ci,-Errors", "none,Reduce,Shape,HostOps"}
+	for _, spec := range presets {
+		var f Features
+		if err := f.Apply(spec); err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 300; seed++ {
+			p := Generate(seed, f)
+			if _, err := analyze(p); err != nil {
+				t.Fatalf("%s seed %d: malformed: %v\n%s", spec, seed, err, p.Text())
+			}
+			if !conforms(p) {
+				t.Fatalf("%s seed %d: program leaves its features\n%s", spec, seed, p.Text())
+			}
+			if q := Generate(seed, f); q.Text() != p.Text() {
+				t.Fatalf("%s seed %d: generation is not deterministic", spec, seed)
+			}
+		}
+	}
+}

@@ -516,4 +516,3 @@ func (g *gen) binding(k, i int) Binding {
 	}
 	return b
 }
-

@@ -12,7 +12,9 @@ import (
 // Constants, Assign, random numbers, host ops, graph breaks and static
 // arguments.
 
-func constTypes() []lazy.DType { return []lazy.DType{lazy.F32, lazy.F32, lazy.F64, lazy.I32, lazy.Bool} }
+func constTypes() []lazy.DType {
+	return []lazy.DType{lazy.F32, lazy.F32, lazy.F64, lazy.I32, lazy.Bool}
+}
 
 // sliceText writes a Go slice literal of data in dtype dt.
 func sliceText(dt lazy.DType, data []float64) string {

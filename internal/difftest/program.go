@@ -68,7 +68,7 @@ type Instr struct {
 // Call is one call of the function.
 type Call struct {
 	Variant int       // index into Program.Variants
-	Statics Floats // one per static parameter (ints hold whole numbers)
+	Statics Floats    // one per static parameter (ints hold whole numbers)
 	Args    []Binding // one per tensor parameter
 	// UpdateCaps assigns new data to captures before the call (caller
 	// side, outside the function).

@@ -21,6 +21,14 @@ var (
 type walker struct {
 	key     []byte
 	tensors []*lazy.Tensor
+	seen    map[*lazy.Tensor]int // first positions, for long tensor lists
+	depth   int
+}
+
+// reset empties the walker for a new call.
+func (w *walker) reset() {
+	w.key, w.tensors, w.depth = w.key[:0], w.tensors[:0], 0
+	clear(w.seen)
 }
 
 func (w *walker) tag(b byte)     { w.key = append(w.key, b) }
@@ -106,8 +114,11 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			x := (*lazy.Tensor)(v.UnsafePointer())
+			if first := w.addTensor(x); first >= 0 {
+				w.key = appendAliasKey(w.key, first)
+				return
+			}
 			w.key = appendTensorKey(w.key, x)
-			w.tensors = append(w.tensors, x)
 		}
 	}
 	switch t.Kind() {
@@ -140,9 +151,13 @@ func buildCodec(t reflect.Type) codec {
 			}
 			w.tag('L')
 			w.varint(int64(v.Len()))
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			for i := 0; i < v.Len(); i++ {
 				elem(w, v.Index(i))
 			}
+			w.depth--
 		}
 	case reflect.Pointer:
 		elem := codecFor(t.Elem())
@@ -152,7 +167,11 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			w.tag('P')
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			elem(w, v.Elem())
+			w.depth--
 		}
 	case reflect.Struct:
 		fields := make([]codec, t.NumField())
@@ -178,7 +197,11 @@ func buildCodec(t reflect.Type) codec {
 			if err := checkArgType(e.Type(), map[reflect.Type]bool{}); err != nil {
 				panic(&Error{Msg: err.Error()})
 			}
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			codecFor(e.Type())(w, e)
+			w.depth--
 		}
 	}
 	return func(w *walker, v reflect.Value) {
@@ -199,7 +222,7 @@ func describe(args []reflect.Value) []guardItem {
 type guardItem struct{ path, value string }
 
 func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
-	if depth > 32 {
+	if depth > maxArgDepth {
 		return
 	}
 	t := v.Type()

@@ -392,3 +392,45 @@ func TestHostFuncResultsChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestRecompileHints(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor, lr float64) *lazy.Tensor { return x.MulScalar(lr) })
+	x := lazy.FromSlice([]float32{1, 2})
+	f(x, 0.1)
+	f(x, 0.05)
+	if ex := jit.Explain(f); !strings.Contains(ex, "arg 1: 0.1 -> 0.05") || !strings.Contains(ex, "pass a value that changes between calls") {
+		t.Errorf("a changed float argument does not suggest a tensor:\n%s", ex)
+	}
+	g := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.Sum(1) })
+	for _, n := range []int64{8, 7, 5, 3} {
+		g(lazy.Zeros(lazy.F32, n, 4))
+	}
+	if ex := jit.Explain(g); !strings.Contains(ex, "pad batches") {
+		t.Errorf("a leading dimension that keeps changing does not suggest padding:\n%s", ex)
+	}
+}
+
+type linear struct{ W *lazy.Tensor }
+
+func TestReplacedTensorFieldWarns(t *testing.T) {
+	step := func(m *linear, g *lazy.Tensor) *lazy.Tensor {
+		m.W = m.W.Sub(g) // should be m.W.Assign(m.W.Sub(g))
+		return m.W.Sum()
+	}
+	m := &linear{W: lazy.FromSlice([]float32{1, 2})}
+	g := lazy.FromSlice([]float32{1, 1})
+	f := jit.Compile(step)
+	f(m, g)
+	if ex := jit.Explain(f); !strings.Contains(ex, "arg 0.W") || !strings.Contains(ex, "Assign") {
+		t.Errorf("Explain does not warn about the replaced field:\n%s", ex)
+	}
+	strict, _ := jit.CompileE(func(m *linear, g *lazy.Tensor) (*lazy.Tensor, error) { return step(m, g), nil }, jit.FullGraph())
+	m2 := &linear{W: lazy.FromSlice([]float32{1, 2})}
+	w := m2.W
+	if _, err := strict(m2, g); err == nil || !strings.Contains(err.Error(), "arg 0.W") {
+		t.Errorf("FullGraph: err = %v, want an error naming arg 0.W", err)
+	}
+	if m2.W != w || w.Float32s()[0] != 1 {
+		t.Errorf("a failed trace left the field replaced or the tensor changed")
+	}
+}

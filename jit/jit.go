@@ -96,6 +96,10 @@ type fnState struct {
 	lastG   []guardItem // guard of the most recent trace (Explain)
 	lastN   []string    // its aliasing notes
 	limited bool        // recompile limit reached: lazy mode for new signatures
+	// leadChanges counts, per tensor path, the recompiles caused by its
+	// leading dimension alone (a batch size that keeps changing).
+	leadChanges map[string]int
+	warnedFloat bool
 	events  []string
 	dropped int // events past maxEvents
 
@@ -317,8 +321,14 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	defer s.replayMu.Unlock()
 	tensors := append([]*lazy.Tensor(nil), w.tensors...)
 	rp := &resultPlanner{slots: map[*lazy.Tensor]int{}}
+	bindings := bindingsOf(args)
+	var replaced []binding
 	traced, err := bridge.Trace(tensors, func() ([]*lazy.Tensor, error) {
 		rs := s.fn.Call(args)
+		if replaced = rebound(bindings); len(replaced) > 0 && s.opts.fullGraph {
+			restore(replaced)
+			return nil, &Error{Fn: s.name, Msg: reboundMessage(replaced)}
+		}
 		if s.hasErr {
 			if errv := rs[len(rs)-1]; !errv.IsNil() {
 				return nil, errv.Interface().(error)
@@ -349,6 +359,11 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	case err != nil:
 		return nil, err
 	}
+	if len(replaced) > 0 {
+		msg := reboundMessage(replaced)
+		log.Printf("xlajit: warning: %s: %s", s.name, msg)
+		s.event("warning: %s", msg)
+	}
 	run, compiled, err := s.build(traced, tensors)
 	if err != nil {
 		return nil, err
@@ -358,7 +373,12 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	if n := s.traces.Load(); n > 1 {
 		s.recompiles.Add(1)
 		lazy.AddCounter(lazy.MetricJitRecompile, 1)
-		s.event("recompile %d: %s", n-1, s.diff(guard, notes))
+		why := s.diff(guard, notes) + s.recompileHint(guard)
+		s.event("recompile %d: %s", n-1, why)
+		if i, ok := firstGuardDiff(s.lastG, guard); ok && i >= 0 && i < len(s.lastG) && guard[i].kind == 'f' && !s.warnedFloat {
+			s.warnedFloat = true
+			log.Printf("xlajit: warning: %s traced again because %s", s.name, why)
+		}
 	} else {
 		s.event("trace: %s", guardString(guard, notes))
 	}
@@ -385,6 +405,27 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	}
 	s.store(e)
 	return e, nil
+}
+
+// recompileHint suggests a fix when recompiles keep coming from one
+// tensor's leading dimension (batches of varying size).
+func (s *fnState) recompileHint(guard []guardItem) string {
+	i, ok := firstGuardDiff(s.lastG, guard)
+	if !ok || i < 0 || i >= len(s.lastG) || guard[i].kind != 't' || s.lastG[i].path != guard[i].path {
+		return ""
+	}
+	old, cur := s.lastG[i].value, guard[i].value
+	if leadingDim(old) == leadingDim(cur) || restDims(old) != restDims(cur) {
+		return ""
+	}
+	if s.leadChanges == nil {
+		s.leadChanges = map[string]int{}
+	}
+	s.leadChanges[guard[i].path]++
+	if n := s.leadChanges[guard[i].path]; n >= 2 {
+		return fmt.Sprintf(" (the leading dimension of %s changed in %d traces: pad batches to one size or bucket the sizes, so that few sizes are traced; a data loader's drop-last or padding does it)", guard[i].path, n)
+	}
+	return ""
 }
 
 // diff says how a new signature differs from the last traced one.

@@ -100,8 +100,8 @@ type fnState struct {
 	// leading dimension alone (a batch size that keeps changing).
 	leadChanges map[string]int
 	warnedFloat bool
-	events  []string
-	dropped int // events past maxEvents
+	events      []string
+	dropped     int // events past maxEvents
 
 	calls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
 }

@@ -36,9 +36,9 @@ func Check(p *Program) (*Failure, Outcome) {
 	if err != nil {
 		return &Failure{Family: "generator/malformed", Detail: err.Error()}, oc
 	}
-	ref := runMode(p, Lazy, -1)
+	ref := runCold(p, -1)
 	if ref.failAt >= 0 && ref.calls[ref.failAt].crash == "" && ref.crash == "" {
-		ref = runMode(p, Lazy, ref.failAt)
+		ref = runCold(p, ref.failAt)
 	}
 	if f := crashOf(ref); f != nil {
 		return f, oc
@@ -50,16 +50,50 @@ func Check(p *Program) (*Failure, Outcome) {
 		oc.Breaks = oc.Breaks || c.reads > 0
 	}
 	modes := []Mode{Eager, Jit}
+	if ColdDevice != nil {
+		modes = append([]Mode{LazyWarm}, modes...)
+	}
 	if p.Features.JitEager {
 		modes = append(modes, JitEager)
 	}
 	for _, m := range modes {
 		r := runMode(p, m, ref.failAt)
 		if f := compare(p, st, ref, r); f != nil {
+			if ColdDevice != nil && m != LazyWarm {
+				// Does the mode agree on a fresh device? Then the
+				// long-lived device's compile cache gave it another
+				// graph's executable.
+				if compare(p, st, ref, runOnCold(p, m, ref.failAt)) == nil {
+					f.Family = "cache/" + f.Family
+					f.Detail += " (on a fresh device " + string(m) + " agrees: a compile-cache hit ran another graph's executable)"
+				}
+			} else if m == LazyWarm {
+				f.Family = "cache/" + f.Family
+				f.Detail += " (lazy mode on a fresh device agrees: a compile-cache hit ran another graph's executable)"
+			}
 			return f, oc
 		}
 	}
 	return nil, oc
+}
+
+// runCold runs the reference (lazy mode) on a fresh device when
+// ColdDevice is set.
+func runCold(p *Program, failHint int) *modeRun { return runOnCold(p, Lazy, failHint) }
+
+// runOnCold runs mode m on a fresh device when ColdDevice is set.
+func runOnCold(p *Program, m Mode, failHint int) *modeRun {
+	if ColdDevice == nil {
+		return runMode(p, m, failHint)
+	}
+	shared := lazy.DefaultDevice()
+	cold := ColdDevice()
+	lazy.SetDefaultDevice(cold)
+	defer func() {
+		lazy.SetDefaultDevice(shared)
+		lazy.SetCacheSize(cold, 1) // devices are never freed: keep little
+	}()
+	return runMode(p, m, failHint)
 }
 
 var (
@@ -81,13 +115,38 @@ func normalize(s string) string {
 	return s
 }
 
+// trimStack keeps a crash's message and the frames between the panic and
+// the harness.
+func trimStack(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	in := false
+	for i, l := range lines {
+		switch {
+		case i == 0:
+			out = append(out, l)
+		case strings.HasPrefix(l, "panic("):
+			in = true
+		case in && (strings.Contains(l, "internal/difftest.") || strings.HasPrefix(l, "reflect.")):
+			in = false
+		case strings.Contains(l, "/runtime/panic.go"):
+		case in:
+			out = append(out, l)
+		}
+	}
+	if len(out) > 13 {
+		out = out[:13]
+	}
+	return strings.Join(out, "\n")
+}
+
 func crashOf(r *modeRun) *Failure {
 	if r.crash != "" {
-		return &Failure{Family: "crash/" + string(r.mode) + ": " + normalize(r.crash), Detail: r.crash}
+		return &Failure{Family: "crash/" + string(r.mode) + ": " + normalize(r.crash), Detail: trimStack(r.crash)}
 	}
 	if r.failAt >= 0 && r.calls[r.failAt].crash != "" {
 		c := r.calls[r.failAt].crash
-		return &Failure{Family: "crash/" + string(r.mode) + ": " + normalize(c), Detail: fmt.Sprintf("call %d: %s", r.failAt, c)}
+		return &Failure{Family: "crash/" + string(r.mode) + ": " + normalize(c), Detail: fmt.Sprintf("call %d: %s", r.failAt, trimStack(c))}
 	}
 	return nil
 }

@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 var (
@@ -254,4 +259,15 @@ func TestGeneratorConforms(t *testing.T) {
 			}
 		}
 	}
+}
+
+var flagLog = flag.Bool("difftest.log", false, "keep the product's log output (recompile warnings) during the runs")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !*flagLog {
+		log.SetOutput(io.Discard)
+	}
+	ColdDevice = func() *lazy.Device { return lazy.DevicesOf(host.NewClient(1))[0] }
+	os.Exit(m.Run())
 }

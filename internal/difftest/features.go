@@ -42,11 +42,15 @@ type Features struct {
 	DupOutputs    bool // the same tensor returned twice
 	ReturnMutated bool // a mutated argument or capture returned
 	ReturnConst   bool // a tensor built from Go data inside the function returned
-	MutateResults bool // the caller assigns to returned tensors between calls
-	SharedResults bool // two returned tensors holding one value (one was assigned the other)
+	// ReturnAssignedLocal: a tensor made inside the function, then
+	// assigned to, returned.
+	ReturnAssignedLocal bool
+	MutateResults       bool // the caller assigns to returned tensors between calls
+	SharedResults       bool // two returned tensors holding one value (one was assigned the other)
 
 	// Random numbers (lazy.ManualSeed before each mode).
-	Random bool // RandUniform, RandN, Dropout, ManualSeed inside the function
+	Random     bool // RandUniform, RandN, Dropout inside the function
+	ReseedInFn bool // lazy.ManualSeed inside the function
 
 	// Host ops.
 	HostOps   bool // NonZero, MaskedSelect, Unique (data-dependent shapes)
@@ -59,6 +63,10 @@ type Features struct {
 	// Graph breaks: Item, Float32s inside the function with Go control flow
 	// depending on the value.
 	GraphBreak bool
+
+	// RepeatedOperand: one tensor passed for two operands of an op (in
+	// eager mode, a one-op graph reading one parameter twice).
+	RepeatedOperand bool
 
 	// ScalarToOne: ops with a 0-d operand whose result has rank >= 1 and
 	// a single element.
@@ -104,6 +112,7 @@ func CIFeatures() Features {
 var KnownBroken = []string{
 	"AliasArgs", "CaptureAsArg", "HostChain", "JitEager", "ReturnConst", "AssignInput",
 	"ReturnMutated", "ScalarToOne", "HostErrorUnused", "SharedResults",
+	"ReturnAssignedLocal", "ReseedInFn", "RepeatedOperand",
 }
 
 // Names returns the feature names (the struct's field names).

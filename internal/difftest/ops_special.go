@@ -185,7 +185,7 @@ func init() {
 		}),
 	})
 	define(&opSpec{
-		name: "ManualSeed", on: randOn, kind: kindRandom, weight: 1, void: true,
+		name: "ManualSeed", on: func(f *Features) bool { return f.ReseedInFn }, kind: kindRandom, weight: 1, void: true,
 		gen: func(g *gen) (Instr, bool) {
 			return Instr{Op: "ManualSeed", I: []int64{int64(g.r.IntN(1000))}}, true
 		},

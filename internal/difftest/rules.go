@@ -66,6 +66,15 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 	if !f.ScalarToOne && scalarToOne(st, in, k, res) {
 		return false
 	}
+	if !f.RepeatedOperand {
+		for i, a := range in.In {
+			for _, b := range in.In[:i] {
+				if st.value(a) == st.value(b) {
+					return false
+				}
+			}
+		}
+	}
 	return true
 }
 
@@ -92,7 +101,7 @@ func resultAllowed(f *Features, st *state, r int) bool {
 	case ri.void:
 		return false
 	case ri.kind == regLocal:
-		return f.ReturnConst || !isDataConst(st, r)
+		return (f.ReturnConst || !isDataConst(st, r)) && (f.ReturnAssignedLocal || !st.assigned[ri.root])
 	case st.assigned[ri.root]:
 		return f.ReturnMutated
 	}

@@ -16,11 +16,19 @@ type Mode string
 
 // The modes. Lazy is the reference the others are compared with.
 const (
+	Lazy     Mode = "lazy"      // ops record IR; reads cut (the reference, on a fresh device when ColdDevice is set)
+	LazyWarm Mode = "lazy-warm" // lazy mode on the long-lived device, whose compile cache holds every earlier program's graphs
 	Eager    Mode = "eager"     // lazy.SetEager(true): a cut after every op
-	Lazy     Mode = "lazy"      // ops record IR; reads cut
 	Jit      Mode = "jit"       // jit.Compile: trace on call 1, then replays
 	JitEager Mode = "jit-eager" // jit.Compile called with eager mode on
 )
+
+// ColdDevice, when set, makes a fresh device (with an empty compile cache)
+// for each program's reference run, so that a graph wrongly found in the
+// long-lived device's compile cache (a hash collision) shows up as a
+// difference instead of being shared by every mode. The tests set it to
+// an embedded device; package difftest itself does not pick a device.
+var ColdDevice func() *lazy.Device
 
 func (m Mode) compiled() bool { return m == Jit || m == JitEager }
 

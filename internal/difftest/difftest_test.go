@@ -2,11 +2,15 @@ package difftest
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +29,7 @@ var (
 	flagTime     = flag.Duration("difftest.time", 0, "stop TestPrograms after this long (0: no limit)")
 	flagSave     = flag.String("difftest.save", "", "append the first seed of each failure family to this seed file")
 	flagVerbose  = flag.Bool("difftest.v", false, "print every failing program")
+	flagKeep     = flag.String("difftest.keep", "", "write each failure family's shrunk program as JSON into this directory (testdata/repros keeps them)")
 )
 
 // ciPrograms is how many programs TestPrograms runs by default: a few
@@ -68,7 +73,7 @@ func TestPrograms(t *testing.T) {
 	n := *flagN
 	if n == 0 {
 		n = ciPrograms
-		if testing.Short() {
+		if testing.Short() || raceEnabled {
 			n = 300
 		}
 	}
@@ -107,6 +112,9 @@ func TestPrograms(t *testing.T) {
 		}
 	}
 	el := time.Since(start)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("heap in use after the run: %d MiB", ms.HeapInuse>>20)
 	t.Logf("%d programs (seeds %d..%d, features %s) in %v (%.1f ms each); %d with graph breaks; %d failed plainly",
 		ran, *flagSeed, *flagSeed+uint64(ran)-1, f, el.Round(time.Millisecond), float64(el.Milliseconds())/float64(max(ran, 1)), breaks, sum(errs))
 	for _, e := range sortedKeys(errs) {
@@ -127,6 +135,9 @@ func TestPrograms(t *testing.T) {
 			fam.name, fam.count, fam.seeds, fam.prog.Seed, fam.first.Detail, len(small.Body), len(small.Calls), sf.Detail, small.Text())
 		if *flagSave != "" {
 			appendSeed(t, *flagSave, fam.prog.Seed, f, fam.name)
+		}
+		if *flagKeep != "" {
+			keepRepro(t, *flagKeep, small, sf)
 		}
 	}
 }
@@ -205,11 +216,11 @@ func readSeeds(t *testing.T, path string) []seedLine {
 	return out
 }
 
-// knownBrokenIn returns the features listed in KnownBroken that f has on.
-func knownBrokenIn(f Features) []string {
+// knownBrokenIn returns the features listed in KnownBroken that p uses.
+func knownBrokenIn(p *Program) []string {
 	var out []string
 	for _, name := range KnownBroken {
-		if f.Get(name) {
+		if p.Uses(name) {
 			out = append(out, name)
 		}
 	}
@@ -223,7 +234,7 @@ func TestSeeds(t *testing.T) {
 	for _, s := range readSeeds(t, "testdata/seeds.txt") {
 		p := Generate(s.seed, s.features)
 		fail, _ := checkGuarded(p)
-		broken := knownBrokenIn(s.features)
+		broken := knownBrokenIn(p)
 		switch {
 		case fail == nil && len(broken) > 0:
 			t.Logf("seed %d (line %d, found as %q) passes now", s.seed, s.line, s.family)
@@ -270,4 +281,69 @@ func TestMain(m *testing.M) {
 	}
 	ColdDevice = func() *lazy.Device { return lazy.DevicesOf(host.NewClient(1))[0] }
 	os.Exit(m.Run())
+}
+
+// repro is a kept failing program (testdata/repros/*.json): the shrunk
+// program itself, so it keeps testing the same thing when the generator
+// changes.
+type repro struct {
+	Family  string
+	Detail  string
+	Program *Program
+}
+
+var reFileName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+func keepRepro(t *testing.T, dir string, p *Program, f *Failure) {
+	name := strings.Trim(reFileName.ReplaceAllString(f.Family, "_"), "_")
+	if len(name) > 80 {
+		name = name[:80]
+	}
+	path := filepath.Join(dir, name+".json")
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	b, err := json.MarshalIndent(repro{f.Family, f.Detail, p}, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept %s", path)
+}
+
+// TestRepros runs every kept failing program. One using a family still
+// listed in KnownBroken may fail (it is logged); any other failure is an
+// error.
+func TestRepros(t *testing.T) {
+	files, err := filepath.Glob("testdata/repros/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r repro
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if _, err := analyze(r.Program); err != nil {
+			t.Errorf("%s: malformed program: %v", file, err)
+			continue
+		}
+		fail, _ := checkGuarded(r.Program)
+		broken := knownBrokenIn(r.Program)
+		switch {
+		case fail == nil && len(broken) > 0:
+			t.Logf("%s (%s) passes now", file, r.Family)
+		case fail == nil:
+		case len(broken) > 0:
+			t.Logf("%s: known failure (%s): %s", file, strings.Join(broken, ", "), fail.Family)
+		default:
+			t.Errorf("%s (found as %q): %s\n%s", file, r.Family, fail, r.Program.Text())
+		}
+	}
 }

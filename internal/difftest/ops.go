@@ -27,6 +27,8 @@ type opSpec struct {
 	alias func(in Instr, s []lazy.Shape) bool
 	// void: the op defines no register (Assign, ManualSeed).
 	void bool
+	// shapeOnly: the op reads only its operands' shapes, not their values.
+	shapeOnly bool
 	// kind marks ops the checker and features care about.
 	kind opKind
 }

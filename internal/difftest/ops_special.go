@@ -96,7 +96,7 @@ func init() {
 		}),
 	})
 	define(&opSpec{
-		name: "FullLike", on: func(f *Features) bool { return f.Consts }, weight: 2,
+		name: "FullLike", on: func(f *Features) bool { return f.Consts }, weight: 2, shapeOnly: true,
 		gen: func(g *gen) (Instr, bool) {
 			x, ok := g.pick(func(lazy.Shape) bool { return true })
 			dt := constTypes()[g.r.IntN(5)]
@@ -141,7 +141,7 @@ func init() {
 
 	randOn := func(f *Features) bool { return f.Random }
 	define(&opSpec{
-		name: "RandUniform", on: randOn, kind: kindRandom, weight: 3,
+		name: "RandUniform", on: randOn, kind: kindRandom, weight: 3, shapeOnly: true,
 		gen: func(g *gen) (Instr, bool) {
 			x, ok := g.pick(func(lazy.Shape) bool { return true })
 			lo := []float64{0, -1}[g.r.IntN(2)]
@@ -156,7 +156,7 @@ func init() {
 		}),
 	})
 	define(&opSpec{
-		name: "RandN", on: randOn, kind: kindRandom, weight: 2,
+		name: "RandN", on: randOn, kind: kindRandom, weight: 2, shapeOnly: true,
 		gen: func(g *gen) (Instr, bool) {
 			x, ok := g.pick(func(lazy.Shape) bool { return true })
 			return Instr{Op: "RandN", In: []int{x}}, ok

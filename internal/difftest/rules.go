@@ -1,6 +1,8 @@
 package difftest
 
 import (
+	"strings"
+
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -29,7 +31,7 @@ func assignTargetAllowed(f *Features, st *state, r int) bool {
 	case regCapture:
 		return f.AssignCapture
 	}
-	return f.AssignLocal
+	return f.AssignLocal && (f.AssignConst || !isDataConst(st, r))
 }
 
 // assignSourceAllowed: assigning a tensor that holds fixed data (an
@@ -137,6 +139,7 @@ func liveValues(p *Program, st *state) map[int]bool {
 		case o.kind == kindRead:
 			deps[k] = reads
 			sinks = append(sinks, k)
+		case o.shapeOnly:
 		default:
 			deps[k] = reads
 		}
@@ -336,4 +339,21 @@ func sharedResults(st *state, results []int) bool {
 		}
 	}
 	return false
+}
+
+// Uses reports whether program p needs feature name: it stays within its
+// features but not with name switched off. JitEager, a mode rather than
+// something a program contains, is used whenever it is on.
+func (p *Program) Uses(name string) bool {
+	if !p.Features.Get(name) {
+		return false
+	}
+	if strings.EqualFold(name, "JitEager") {
+		return true
+	}
+	q := *p
+	if err := q.Features.Set(name, false); err != nil {
+		return false
+	}
+	return conforms(p) && !conforms(&q)
 }

@@ -136,7 +136,7 @@ func classifyCompileError(m *hlo.Module, err error, r *Result) {
 func classifyRunError(err error, r *Result) {
 	var oe *kernel.OpError
 	if errors.As(err, &oe) {
-		if strings.HasPrefix(oe.Op, "check.") {
+		if strings.HasPrefix(oe.Op, "check.") || strings.HasPrefix(oe.Op, "iree_check.") {
 			r.fail(KindCheck, oe.Op, "%v", err)
 			return
 		}

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -41,13 +42,15 @@ type Phases struct {
 	Parse, Compile, Run time.Duration
 }
 
-// job is one split part of one file.
+// job is one case: a split part of one file, or one test function of it.
 type job struct {
 	path     string // file as found
 	name     string // file name for results
 	index    int
-	line     int
+	line     int // first line of the part
 	text     string
+	fn       string  // the test function, "" for the part's entry
+	fnLine   int     // the test function's line
 	fcRuns   []fcRun // RUN lines verified by FileCheck
 	upstream string
 }
@@ -107,8 +110,21 @@ func RunFiles(opts Options, files []string) ([]*Result, error) {
 		if checkedByFileCheck(text) {
 			fc = fileCheckRuns(text)
 		}
-		for i, c := range splitFile(text) {
-			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fcRuns: fc, upstream: up}
+		index := 0
+		for _, c := range splitFile(text) {
+			j := job{path: f, name: name, line: c.line, text: c.text, fcRuns: fc, upstream: up}
+			fns, perFunc := testFuncs(funcItems(c.text))
+			if !perFunc {
+				j.index = index
+				index++
+				jobs <- j
+				continue
+			}
+			for _, fn := range fns {
+				j.index, j.fn, j.fnLine = index, fn.name, c.line+fn.line
+				index++
+				jobs <- j
+			}
 		}
 	}
 	close(jobs)
@@ -132,7 +148,7 @@ func runJob(opts Options, j job) *Result {
 	done := make(chan *Result, 1)
 	stop := newStopper()
 	go func() {
-		r := &Result{File: j.name, Case: j.index, Line: j.line}
+		r := newResult(j)
 		defer func() {
 			if p := recover(); p != nil {
 				r.fail(KindPanic, r.Op, "panic: %v\n%s", p, panicSite(debug.Stack()))
@@ -148,7 +164,7 @@ func runJob(opts Options, j job) *Result {
 	case r = <-done:
 	case <-t.C:
 		stop.stop()
-		r = &Result{File: j.name, Case: j.index, Line: j.line}
+		r = newResult(j)
 		// A goroutine cannot be killed: the executor's loops watch the
 		// cancel channel; one that does not is left running.
 		how := "still running: the executor ignored the cancel"
@@ -168,6 +184,15 @@ func runJob(opts Options, j job) *Result {
 	return r
 }
 
+// newResult is the result of job j before it ran.
+func newResult(j job) *Result {
+	r := &Result{File: j.name, Case: j.index, Line: j.line, Func: j.fn}
+	if j.fn != "" {
+		r.Line = j.fnLine
+	}
+	return r
+}
+
 // panicSite keeps the frames of a panic's stack that point into the
 // project, so the report shows where it happened without the runtime noise.
 func panicSite(stack []byte) string {
@@ -184,10 +209,10 @@ func panicSite(stack []byte) string {
 // runCase parses, classifies, compiles and runs one case into r.
 func runCase(opts Options, j job, r *Result, stop *stopper) {
 	t0 := time.Now()
-	m, err := parseChunk(j.name, j.text, j.line)
+	m, entry, err := prepare(j, j.fn)
 	r.Phases.Parse = time.Since(t0)
 	if err != nil {
-		r.fail(KindParse, "", "%v", err)
+		failPrep(r, err)
 		return
 	}
 	if len(m.Funcs) == 0 {
@@ -195,10 +220,11 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 		r.Status = Pass
 		return
 	}
-	entry := m.Entry()
 	if entry != nil {
-		r.Func = entry.Name
-		stop.entry.Store(&entry.Name)
+		if r.Func == "" {
+			r.Func = entry.Name
+		}
+		stop.entry.Store(&r.Func)
 	}
 	if s := skipReason(m, entry, opts.Client != nil); s != "" {
 		r.Status, r.Skip, r.Reason = Skip, s, SkipDoc(s)
@@ -215,7 +241,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 	}
 	if len(fcs) == 0 {
 		if len(entry.Args) > 0 {
-			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", entry.Name, len(entry.Args))
+			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", r.Func, len(entry.Args))
 			return
 		}
 		execute(opts, j, m, entry, nil, r, stop)
@@ -231,7 +257,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 			}
 		}
 		if len(args) != len(entry.Args) {
-			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", entry.Name, len(entry.Args), fc.run.line, len(args))
+			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", r.Func, len(entry.Args), fc.run.line, len(args))
 			return
 		}
 		res, printed, ok := execute(opts, j, m, entry, args, r, stop)
@@ -259,13 +285,23 @@ func execute(opts Options, j job, m *hlo.Module, entry *hlo.Func, args []*hlo.Li
 		res, printed := runEmbedded(m, entry, args, r, stop)
 		return res, printed, r.Status != Fail
 	}
-	m, err := parseChunk(j.name, j.text, j.line)
+	m, entry, err := prepare(j, j.fn)
 	if err != nil {
-		r.fail(KindParse, "", "%v", err)
+		failPrep(r, err)
 		return nil, "", false
 	}
-	res := runOnClient(opts.Client, m, m.Entry(), args, r)
+	res := runOnClient(opts.Client, m, entry, args, r)
 	return res, "", r.Status != Fail
+}
+
+// failPrep records why prepare failed.
+func failPrep(r *Result, err error) {
+	var pe *prepError
+	if errors.As(err, &pe) {
+		r.fail(pe.kind, pe.op, "%v", pe.err)
+		return
+	}
+	r.fail(KindParse, "", "%v", err)
 }
 
 // formatOutput is what stablehlo-translate --interpret prints for the

@@ -32,9 +32,9 @@ func (f funcItem) public() bool {
 // another function, skipping comments and strings.
 func funcItems(text string) []funcItem {
 	var out []funcItem
-	cur := -1    // index in out of the function being scanned, or -1
-	braces := 0  // brace depth inside the current function
-	parens := 0  // paren depth inside the current function's signature
+	cur := -1     // index in out of the function being scanned, or -1
+	braces := 0   // brace depth inside the current function
+	parens := 0   // paren depth inside the current function's signature
 	body := false // inside the current function's body
 	lastWord := ""
 	line := 0
@@ -142,7 +142,7 @@ func blank(text string, start, end int) string {
 	return string(b)
 }
 
-// entryByName reports whether a chunk's cases are its functions (no @main
+// testFuncs reports whether a chunk's cases are its functions (no @main
 // and more than one function) and, if so, the test functions.
 func testFuncs(items []funcItem) ([]funcItem, bool) {
 	if len(items) <= 1 {

@@ -125,13 +125,17 @@ func compileShapeAssertion(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return nil, c.Errorf("target shape_assertion: the predicate must be a boolean scalar tensor<i1>, got %s", c.In[0])
 	}
 	for i := 1; i < len(c.In); i++ {
-		if t := c.InTensor(i); t == nil || !t.DType.IsInt() || t.Rank() != 0 {
-			return nil, c.Errorf("target shape_assertion: error message input %d must be an integer scalar, got %s", i-1, c.In[i])
+		if t := c.InTensor(i); t == nil || !t.DType.IsSigned() || t.DType.Bits() != 32 && t.DType.Bits() != 64 || t.Rank() != 0 {
+			return nil, c.Errorf("target shape_assertion: error message input %d must be a tensor<i32> or tensor<i64>, got %s", i-1, c.In[i])
 		}
 	}
-	msg := "shape assertion failed"
-	if s, ok := c.Op.Attr("error_message").(hlo.StringAttr); ok {
-		msg = string(s)
+	s, ok := c.Op.Attr("error_message").(hlo.StringAttr)
+	if !ok {
+		return nil, c.Errorf("target shape_assertion needs an error_message string attribute")
+	}
+	msg := string(s)
+	if bad := badPlaceholder(msg, len(c.In)-1); bad != "" {
+		return nil, c.Errorf("target shape_assertion: error_message placeholder %s names no input (%d inputs)", bad, len(c.In)-1)
 	}
 	op := c.Op
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
@@ -148,6 +152,25 @@ func compileShapeAssertion(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		return &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: "shape_assertion: " + formatAssertion(msg, vals[1:])}
 	}, nil
+}
+
+// badPlaceholder returns the first placeholder {i} of msg with i outside
+// [0, n), or "".
+func badPlaceholder(msg string, n int) string {
+	for {
+		i := strings.IndexByte(msg, '{')
+		if i < 0 {
+			return ""
+		}
+		j := strings.IndexByte(msg[i:], '}')
+		if j < 0 {
+			return ""
+		}
+		if k, err := strconv.Atoi(msg[i+1 : i+j]); err == nil && (k < 0 || k >= n) {
+			return msg[i : i+j+1]
+		}
+		msg = msg[i+j+1:]
+	}
 }
 
 // formatAssertion replaces {i} in msg by inputs[i].

@@ -136,7 +136,7 @@ func TestShapeAssertion(t *testing.T) {
 	build := func() *hlo.Module {
 		k := newBlk(i1, tt(hlo.I32), i64)
 		customCall(k, "shape_assertion", []*hlo.Value{k.arg(0), k.arg(1), k.arg(2)}, nil,
-			attr("error_message", hlo.StringAttr("dimension {0} is {1}, want {1} {7}")), attr("has_side_effect", hlo.BoolAttr(true)))
+			attr("error_message", hlo.StringAttr("dimension {0} is {1}, want {1} {x}")), attr("has_side_effect", hlo.BoolAttr(true)))
 		k.ret("func.return")
 		return module(fn("main", k))
 	}
@@ -157,14 +157,32 @@ func TestShapeAssertion(t *testing.T) {
 		t.Fatalf("holding assertion: %v", err)
 	}
 	_, err = p.Run(&kernel.Ctx{}, []kernel.Value{pred(false), d, scalar(5)})
-	if err == nil || !strings.Contains(err.Error(), "shape_assertion: dimension 3 is 5, want 5 {7}") || !strings.Contains(err.Error(), "test.mlir:") {
+	if err == nil || !strings.Contains(err.Error(), "shape_assertion: dimension 3 is 5, want 5 {x}") || !strings.Contains(err.Error(), "test.mlir:") {
 		t.Fatalf("failing assertion: %v", err)
 	}
-	// The predicate is a boolean scalar.
-	k := newBlk(tt(hlo.Bool, 4))
-	customCall(k, "shape_assertion", []*hlo.Value{k.arg(0)}, nil)
-	k.ret("func.return")
-	if _, err := host.Compile(module(fn("main", k))); err == nil || !strings.Contains(err.Error(), "boolean scalar tensor<i1>, got tensor<4xi1>") {
-		t.Fatalf("vector predicate: %v", err)
+	for _, c := range []struct {
+		in   []hlo.Type
+		msg  hlo.Attr
+		want string
+	}{
+		{[]hlo.Type{tt(hlo.Bool, 4)}, hlo.StringAttr("m"), "boolean scalar tensor<i1>, got tensor<4xi1>"},
+		{[]hlo.Type{i1, tt(hlo.I16)}, hlo.StringAttr("m"), "must be a tensor<i32> or tensor<i64>, got tensor<i16>"},
+		{[]hlo.Type{i1}, nil, "needs an error_message"},
+		{[]hlo.Type{i1, i64}, hlo.StringAttr("{0} {1}"), "placeholder {1} names no input (1 inputs)"},
+	} {
+		k := newBlk(c.in...)
+		var args []*hlo.Value
+		for i := range c.in {
+			args = append(args, k.arg(i))
+		}
+		var attrs []hlo.NamedAttr
+		if c.msg != nil {
+			attrs = append(attrs, attr("error_message", c.msg))
+		}
+		customCall(k, "shape_assertion", args, nil, attrs...)
+		k.ret("func.return")
+		if _, err := host.Compile(module(fn("main", k))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error containing %q", c.in, err, c.want)
+		}
 	}
 }

@@ -220,4 +220,3 @@ func caseFileChecks(runs []fcRun, text string, first int) ([]caseCheck, error) {
 	}
 	return out, nil
 }
-

@@ -214,3 +214,16 @@ func refine(op *hlo.Op) {
 		}
 	}
 }
+
+// refineTypes gives every op of m with dynamic result types the types
+// inferred from its operands (after argument types were made static).
+func refineTypes(m *hlo.Module) {
+	for _, f := range m.Funcs {
+		if f.Body != nil {
+			f.Body.Walk(func(op *hlo.Op) bool {
+				refine(op)
+				return true
+			})
+		}
+	}
+}

@@ -16,36 +16,49 @@ type prepError struct {
 
 func (e *prepError) Error() string { return e.err.Error() }
 
+// prepared is a case ready to compile.
+type prepared struct {
+	m     *hlo.Module
+	entry *hlo.Func // nil when the module has no entry
+	// The entry's argument and result types as written, before scalars
+	// became rank-0 tensors (IREE's tools read and print scalars apart).
+	args, results []hlo.Type
+}
+
 // prepare parses a case's text and returns the module to compile and its
 // entry. With fn set, the function fn is the entry: the module keeps fn
 // (renamed @main, which every device takes as its entry) and the functions
 // it refers to. IREE's test helpers are lowered to StableHLO (lower.go).
-func prepare(j job, fn string) (*hlo.Module, *hlo.Func, error) {
+func prepare(j job, fn string) (*prepared, error) {
 	m, err := parseFunc(j.name, j.text, j.line, fn)
 	if err != nil {
-		return nil, nil, &prepError{kind: KindParse, err: err}
+		return nil, &prepError{kind: KindParse, err: err}
 	}
+	p := &prepared{m: m}
 	if len(m.Funcs) == 0 {
-		return m, nil, nil
+		return p, nil
 	}
-	var entry *hlo.Func
 	if fn != "" {
-		entry = m.Func(fn)
-		if entry == nil {
-			return nil, nil, &prepError{kind: KindEntry, err: fmt.Errorf("no function @%s", fn)}
+		p.entry = m.Func(fn)
+		if p.entry == nil {
+			return nil, &prepError{kind: KindEntry, err: fmt.Errorf("no function @%s", fn)}
 		}
-		makeEntry(m, entry)
+		makeEntry(m, p.entry)
 	} else {
-		entry = m.Entry()
+		p.entry = m.Entry()
+	}
+	if p.entry != nil {
+		p.args = p.entry.ArgTypes()
+		p.results = append([]hlo.Type(nil), p.entry.ResultTypes...)
 	}
 	if err := lowerTestHelpers(m); err != nil {
 		var le *lowerError
 		if errors.As(err, &le) {
-			return nil, nil, &prepError{kind: KindCompile, op: le.op.Name, err: err}
+			return nil, &prepError{kind: KindCompile, op: le.op.Name, err: err}
 		}
-		return nil, nil, &prepError{kind: KindCompile, err: err}
+		return nil, &prepError{kind: KindCompile, err: err}
 	}
-	return m, entry, nil
+	return p, nil
 }
 
 // parseFunc parses text; when it does not parse and fn is set, the

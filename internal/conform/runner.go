@@ -52,6 +52,7 @@ type job struct {
 	fn       string  // the test function, "" for the part's entry
 	fnLine   int     // the test function's line
 	fcRuns   []fcRun // RUN lines verified by FileCheck
+	ireeRun  bool    // the file's RUN lines run iree-run-mlir (ireerun.go)
 	upstream string
 }
 
@@ -106,15 +107,16 @@ func RunFiles(opts Options, files []string) ([]*Result, error) {
 		}
 		text := string(src)
 		up := upstreamDisabled(text)
-		var fc []fcRun
-		if checkedByFileCheck(text) {
-			fc = fileCheckRuns(text)
+		fc := fileCheckRuns(text)
+		ireeRun := false
+		for _, r := range fc {
+			ireeRun = ireeRun || r.tool == toolIREERun
 		}
 		index := 0
 		for _, c := range splitFile(text) {
-			j := job{path: f, name: name, line: c.line, text: c.text, fcRuns: fc, upstream: up}
+			j := job{path: f, name: name, line: c.line, text: c.text, fcRuns: fc, ireeRun: ireeRun, upstream: up}
 			fns, perFunc := testFuncs(funcItems(c.text))
-			if !perFunc {
+			if !perFunc || ireeRun {
 				j.index = index
 				index++
 				jobs <- j
@@ -208,13 +210,19 @@ func panicSite(stack []byte) string {
 
 // runCase parses, classifies, compiles and runs one case into r.
 func runCase(opts Options, j job, r *Result, stop *stopper) {
+	if j.ireeRun {
+		runIREECase(opts, j, r, stop)
+		return
+	}
 	t0 := time.Now()
-	m, entry, err := prepare(j, j.fn)
+	p, err := prepare(j, j.fn)
 	r.Phases.Parse = time.Since(t0)
 	if err != nil {
 		failPrep(r, err)
 		return
 	}
+	m, entry := p.m, p.entry
+	reprepare := func() (*prepared, error) { return prepare(j, j.fn) }
 	if len(m.Funcs) == 0 {
 		// An empty module runs trivially, as upstream's interpreter does.
 		r.Status = Pass
@@ -244,7 +252,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", r.Func, len(entry.Args))
 			return
 		}
-		execute(opts, j, m, entry, nil, r, stop)
+		execute(opts, reprepare, m, entry, nil, r, stop)
 	}
 	// A FileCheck-verified case runs once per RUN line (each may pass
 	// other --args), its check ops judged every time.
@@ -260,7 +268,7 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", r.Func, len(entry.Args), fc.run.line, len(args))
 			return
 		}
-		res, printed, ok := execute(opts, j, m, entry, args, r, stop)
+		res, printed, ok := execute(opts, reprepare, m, entry, args, r, stop)
 		if !ok || r.Status == Fail {
 			return
 		}
@@ -277,20 +285,21 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 
 // execute runs a case once with args, judging its check ops into r, and
 // returns the entry's results and what the program printed; ok is false
-// when the run failed (r says why). Through a client the case is parsed
-// again for each run, since lifting the checks rewrites the module, and
-// prints stay on the device (SkipPrint keeps such cases off the seam).
-func execute(opts Options, j job, m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string, bool) {
+// when the run failed (r says why). Through a client the case is prepared
+// again (by again) for each run, since lifting the checks rewrites the
+// module, and prints stay on the device (SkipPrint keeps such cases off the
+// seam).
+func execute(opts Options, again func() (*prepared, error), m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string, bool) {
 	if opts.Client == nil {
 		res, printed := runEmbedded(m, entry, args, r, stop)
 		return res, printed, r.Status != Fail
 	}
-	m, entry, err := prepare(j, j.fn)
+	p, err := again()
 	if err != nil {
 		failPrep(r, err)
 		return nil, "", false
 	}
-	res := runOnClient(opts.Client, m, entry, args, r)
+	res := runOnClient(opts.Client, p.m, p.entry, args, r)
 	return res, "", r.Status != Fail
 }
 

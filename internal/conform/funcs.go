@@ -89,6 +89,10 @@ func funcItems(text string) []funcItem {
 				out[cur].hasBody = true
 			}
 			braces++
+		case c == '}' && braces == 0:
+			// The enclosing module closes after a declaration.
+			out[cur].end = i
+			cur = -1
 		case c == '}':
 			braces--
 			if body && braces == 0 {

@@ -30,6 +30,9 @@ import (
 // defaultMaxElements is iree-run-mlir's --output_max_element_count.
 const defaultMaxElements = 1024
 
+// maxInputBytes bounds one --input tensor.
+const maxInputBytes = 1 << 30
+
 // ireeTypeNames maps IREE's element type names to element types.
 var ireeTypeNames = map[string]hlo.DType{
 	"i1": hlo.Bool, "i8": hlo.I8, "i16": hlo.I16, "i32": hlo.I32, "i64": hlo.I64,
@@ -120,8 +123,13 @@ func parseIREEInput(s string, t hlo.Type) (*hlo.Literal, error) {
 	if !ok {
 		return nil, fmt.Errorf("input %q: unknown element type %q", s, typ)
 	}
-	if n := hlo.NumElements(dims); n < 0 || n > 1<<28 {
-		return nil, fmt.Errorf("input %q: %d elements is too many", s, n)
+	// A shape of more than maxInputBytes is refused before allocating it.
+	bytes := int64(dt.Size())
+	for _, d := range dims {
+		if d > 0 && bytes > maxInputBytes/d {
+			return nil, fmt.Errorf("input %q: shape %s is over %d bytes", s, head, int64(maxInputBytes))
+		}
+		bytes *= d
 	}
 	l := hlo.NewLiteral(dt, dims...)
 	if !argFits(tt, l) {

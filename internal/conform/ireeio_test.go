@@ -139,6 +139,8 @@ func TestParseIREEInput(t *testing.T) {
 		{"@in.npy", "tensor<2xf32>", "file, buffer and null inputs are not supported"},
 		{"1 2", "tensor<2xf32>", "want SHAPExTYPE=DATA"},
 		{"axf32=1", "tensor<2xf32>", `bad dimension "a"`},
+		{"100000x100000x100000xf32=1", "tensor<?x?x?xf32>", "is over 1073741824 bytes"},
+		{"4611686018427387904x4xf32=1", "tensor<?x?xf32>", "is over 1073741824 bytes"},
 		{"x", "i32", `input "x" for i32`},
 	} {
 		if _, err := parseIREEInput(c.in, tensor(c.typ)); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -68,6 +68,9 @@ func runRun(args []string) int {
 	}
 	res, log, err := conform.Exec(client, m, in)
 	if err != nil {
+		if *function != "" {
+			err = fmt.Errorf("--function %s (run as the entry @main): %w", *function, err)
+		}
 		return fail(err)
 	}
 	for _, r := range res {

@@ -155,7 +155,11 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 	switch o.kind {
 	case kindAssign:
 		st.assigned[st.regs[in.In[0]].root] = true
-		st.valOf[st.regs[in.In[0]].root] = st.value(in.In[1])
+		if in.Op == "AssignUpdate" {
+			st.valOf[st.regs[in.In[0]].root] = len(st.regs) // a new value
+		} else {
+			st.valOf[st.regs[in.In[0]].root] = st.value(in.In[1])
+		}
 	case kindHostDyn:
 		st.hostDyn = true
 	case kindHostFunc:

@@ -32,9 +32,13 @@ var (
 	flagKeep     = flag.String("difftest.keep", "", "write each failure family's shrunk program as JSON into this directory (testdata/repros keeps them)")
 )
 
-// ciPrograms is how many programs TestPrograms runs by default: a few
-// thousand, well under a minute on two cores.
-const ciPrograms = 3000
+// ciPrograms is how many programs TestPrograms runs by default (a few
+// thousand: 10-20 s on two quiet cores), and ciBudget the time after which
+// it stops early on a loaded machine.
+const (
+	ciPrograms = 3000
+	ciBudget   = 40 * time.Second
+)
 
 // hangLimit is how long one program may take before the run is aborted
 // with the program printed (a hang is a failure too).
@@ -70,9 +74,11 @@ func TestPrograms(t *testing.T) {
 	if err := f.Apply(*flagFeatures); err != nil {
 		t.Fatal(err)
 	}
-	n := *flagN
+	n, limit := *flagN, *flagTime
 	if n == 0 {
-		n = ciPrograms
+		// The CI default: a few thousand programs, within a time budget
+		// so that a loaded machine still finishes in under a minute.
+		n, limit = ciPrograms, ciBudget
 		if testing.Short() || raceEnabled {
 			n = 300
 		}
@@ -82,7 +88,7 @@ func TestPrograms(t *testing.T) {
 	errs := map[string]int{}
 	breaks, ran := 0, 0
 	for i := 0; i < n; i++ {
-		if *flagTime > 0 && time.Since(start) > *flagTime {
+		if limit > 0 && time.Since(start) > limit {
 			break
 		}
 		seed := *flagSeed + uint64(i)
@@ -296,8 +302,11 @@ var reFileName = regexp.MustCompile(`[^A-Za-z0-9]+`)
 
 func keepRepro(t *testing.T, dir string, p *Program, f *Failure) {
 	name := strings.Trim(reFileName.ReplaceAllString(f.Family, "_"), "_")
-	if len(name) > 80 {
-		name = name[:80]
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	if uses := knownBrokenIn(p); len(uses) > 0 {
+		name += "__" + strings.Join(uses, "_")
 	}
 	path := filepath.Join(dir, name+".json")
 	if _, err := os.Stat(path); err == nil {
@@ -346,4 +355,27 @@ func TestRepros(t *testing.T) {
 			t.Errorf("%s (found as %q): %s\n%s", file, r.Family, fail, r.Program.Text())
 		}
 	}
+}
+
+// TestFeaturesAreGenerated checks that every program-level feature is
+// actually exercised by the generator with all features on, and that
+// switching it off rejects such programs (Uses, through the rules the
+// shrinker relies on, can say no).
+func TestFeaturesAreGenerated(t *testing.T) {
+	count := map[string]int{}
+	all := AllFeatures()
+	for seed := uint64(1); seed <= 600; seed++ {
+		p := Generate(seed, all)
+		for _, name := range FeatureNames() {
+			if p.Uses(name) {
+				count[name]++
+			}
+		}
+	}
+	for _, name := range FeatureNames() {
+		if count[name] == 0 {
+			t.Errorf("no program of 600 uses feature %s", name)
+		}
+	}
+	t.Logf("programs using each feature (of 600): %v", count)
 }

@@ -269,6 +269,11 @@ func (g *gen) pick(ok func(s lazy.Shape) bool) (int, bool) {
 
 // pickHostInput picks the operand of a host op.
 func (g *gen) pickHostInput(ok func(s lazy.Shape) bool) (int, bool) {
+	if g.f.HostChain && g.chance(2) {
+		if r, found := g.pickWhere(func(r int) bool { return ok(g.shape0(r)) && g.st.regs[r].hostFn }); found {
+			return r, true
+		}
+	}
 	return g.pickWhere(func(r int) bool { return ok(g.shape0(r)) && (g.f.HostChain || !g.st.regs[r].hostFn) })
 }
 
@@ -281,7 +286,7 @@ const anyDType pickOpt = 1
 // sometimes ignores the variants after the first.
 func (g *gen) pickCompatible(x int, opts ...pickOpt) (int, bool) {
 	anyDT := len(opts) > 0 && opts[0] == anyDType
-	loose := g.f.Errors && g.chance(8)
+	loose := g.f.Errors && g.chance(4)
 	k := len(g.p.Body)
 	return g.pickWhere(func(r int) bool {
 		if !anyDT && g.shape0(r).DType != g.shape0(x).DType {
@@ -399,6 +404,17 @@ func (g *gen) results() {
 		r := cands[len(cands)-1]
 		if i > 0 || g.chance(3) {
 			r = cands[g.r.IntN(len(cands))]
+		}
+		// Sometimes a tensor the body assigned to (a mutated argument,
+		// capture or local).
+		var assigned []int
+		for _, c := range cands {
+			if g.st.assigned[g.st.regs[c].root] {
+				assigned = append(assigned, c)
+			}
+		}
+		if len(assigned) > 0 && g.chance(3) {
+			r = assigned[g.r.IntN(len(assigned))]
 		}
 		dup := false
 		for _, o := range g.p.Results {

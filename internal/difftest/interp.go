@@ -92,10 +92,10 @@ func (p *Program) makeFunc(caps []*lazy.Tensor, reads *int, want *[]lazy.Shape) 
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
 		args, statics := p.unpackArgs(in)
 		e := env{want: *want}
-		outs := p.body(caps, args, statics, &e)
 		if reads != nil {
-			*reads += e.reads
+			defer func() { *reads += e.reads }() // a failing call counts its reads too
 		}
+		outs := p.body(caps, args, statics, &e)
 		var res []reflect.Value
 		if p.SliceRes {
 			res = append(res, reflect.ValueOf(outs))

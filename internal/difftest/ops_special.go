@@ -139,6 +139,68 @@ func init() {
 		},
 	})
 
+	// AssignUpdate writes a value computed from the target itself, as an
+	// optimizer step does: t.Assign(t*a+b), t.Assign(t+o), t.Assign(t-o*a).
+	define(&opSpec{
+		name: "AssignUpdate", void: true, kind: kindAssign, weight: 8,
+		on: func(f *Features) bool { return f.AssignArg || f.AssignCapture || f.AssignLocal },
+		gen: func(g *gen) (Instr, bool) {
+			t, ok := g.pickWhere(func(r int) bool {
+				return assignTargetAllowed(&g.f, g.st, r) && isNumeric(g.shape0(r).DType)
+			})
+			if !ok {
+				return Instr{}, false
+			}
+			a := []float64{2, 0.5, -1}[g.r.IntN(3)]
+			in := Instr{Op: "AssignUpdate", In: []int{t}, I: []int64{int64(g.r.IntN(3))}, F: []float64{a, []float64{1, -0.5}[g.r.IntN(2)]}}
+			if in.I[0] > 0 {
+				o, ok := g.pickWhere(func(r int) bool {
+					in.In = []int{t, r}
+					defer func() { in.In = []int{t} }()
+					return g.validEverywhere(in)
+				})
+				if !ok {
+					in.I[0] = 0
+					return in, true
+				}
+				in.In = []int{t, o}
+			}
+			return in, true
+		},
+		infer: func(in Instr, s []lazy.Shape, k int) (lazy.Shape, error) {
+			if !isNumeric(s[0].DType) || (in.I[0] > 0) != (len(s) == 2) {
+				return lazy.Shape{}, fmt.Errorf("AssignUpdate of %v", s)
+			}
+			if len(s) == 2 {
+				d, err := bcastDims(s[0].Dims, s[1].Dims)
+				if err != nil || s[1].DType != s[0].DType || !sameDimsSym(d, s[0].Dims) {
+					return lazy.Shape{}, fmt.Errorf("AssignUpdate of %s with %s", s[0], s[1])
+				}
+			}
+			return lazy.Shape{}, nil
+		},
+		run: func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor {
+			switch in.I[0] {
+			case 0:
+				x[0].Assign(x[0].MulScalar(in.F[0]).AddScalar(in.F[1]))
+			case 1:
+				x[0].Assign(x[0].Add(x[1]))
+			default:
+				x[0].Assign(x[0].Sub(x[1].MulScalar(in.F[0])))
+			}
+			return nil
+		},
+		text: func(in Instr, a []string, d string) string {
+			switch in.I[0] {
+			case 0:
+				return fmt.Sprintf("%s.Assign(%s.MulScalar(%s).AddScalar(%s))", a[0], a[0], fnum(in.F[0]), fnum(in.F[1]))
+			case 1:
+				return fmt.Sprintf("%s.Assign(%s.Add(%s))", a[0], a[0], a[1])
+			}
+			return fmt.Sprintf("%s.Assign(%s.Sub(%s.MulScalar(%s)))", a[0], a[0], a[1], fnum(in.F[0]))
+		},
+	})
+
 	randOn := func(f *Features) bool { return f.Random }
 	define(&opSpec{
 		name: "RandUniform", on: randOn, kind: kindRandom, weight: 3, shapeOnly: true,

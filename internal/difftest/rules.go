@@ -49,7 +49,7 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 	}
 	switch o.kind {
 	case kindAssign:
-		if !assignTargetAllowed(f, st, in.In[0]) || !assignSourceAllowed(f, st, in.In[1]) {
+		if !assignTargetAllowed(f, st, in.In[0]) || in.Op == "Assign" && !assignSourceAllowed(f, st, in.In[1]) {
 			return false
 		}
 	case kindHostDyn:
@@ -134,6 +134,9 @@ func liveValues(p *Program, st *state) map[int]bool {
 		}
 		o := opOf(in.Op)
 		switch {
+		case in.Op == "AssignUpdate":
+			deps[k] = reads
+			cur[st.regs[in.In[0]].root] = k
 		case o.kind == kindAssign:
 			cur[st.regs[in.In[0]].root] = reads[1]
 		case o.kind == kindRead:

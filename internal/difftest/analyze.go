@@ -55,14 +55,12 @@ func newState(p *Program) *state {
 		}
 		st.regs = append(st.regs, regInfo{shapes: s, root: i, kind: regParam, instr: -1})
 	}
-	for c, cs := range p.Captures {
+	for _, cs := range p.Captures {
 		s := make([]lazy.Shape, nv)
 		for v := range s {
 			s[v] = cs
 		}
-		r := len(st.regs)
-		_ = c
-		st.regs = append(st.regs, regInfo{shapes: s, root: r, kind: regCapture, instr: -1})
+		st.regs = append(st.regs, regInfo{shapes: s, root: len(st.regs), kind: regCapture, instr: -1})
 	}
 	return st
 }

@@ -300,13 +300,17 @@ func compare(p *Program, st *state, ref, r *modeRun) *Failure {
 		if f := compareState(m, "before-error", ref.pre, r.pre, ref.nCaps); f != nil {
 			return f
 		}
-		if m.compiled() && ref.calls[ref.failAt].reads == 0 {
+		if m.compiled() {
 			// A failed compiled call leaves the caller's tensors as they
-			// were (one that read a value ran the plain function lazily,
-			// and is compared with lazy mode below).
-			if f := compareState(m, "changed-by-failed-call", r.pre, r.post, ref.nCaps); f != nil {
-				f.Family = strings.Replace(f.Family, "value/", "state/", 1)
-				return f
+			// were, or, when it ran the plain function lazily (a graph
+			// break, a host result of a new shape), as the plain call
+			// leaves them.
+			if compareState(m, "", r.pre, r.post, ref.nCaps) != nil {
+				if f := compareState(m, "changed-by-failed-call", ref.post, r.post, ref.nCaps); f != nil {
+					f.Family = strings.Replace(f.Family, "value/", "state/", 1)
+					f.Detail += " (and not as before the call either)"
+					return f
+				}
 			}
 		} else if f := compareState(m, "after-error", ref.post, r.post, ref.nCaps); f != nil {
 			return f

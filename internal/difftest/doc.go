@@ -24,7 +24,7 @@
 // Place in the flow: a test-side package above jit. It imports jit, lazy
 // and hlo; nothing in the product imports it.
 //
-// A printed program (seed 7):
+// A printed program (abridged):
 //
 //	lazy.ManualSeed(7)
 //	c0 := lazy.FromSlice([]float32{0.5, -1, 2})

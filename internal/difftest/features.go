@@ -48,6 +48,9 @@ type Features struct {
 	ReturnAssignedLocal bool
 	MutateResults       bool // the caller assigns to returned tensors between calls
 	SharedResults       bool // two returned tensors holding one value (one was assigned the other)
+	// SharedMutations: two arguments or captures assigned one value (after
+	// the call they hold one buffer).
+	SharedMutations bool
 
 	// Random numbers (lazy.ManualSeed before each mode).
 	Random     bool // RandUniform, RandN, Dropout inside the function
@@ -112,7 +115,7 @@ func CIFeatures() Features {
 // product still fails them; a fix on main removes its name here.
 var KnownBroken = []string{
 	"AliasArgs", "CaptureAsArg", "JitEager", "ReturnConst", "AssignInput", "AssignConst",
-	"HostErrorUnused", "ReturnAssignedLocal", "ReseedInFn", "RepeatedOperand",
+	"HostErrorUnused", "ReturnAssignedLocal", "ReseedInFn", "RepeatedOperand", "SharedMutations",
 }
 
 // Names returns the feature names (the struct's field names).

@@ -52,6 +52,14 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 		if !assignTargetAllowed(f, st, in.In[0]) || in.Op == "Assign" && !assignSourceAllowed(f, st, in.In[1]) {
 			return false
 		}
+		if in.Op == "Assign" && !f.SharedMutations && st.regs[in.In[0]].kind != regLocal {
+			target, v := st.regs[in.In[0]].root, st.value(in.In[1])
+			for root, held := range st.valOf {
+				if root != target && held == v && st.regs[root].kind != regLocal {
+					return false
+				}
+			}
+		}
 	case kindHostDyn:
 		if !f.HostChain {
 			for _, r := range in.In {

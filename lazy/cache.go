@@ -42,7 +42,9 @@ type Executable struct {
 	Hash    Hash
 	Module  *hlo.Module
 	NParams int
-	NOut    int
+	NOut    int // results, not counting the run-time check flags
+	// checks are the messages of the program's run-time checks (checks.go).
+	checks []string
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -190,7 +192,12 @@ func compileModule(dev *Device, h Hash, m *hlo.Module) (*Executable, error) {
 		return nil, fmt.Errorf("compiling graph %s: %w", h, err)
 	}
 	e := m.Entry()
-	return &Executable{Hash: h, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: exe.NumOutputs()}, nil
+	checks := moduleChecks(m)
+	nout := exe.NumOutputs()
+	if len(checks) > 0 {
+		nout--
+	}
+	return &Executable{Hash: h, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, checks: checks}, nil
 }
 
 func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
@@ -211,6 +218,9 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	out, err := x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	cExecute.v.Add(1)
 	tExecute.sinceNano(start)
+	if err == nil && len(x.checks) > 0 {
+		return verifyChecks(x.checks, out)
+	}
 	return out, err
 }
 
@@ -325,7 +335,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		bufs[i] = t.data.buf
 	}
 	var donate []int
-	if activeTrace.Load() == nil {
+	if activeTrace.Load() == nil && len(x.checks) == 0 {
 		for i, ow := range overwritten {
 			if ow && canDonate(ins, i) {
 				donate = append(donate, i)

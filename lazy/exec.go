@@ -119,7 +119,7 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	for i, r := range g.Roots {
 		outs[i] = vals[r.Node][r.Index]
 	}
-	f.Return(outs...)
+	f.ReturnWithAttrs(lc.lowerChecks(outs))
 	return b.Build()
 }
 
@@ -184,11 +184,17 @@ func syncTensors(reason string, ts []*Tensor) error {
 	for _, i := range donate {
 		donateIdx = append(donateIdx, int(i))
 	}
+	if len(x.checks) > 0 {
+		donateIdx = nil // a failed check must leave every input as it was
+	}
 	outs, err := x.Execute(args, donateIdx)
 	if len(donateIdx) > 0 && err == nil {
 		cDonated.v.Add(int64(len(donateIdx)))
 	}
 	if err != nil {
+		if ce := g.checkError(err); ce != err {
+			return ce
+		}
 		return fmt.Errorf("lazy: executing graph %s: %w", g.Hash, err)
 	}
 	datas := make([]*deviceData, len(outs))

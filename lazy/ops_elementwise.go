@@ -147,7 +147,7 @@ func init() {
 			da := dy.Div(b)
 			return da, da.Mul(y).Neg()
 		}},
-		{opPow, "Pow", floating, (*hlo.Scope).Pow, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		{opPow, "Pow", numeric, (*hlo.Scope).Pow, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			da := dy.Mul(b).Mul(a.Pow(b.SubScalar(1)))
 			// d/db a^b = a^b log a, taken as 0 where a == 0 (the limit for b > 0).
 			logA := Where(a.EqScalar(0), ZerosLike(a), a.Log())
@@ -247,8 +247,13 @@ func init() {
 		},
 	})
 	define(opClamp, &OpDef{
-		Name:  "Clamp",
-		Infer: inferUnary(numeric),
+		Name: "Clamp",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if !numeric.accepts(in[0].DType) || in[0].DType.IsComplex() {
+				return nil, fmt.Errorf("needs a real numeric tensor, got %s", in[0].DType)
+			}
+			return []Shape{in[0]}, nil
+		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			t := tensorType(in[0])
 			lo := lc.splat(t, n.attrs.Float("lo"))

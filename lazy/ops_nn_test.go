@@ -271,7 +271,7 @@ func TestOpsCumsum(t *testing.T) {
 			if dt.IsFloat() {
 				tl = ulpsTol(dt, 24, 5)
 			}
-			expectT(t, fmt.Sprintf("Cumsum/%s/%d", dt, axis), x.Cumsum(axis), dt, want, tl)
+			expectT(t, fmt.Sprintf("Cumsum/%s/%d", dt, axis), x.Cumsum(axis), sumType(dt), want, tl)
 		}
 	}
 }

@@ -186,3 +186,26 @@ func expectErr(t *testing.T, what, op string, fn func()) {
 		t.Errorf("%s: error %q does not name %s", what, err, op)
 	}
 }
+
+// A sum of 16M f32 values is accurate to about the unit roundoff (a left
+// fold drifts by 4e-3 here).
+func TestTorchSumAccuracy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("16M elements")
+	}
+	const n = 1 << 24
+	want := float64(float32(0.1)) * n
+	for _, x := range []*Tensor{Full(F32, 0.1, n), Full(F32, 0.1, 4096, 4096)} {
+		got := x.Sum().Item()
+		if rel := math.Abs(got-want) / want; rel > 1e-6 {
+			t.Errorf("sum of %v x 0.1 = %v, want %v (relative error %.3g)", x.Dims(), got, want, rel)
+		}
+		col := x.Reshape(n/16, 16).Sum(0).Float64s()
+		for i, v := range col {
+			if rel := math.Abs(v-want/16) / (want / 16); rel > 1e-6 {
+				t.Errorf("column %d of %d rows = %v, want %v (relative error %.3g)", i, n/16, v, want/16, rel)
+				break
+			}
+		}
+	}
+}

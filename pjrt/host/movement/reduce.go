@@ -124,7 +124,8 @@ type reduceOp struct {
 	acc     accFn // fast path (n == 1, body a single binary op)
 	fold    foldFn
 	rows    rowsFn
-	initBuf [][]byte // scratch for converted init values (fast path)
+	sum     *sumKernels // float and complex add (sum.go)
+	initBuf [][]byte    // scratch for converted init values (fast path)
 }
 
 func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -187,6 +188,18 @@ func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if n == 1 && ro.inDT[0] == ro.body.args[0] {
 		ro.acc, ro.fold, _ = binKernels(ro.body.kind, ro.inDT[0])
 		ro.rows = rowsKernel(ro.body.kind, ro.inDT[0])
+		if ro.body.kind == binAdd {
+			switch ro.inDT[0] {
+			case hlo.F32:
+				ro.sum = sumKernelsOf[float32]()
+			case hlo.F64:
+				ro.sum = sumKernelsOf[float64]()
+			case hlo.C64:
+				ro.sum = sumKernelsOf[complex64]()
+			case hlo.C128:
+				ro.sum = sumKernelsOf[complex128]()
+			}
+		}
 	}
 	return ro.run, nil
 }
@@ -324,8 +337,13 @@ func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
 }
 
 // runRows reduces outputs [lo, hi) when the operand's innermost dimension
-// is reduced: one fold per run of it.
+// is reduced: one fold per run of it (a cascade over the runs for long
+// float sums).
 func (ro *reduceOp) runRows(L *reduceLayout, out, in []byte, lo, hi int) {
+	if ro.sum != nil && len(L.red) > 1 && L.nRed > sumSequential {
+		ro.sum.rows(L, out, in, lo, hi)
+		return
+	}
 	last := L.red[len(L.red)-1]
 	for o := lo; o < hi; o++ {
 		base := L.keptBase(o)
@@ -359,7 +377,11 @@ func (ro *reduceOp) runSplit(L *reduceLayout, out, in, init []byte) {
 				ro.fold(part, k, in, base+s+1, e-s-1)
 			}
 		})
-		ro.acc(out, o, 0, part, 0, 1, chunks)
+		if ro.sum != nil {
+			ro.sum.combine(out, o, part, chunks)
+		} else {
+			ro.acc(out, o, 0, part, 0, 1, chunks)
+		}
 	}
 }
 
@@ -385,6 +407,10 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 // runColumnBlocks reduces column blocks [lo, hi) (block t is output row
 // t/nb, columns of block t%nb).
 func (ro *reduceOp) runColumnBlocks(L, outer *reduceLayout, out, in []byte, nb, colsPer, lo, hi int) {
+	if ro.sum != nil && L.nRed > sumSequential {
+		ro.sum.cols(L, outer, out, in, nb, colsPer, lo, hi)
+		return
+	}
 	nc := L.kept[len(L.kept)-1].n
 	{
 		for t := lo; t < hi; t++ {

@@ -21,7 +21,11 @@ func (x *Tensor) floatUnary(code opCode) *Tensor {
 // binary promotes x and y to their result type, broadcasts them and
 // applies code.
 func (x *Tensor) binary(code opCode, y *Tensor) *Tensor {
-	return x.binaryAs(code, mustResultType(table[code].Name, []*Tensor{x, y}), y)
+	dt := mustResultType(table[code].Name, []*Tensor{x, y})
+	if dt == Bool {
+		code = boolOp(table[code].Name, code, x, y)
+	}
+	return x.binaryAs(code, dt, y)
 }
 
 // binaryAs converts both operands to dt, broadcasts and applies code.
@@ -53,13 +57,36 @@ func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 }
 
 // number returns the Go number v as a 0-d constant of dt (converted as
-// PyTorch converts a Python scalar: integer types wrap).
-func (x *Tensor) number(dt DType, v float64) *Tensor { return constOn(x.dev, scalarLiteral(dt, v)) }
+// PyTorch converts a Python scalar: integer types wrap; an integral value
+// is an integer, so -0 is 0).
+func (x *Tensor) number(dt DType, v float64) *Tensor {
+	if numberType(v) == I64 {
+		v += 0 // -0 + 0 = +0
+	}
+	return constOn(x.dev, scalarLiteral(dt, v))
+}
 
 // scalarOp applies code to x and the Go number v in their result type.
 func (x *Tensor) scalarOp(op string, code opCode, v float64) *Tensor {
 	dt := mustResultType(op, []*Tensor{x}, v)
+	if dt == Bool {
+		code = boolOp(op, code, x)
+	}
 	return x.Cast(dt).rawBinary(code, x.number(dt, v))
+}
+
+// boolOp is the op PyTorch applies to two bool operands: Add and Max are
+// a logical or, Mul and Min a logical and; Sub is an error.
+func boolOp(op string, code opCode, operands ...*Tensor) opCode {
+	switch code {
+	case opAdd, opMax:
+		return opOr
+	case opMul, opMin:
+		return opAnd
+	case opSub:
+		throw(op, shapesOf(operands), "subtraction of bool tensors is not supported (use Xor or Not)")
+	}
+	return code
 }
 
 func (x *Tensor) Neg() *Tensor     { return x.unary(opNeg) }
@@ -75,9 +102,17 @@ func (x *Tensor) Sigmoid() *Tensor { return x.floatUnary(opSigmoid) }
 func (x *Tensor) Sin() *Tensor     { return x.floatUnary(opSin) }
 func (x *Tensor) Cos() *Tensor     { return x.floatUnary(opCos) }
 func (x *Tensor) Erf() *Tensor     { return x.floatUnary(opErf) }
-func (x *Tensor) Sign() *Tensor    { return x.unary(opSign) }
-func (x *Tensor) Not() *Tensor     { return x.unary(opNot) }
-func (x *Tensor) Relu() *Tensor    { return x.unary(opRelu) }
+
+// Sign is -1, 0 or 1 as x is negative, zero or positive; NaN gives 0
+// (torch.sign) and a bool tensor is itself.
+func (x *Tensor) Sign() *Tensor {
+	if x != nil && x.DType() == Bool {
+		return x
+	}
+	return x.unary(opSign)
+}
+func (x *Tensor) Not() *Tensor  { return x.unary(opNot) }
+func (x *Tensor) Relu() *Tensor { return x.unary(opRelu) }
 
 // Floor, Ceil and Round of an integer tensor are the tensor itself.
 func (x *Tensor) Floor() *Tensor { return x.rounding(opFloor) }
@@ -100,8 +135,13 @@ func (x *Tensor) IsFinite() *Tensor {
 	return x.unary(opIsFinite)
 }
 
-// Square returns x*x.
-func (x *Tensor) Square() *Tensor { return x.Mul(x) }
+// Square returns x*x (i64 for a bool tensor, as torch.square).
+func (x *Tensor) Square() *Tensor {
+	if x != nil && x.DType() == Bool {
+		x = x.Cast(I64)
+	}
+	return x.Mul(x)
+}
 
 // Reciprocal returns 1/x (f32 for integer tensors).
 func (x *Tensor) Reciprocal() *Tensor {
@@ -113,7 +153,14 @@ func (x *Tensor) Reciprocal() *Tensor {
 }
 
 func (x *Tensor) Add(y *Tensor) *Tensor { return x.binary(opAdd, y) }
-func (x *Tensor) Sub(y *Tensor) *Tensor { return x.binary(opSub, y) }
+
+// Sub is x - y; bool operands are an error (as in PyTorch).
+func (x *Tensor) Sub(y *Tensor) *Tensor {
+	if x != nil && y != nil && (x.DType() == Bool || y.DType() == Bool) {
+		throw("Sub", []Shape{x.shape, y.shape}, "subtraction of a bool tensor is not supported (use Xor or Not)")
+	}
+	return x.binary(opSub, y)
+}
 func (x *Tensor) Mul(y *Tensor) *Tensor { return x.binary(opMul, y) }
 
 // Div is true division: integer and bool operands give f32 (torch.div).
@@ -147,10 +194,41 @@ func (x *Tensor) Or(y *Tensor) *Tensor  { return x.binary(opOr, y) }
 func (x *Tensor) Xor(y *Tensor) *Tensor { return x.binary(opXor, y) }
 
 func (x *Tensor) AddScalar(v float64) *Tensor { return x.scalarOp("AddScalar", opAdd, v) }
-func (x *Tensor) SubScalar(v float64) *Tensor { return x.scalarOp("SubScalar", opSub, v) }
+
+// SubScalar is x - v; a bool tensor is an error (as in PyTorch).
+func (x *Tensor) SubScalar(v float64) *Tensor {
+	if x != nil && x.DType() == Bool {
+		throw("SubScalar", []Shape{x.shape}, "subtraction of a bool tensor is not supported (use Xor or Not)")
+	}
+	return x.scalarOp("SubScalar", opSub, v)
+}
 func (x *Tensor) MulScalar(v float64) *Tensor { return x.scalarOp("MulScalar", opMul, v) }
-func (x *Tensor) MaxScalar(v float64) *Tensor { return x.scalarOp("MaxScalar", opMax, v) }
-func (x *Tensor) MinScalar(v float64) *Tensor { return x.scalarOp("MinScalar", opMin, v) }
+
+// MaxScalar is max(x, v) (torch.clamp_min): v must fit an integer result
+// type, and a NaN v leaves x as it is.
+func (x *Tensor) MaxScalar(v float64) *Tensor { return x.bound("MaxScalar", opMax, v) }
+
+// MinScalar is min(x, v) (torch.clamp_max), as MaxScalar.
+func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opMin, v) }
+
+func (x *Tensor) bound(op string, code opCode, v float64) *Tensor {
+	dt := mustResultType(op, []*Tensor{x}, v)
+	if v != v {
+		return x.Cast(dt)
+	}
+	checkBound(op, x, dt, v)
+	return x.scalarOp(op, code, v)
+}
+
+// checkBound: a clamp bound must fit an integer result type (PyTorch
+// converts it with an overflow check).
+func checkBound(op string, x *Tensor, dt DType, v float64) {
+	if dt.IsInt() {
+		if err := checkFill(dt, v); err != nil {
+			throw(op, []Shape{x.shape}, "bound: %v", err)
+		}
+	}
+}
 
 // DivScalar is true division by v (f32 for integer tensors).
 func (x *Tensor) DivScalar(v float64) *Tensor {
@@ -166,7 +244,27 @@ func (x *Tensor) PowScalar(v float64) *Tensor {
 	if dt.IsInt() && v < 0 {
 		throw("PowScalar", []Shape{x.shape}, "integers to negative integer powers are not allowed (exponent %v)", v)
 	}
-	return x.Cast(dt).rawBinary(opPow, x.number(dt, v))
+	xc := x.Cast(dt)
+	if dt.IsFloat() {
+		// PyTorch's exponents with their own kernels (sqrt(-inf) is NaN
+		// where pow(-inf, 0.5) is +inf, sqrt(-0) is -0).
+		defer relabel("PowScalar", x)()
+		switch v {
+		case 0.5:
+			return xc.Sqrt()
+		case -0.5:
+			return xc.Rsqrt()
+		case 2:
+			return xc.Mul(xc)
+		case 3:
+			return xc.Mul(xc).Mul(xc)
+		case -1:
+			return xc.Reciprocal()
+		case -2:
+			return xc.Mul(xc).Reciprocal()
+		}
+	}
+	return xc.rawBinary(opPow, x.number(dt, v))
 }
 
 // compare promotes x and y to their result type and compares them.
@@ -227,5 +325,7 @@ func (x *Tensor) Cast(dt DType) *Tensor {
 // an integer tensor clamped to fractional bounds is f32).
 func (x *Tensor) Clamp(lo, hi float64) *Tensor {
 	dt := mustResultType("Clamp", []*Tensor{x}, lo, hi)
+	checkBound("Clamp", x, dt, lo)
+	checkBound("Clamp", x, dt, hi)
 	return apply1(opClamp, Attrs{{"lo", lo}, {"hi", hi}}, x.Cast(dt))
 }

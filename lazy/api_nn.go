@@ -209,7 +209,7 @@ func sortRunes(rs []rune) {
 func (x *Tensor) Softmax(axis int) *Tensor {
 	defer relabel("Softmax", x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
-		e := x.Sub(x.ReduceMaxKeepDims(axis)).Exp()
+		e := x.Sub(x.reduce(opReduceMax, true, []int{axis})).Exp()
 		return e.Div(e.SumKeepDims(axis))
 	})
 }

@@ -88,17 +88,30 @@ func (x *Tensor) SumKeepDims(axes ...int) *Tensor { return x.accumulate(opReduce
 // Prod multiplies over axes (types as Sum).
 func (x *Tensor) Prod(axes ...int) *Tensor { return x.accumulate(opReduceProd, false, axes) }
 
-// ReduceMax is the maximum over axes.
-func (x *Tensor) ReduceMax(axes ...int) *Tensor { return x.reduce(opReduceMax, false, axes) }
+// ReduceMax is the maximum over axes (torch.amax: an empty axis is an
+// error, it has no maximum).
+func (x *Tensor) ReduceMax(axes ...int) *Tensor { return x.extremum(opReduceMax, false, axes) }
 
 // ReduceMaxKeepDims is ReduceMax keeping the axes.
-func (x *Tensor) ReduceMaxKeepDims(axes ...int) *Tensor { return x.reduce(opReduceMax, true, axes) }
+func (x *Tensor) ReduceMaxKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMax, true, axes) }
 
-// ReduceMin is the minimum over axes.
-func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.reduce(opReduceMin, false, axes) }
+// ReduceMin is the minimum over axes (an empty axis is an error).
+func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.extremum(opReduceMin, false, axes) }
 
 // ReduceMinKeepDims is ReduceMin keeping the axes.
-func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.reduce(opReduceMin, true, axes) }
+func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMin, true, axes) }
+
+func (x *Tensor) extremum(code opCode, keep bool, axes []int) *Tensor {
+	if x == nil {
+		throw(table[code].Name, nil, "nil operand")
+	}
+	for _, a := range x.normAxes(table[code].Name, axes) {
+		if x.Dims()[a] == 0 {
+			throw(table[code].Name, []Shape{x.shape}, "reduction over axis %d of size 0 has no result", a)
+		}
+	}
+	return x.reduce(code, keep, axes)
+}
 
 // Mean averages over axes (f16 and bf16 in f32, rounded once).
 func (x *Tensor) Mean(axes ...int) *Tensor {
@@ -161,9 +174,12 @@ func (x *Tensor) ArgMax(axis int, keep bool) *Tensor { return x.arg(opArgMax, ax
 func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, axis, keep) }
 
 // LogSumExp computes log(sum(exp(x))) over axes, stably (f16 and bf16 in
-// f32).
+// f32; integer and bool tensors in f32).
 func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
 	defer relabel("LogSumExp", x)()
+	if x != nil {
+		x = x.Cast(floatResult(x.DType()))
+	}
 	return inAcc(x, func(x *Tensor) *Tensor {
 		m := x.finiteMaxKeepDims(axes...)
 		s := x.Sub(m).Exp().SumKeepDims(axes...).Log().Add(m)
@@ -177,6 +193,6 @@ func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
 // finiteMaxKeepDims is the maximum over axes, 0 where it is not finite
 // (an all -inf lane would give NaN from -inf - -inf).
 func (x *Tensor) finiteMaxKeepDims(axes ...int) *Tensor {
-	m := x.ReduceMaxKeepDims(axes...)
+	m := x.reduce(opReduceMax, true, axes)
 	return Where(m.IsFinite(), m, ZerosLike(m))
 }

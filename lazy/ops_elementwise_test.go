@@ -27,16 +27,15 @@ type unaryCase struct {
 
 func goRound(x float64) float64 { return math.RoundToEven(x) }
 
+// goSign is torch.sign: (x > 0) - (x < 0), so NaN gives 0.
 func goSign(x float64) float64 {
 	switch {
-	case math.IsNaN(x):
-		return x
 	case x > 0:
 		return 1
 	case x < 0:
 		return -1
 	}
-	return x
+	return 0
 }
 
 func boolF(b bool) float64 {

@@ -253,7 +253,8 @@ func boolBit(b bool) int64 {
 
 // checkFill reports whether v fits dt as a fill value, as PyTorch's
 // checked conversion of torch.full's value: integers take values in their
-// range, truncated toward zero (unsigned types also -max..-1, wrapping), floats any
+// range, truncated toward zero (unsigned types also the integers -max..-1,
+// wrapping), floats any
 // value up to their largest finite one, infinities and NaN; NaN fits no
 // integer type; bool takes anything.
 func checkFill(dt DType, v float64) error {
@@ -262,8 +263,8 @@ func checkFill(dt DType, v float64) error {
 		return nil
 	case dt.IsInt():
 		lo, hi := intRange(dt)
-		if dt.IsUnsigned() {
-			lo = -hi
+		if dt.IsUnsigned() && numberType(v) == I64 {
+			lo = -hi // an integer fill wraps (-1 is all ones); a fraction must be in range
 		}
 		if v != v || v < lo || v > hi {
 			return fmt.Errorf("value %v cannot be converted to %s without overflow", v, dt)

@@ -9,9 +9,9 @@ and inputs PyTorch rejects, and records the inputs, the arguments, the
 outputs and the gradients of a random linear function of the float outputs
 with respect to the float inputs. An input PyTorch rejects is recorded as
 "err" (the lazy op must fail too), except rejections that only say PyTorch
-lacks a kernel for a dtype (the case is left out), and f16 ops PyTorch has
-no CPU kernel for, which are computed in f32 and rounded once to f16 (the
-case says "ref": "f32").
+lacks a kernel for a dtype (the case is left out), and f16 or bf16 ops
+PyTorch has no CPU kernel for, which are computed in f32 and rounded once
+(the case says "ref": "f32").
 
 The output, lazy/testdata/torch/cases.jsonl, is read by
 lazy/torch_oracle_test.go; CI never needs PyTorch. Regenerate with
@@ -128,9 +128,14 @@ def edge_values(dt):
     return [math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, big, -big, tiny, 3.0, 1e-3]
 
 
-def classify(e):
+# Ops whose dtype rejections are semantic (bitwise ops of floats, products
+# of mixed types): the lazy op must reject the types too.
+TYPED_OPS = ("And", "Or", "Xor", "Not", "MatMul")
+
+
+def classify(e, api):
     msg = str(e).split("\n")[0]
-    if any(s in msg for s in DTYPE_LIMITS):
+    if api not in TYPED_OPS and any(s in msg for s in DTYPE_LIMITS):
         return None
     return msg[:200]
 
@@ -180,17 +185,24 @@ def case(api, name, ins, fn, args=None, grad=True):
     try:
         outs, grads, cots = run(fn, ins, grad)
     except Exception as e:  # noqa: BLE001 (PyTorch raises several types)
-        msg = classify(e)
-        half = [t.dtype == torch.float16 for t in ins]
-        if msg is None and "Half" in str(e) and any(half):
-            # No f16 CPU kernel: compute in f32, round once to f16.
+        msg = classify(e, api)
+        small = {"Half": torch.float16, "BFloat16": torch.bfloat16}
+        lacking = [dt for name, dt in small.items() if f"'{name}'" in str(e)]
+        half = [t.dtype in lacking for t in ins]
+        if any(half) and any(s in str(e) for s in DTYPE_LIMITS):
+            # No CPU kernel for f16 (or bf16): compute in f32, round once.
             up = [t.float() if h else t for t, h in zip(ins, half)]
             try:
                 outs, grads, cots = run(fn, up, grad)
             except Exception as e2:  # noqa: BLE001
-                left_out.append((name, str(e2).split("\n")[0]))
+                msg = classify(e2, api)
+                if msg is None:
+                    left_out.append((name, str(e2).split("\n")[0]))
+                else:
+                    rec["err"] = msg
+                    cases.append(rec)
                 return
-            down = lambda t: t.half() if t is not None and t.dtype == torch.float32 else t  # noqa: E731
+            down = lambda t: t.to(lacking[0]) if t is not None and t.dtype == torch.float32 else t  # noqa: E731
             outs = [down(o) for o in outs]
             if grads is not None:
                 grads = [down(g) if h else g for g, h in zip(grads, half)]
@@ -643,7 +655,7 @@ def main():
         f.write("# Regenerate: /usr/bin/python3 scripts/torch_oracle.py (one JSON case per line; lazy/torch_oracle_test.go reads it).\n")
         for c in cases:
             f.write(json.dumps(c, separators=(",", ":")) + "\n")
-    print(f"{len(cases)} cases ({sum('err' in c for c in cases)} expect an error, {sum('ref' in c for c in cases)} f16 in f32), "
+    print(f"{len(cases)} cases ({sum('err' in c for c in cases)} expect an error, {sum('ref' in c for c in cases)} f16/bf16 in f32), "
           f"{len(left_out)} left out (no PyTorch kernel for the dtype) -> {os.path.normpath(OUT)}", file=sys.stderr)
 
 

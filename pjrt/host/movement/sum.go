@@ -83,42 +83,41 @@ func leafSum[T sumT](s []T) T {
 		return acc
 	}
 	// Locals, not an array: the accumulators stay in registers.
-	b := (*[sumLanes]T)(s[:sumLanes])
-	a0, a1, a2, a3, a4, a5, a6, a7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
-	i := sumLanes
-	for ; i+sumLanes <= len(s); i += sumLanes {
-		b := (*[sumLanes]T)(s[i : i+sumLanes])
-		a0 += b[0]
-		a1 += b[1]
-		a2 += b[2]
-		a3 += b[3]
-		a4 += b[4]
-		a5 += b[5]
-		a6 += b[6]
-		a7 += b[7]
+	a0, a1, a2, a3, a4, a5, a6, a7 := s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+	s = s[sumLanes:]
+	for len(s) >= sumLanes {
+		a0 += s[0]
+		a1 += s[1]
+		a2 += s[2]
+		a3 += s[3]
+		a4 += s[4]
+		a5 += s[5]
+		a6 += s[6]
+		a7 += s[7]
+		s = s[sumLanes:]
 	}
-	if i < len(s) {
-		// At most 7 left: one each into the first lanes.
-		t := s[i:]
-		a0 += t[0]
-		if len(t) > 1 {
-			a1 += t[1]
-		}
-		if len(t) > 2 {
-			a2 += t[2]
-		}
-		if len(t) > 3 {
-			a3 += t[3]
-		}
-		if len(t) > 4 {
-			a4 += t[4]
-		}
-		if len(t) > 5 {
-			a5 += t[5]
-		}
-		if len(t) > 6 {
-			a6 += t[6]
-		}
+	// At most 7 left: one each into the first lanes.
+	switch len(s) {
+	case 7:
+		a6 += s[6]
+		fallthrough
+	case 6:
+		a5 += s[5]
+		fallthrough
+	case 5:
+		a4 += s[4]
+		fallthrough
+	case 4:
+		a3 += s[3]
+		fallthrough
+	case 3:
+		a2 += s[2]
+		fallthrough
+	case 2:
+		a1 += s[1]
+		fallthrough
+	case 1:
+		a0 += s[0]
 	}
 	return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 }
@@ -269,13 +268,26 @@ func sumRows[T sumT](L *reduceLayout, out, in []byte, lo, hi int) {
 type rowCascade[T sumT] struct {
 	lvl  [][]T // nil: level empty
 	free [][]T
+	slab []T // storage for the buffers not yet handed out
 	w    int
+}
+
+// newRowCascade returns a cascade for sums of up to rows rows in blocks of
+// sumColBlock, with its buffers in one allocation.
+func newRowCascade[T sumT](w, rows int) *rowCascade[T] {
+	n := ceilLog2((rows+sumColBlock-1)/sumColBlock) + 3 // levels, the current row and one spare
+	return &rowCascade[T]{w: w, slab: make([]T, n*w)}
 }
 
 func (c *rowCascade[T]) buf() []T {
 	if n := len(c.free); n > 0 {
 		b := c.free[n-1]
 		c.free = c.free[:n-1]
+		return b
+	}
+	if len(c.slab) >= c.w {
+		b := c.slab[:c.w:c.w]
+		c.slab = c.slab[c.w:]
 		return b
 	}
 	return make([]T, c.w)
@@ -330,7 +342,7 @@ func sumCols[T sumT](L, outer *reduceLayout, out, in []byte, nb, colsPer, lo, hi
 	nc := L.kept[len(L.kept)-1].n
 	last := L.red[len(L.red)-1]
 	it := newRowIter(L.red)
-	c := &rowCascade[T]{w: colsPer}
+	c := newRowCascade[T](colsPer, L.nRed)
 	cur := c.buf()
 	for t := lo; t < hi; t++ {
 		row, b := t/nb, t%nb

@@ -197,3 +197,67 @@ func init() {
 		NoGrad: true,
 	})
 }
+
+// preCheck is the program that computes only a graph's checks (and the
+// values they guard): an execution that donates inputs runs it first, so
+// that a failed check consumes nothing.
+type preCheck struct {
+	exe    *Executable
+	params []int // the program's parameters, as indices of the full program's
+	order  []int // its checks, as indices of the full program's checks
+	err    error
+}
+
+// runPreCheck runs x's checks alone on x's arguments.
+func (x *Executable) runPreCheck(args []pjrt.Buffer) error {
+	x.preOnce.Do(func() { x.pre = x.buildPreCheck() })
+	p := x.pre
+	if p.err != nil {
+		return p.err
+	}
+	sub := make([]pjrt.Buffer, len(p.params))
+	for i, k := range p.params {
+		sub[i] = args[k]
+	}
+	out, err := p.exe.Execute(sub, nil)
+	var ec *errCheck
+	if errors.As(err, &ec) {
+		return &errCheck{index: p.order[ec.index], msg: ec.msg}
+	}
+	if err != nil {
+		return err
+	}
+	for _, b := range out {
+		b.Delete()
+	}
+	return nil
+}
+
+func (x *Executable) buildPreCheck() *preCheck {
+	g := x.graph
+	if g == nil {
+		return &preCheck{err: fmt.Errorf("lazy: program %s has checks but no graph", x.Hash)}
+	}
+	all := g.checkNodes()
+	roots := make([]Value, len(all))
+	for i, n := range all {
+		roots[i] = Value{n, 0}
+	}
+	cg := CollectGraph(roots)
+	exe, _, err := compileGraph(x.dev, cg, "checks")
+	if err != nil {
+		return &preCheck{err: err}
+	}
+	p := &preCheck{exe: exe}
+	for _, n := range cg.Params {
+		p.params = append(p.params, g.ParamOf[n])
+	}
+	index := make(map[*Node]int, len(all))
+	for i, n := range all {
+		index[n] = i
+	}
+	for _, n := range cg.checkNodes() {
+		p.order = append(p.order, index[n])
+	}
+	return p
+}

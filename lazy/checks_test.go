@@ -65,21 +65,40 @@ func TestCheckMessagesSurviveText(t *testing.T) {
 }
 
 // A failed check leaves the tensors as they were: nothing is stored and no
-// input buffer is donated.
+// input buffer is donated (the checks run alone before a donating run).
 func TestCheckFailureKeepsState(t *testing.T) {
+	// A good index donates p's old buffer to the program that overwrites p.
 	p := FromSlice([]float32{1, 2, 3})
-	before := p.State()
-	p.Assign(p.IndexSelect(0, FromSlice([]int64{0, 3, 1})))
-	err := Sync(p)
+	donated := Counter(MetricDonatedBuffers)
+	y := p.IndexSelect(0, FromSlice([]int64{2, 1, 0}))
+	p.Assign(y)
+	if err := Sync(p, y); err != nil {
+		t.Fatal(err)
+	}
+	if Counter(MetricDonatedBuffers) == donated {
+		t.Fatal("a program with checks donated nothing")
+	}
+	expectT(t, "p after a good cut", p, F32, ndOf([]float64{3, 2, 1}, 3), exact)
+	// A bad one fails before anything is consumed (q's buffer would be
+	// donated if the program ran).
+	q := FromSlice([]float32{1, 2, 3})
+	before := q.State()
+	y = q.IndexSelect(0, FromSlice([]int64{0, 3, 1}))
+	q.Assign(y)
+	donated = Counter(MetricDonatedBuffers)
+	err := Sync(q, y)
 	if err == nil || !strings.Contains(err.Error(), "IndexSelect") {
 		t.Fatalf("err = %v, want IndexSelect's error", err)
 	}
 	if !strings.Contains(err.Error(), "checks_test.go:") {
 		t.Errorf("error %q does not name the call site", err)
 	}
-	if !p.IsPending() {
+	if !q.IsPending() || !y.IsPending() {
 		t.Fatal("failed cut stored a result")
 	}
-	p.Restore(before)
-	expectT(t, "p after failed cut", p, F32, ndOf([]float64{1, 2, 3}, 3), exact)
+	if Counter(MetricDonatedBuffers) != donated {
+		t.Fatal("failed cut donated a buffer")
+	}
+	q.Restore(before)
+	expectT(t, "q after failed cut", q, F32, ndOf([]float64{1, 2, 3}, 3), exact)
 }

@@ -30,15 +30,15 @@ import (
 const oracleFile = "testdata/torch/cases.jsonl"
 
 // oracleTol is the tolerance of float results: |got - want| <= rel*|want| +
-// rel*S, where S is the largest finite |want| of the tensor (at least 1).
-// f32 and f64 allow for different but accurate algorithms (a few tens of
-// ulps: exp, erf, tanh, pairwise against cascade sums); f16 and bf16 allow
-// two units in the last place, since PyTorch rounds at other points (it
-// computes some ops in f32 and rounds once, others step by step). Gradients
-// allow four times as much (they chain several such ops) at the precision
-// of the least precise float input, since PyTorch computes parts of the
-// gradients of mixed-type ops in an input's type.
-var oracleTol = map[DType]float64{F64: 1e-10, F32: 1e-5, F16: 2e-3, BF16: 1.6e-2}
+// rel (the absolute part for results near 0). f32 allows about 8 units in
+// the last place for different but accurate algorithms (erf, tanh, sums of
+// products in another order); f64 about 50; f16 and bf16 one to two units,
+// against either PyTorch's CPU result or the one computed in f32 and
+// rounded once (Alt). Gradients allow four times as much (they chain
+// several such ops) at the precision of the least precise float input,
+// since PyTorch computes parts of the gradients of mixed-type ops in an
+// input's type.
+var oracleTol = map[DType]float64{F64: 1e-14, F32: 1e-6, F16: 1e-3, BF16: 8e-3}
 
 const oracleGradFactor = 4
 
@@ -83,6 +83,11 @@ type oracleCase struct {
 	Cot  []*oracleTensor            `json:"cot"`
 	Grad []*oracleTensor            `json:"grad"`
 	Ref  string                     `json:"ref"`
+	// Alt and AltGrad are the f16/bf16 results computed in f32 and rounded
+	// once, where PyTorch's CPU kernels (which round some intermediates in
+	// the small type) give others; either matches.
+	Alt     []*oracleTensor `json:"alt"`
+	AltGrad []*oracleTensor `json:"altgrad"`
 }
 
 // oracleArgs reads a case's arguments.
@@ -466,7 +471,7 @@ func runOracleCase(c *oracleCase, fn oracleFn, ops oracleOps) (msg string) {
 		return fmt.Sprintf("%d results, PyTorch %d", len(outs), len(c.Out))
 	}
 	for i, o := range c.Out {
-		if m := compareOracle(outs[i], o, 1); m != "" {
+		if m := compareOracle(outs[i], o, 1); m != "" && (c.Alt == nil || compareOracle(outs[i], c.Alt[i], 1) != "") {
 			return fmt.Sprintf("result %d: %s", i, m)
 		}
 	}
@@ -475,7 +480,7 @@ func runOracleCase(c *oracleCase, fn oracleFn, ops oracleOps) (msg string) {
 	}
 	var loss *Tensor
 	var wrt []*Tensor
-	var want []*oracleTensor
+	var want, alt []*oracleTensor
 	err = Try(func() {
 		for i, cot := range c.Cot {
 			if cot == nil {
@@ -496,6 +501,9 @@ func runOracleCase(c *oracleCase, fn oracleFn, ops oracleOps) (msg string) {
 			if g != nil {
 				wrt = append(wrt, ins[i])
 				want = append(want, g)
+				if c.AltGrad != nil {
+					alt = append(alt, c.AltGrad[i])
+				}
 			}
 		}
 	})
@@ -522,7 +530,8 @@ func runOracleCase(c *oracleCase, fn oracleFn, ops oracleOps) (msg string) {
 		}
 	}
 	for i, w := range want {
-		if m := compareOracle(grads[i], w, oracleGradFactor*oracleTol[gradDT]/oracleTol[w.dtype()]); m != "" {
+		f := oracleGradFactor * oracleTol[gradDT] / oracleTol[w.dtype()]
+		if m := compareOracle(grads[i], w, f); m != "" && (alt == nil || compareOracle(grads[i], alt[i], f) != "") {
 			return fmt.Sprintf("gradient %d: %s", i, m)
 		}
 	}
@@ -565,14 +574,6 @@ func compareOracle(got *Tensor, want *oracleTensor, factor float64) string {
 		}
 		return []float64{l.Float(i)}
 	}
-	scale := 1.0
-	for i := 0; i < n; i++ {
-		for _, w := range vals(wl, i) {
-			if !math.IsInf(w, 0) && !math.IsNaN(w) {
-				scale = math.Max(scale, math.Abs(w))
-			}
-		}
-	}
 	for i := 0; i < n; i++ {
 		g, w := vals(gl, i), vals(wl, i)
 		for k := range w {
@@ -583,10 +584,10 @@ func compareOracle(got *Tensor, want *oracleTensor, factor float64) string {
 			case math.IsInf(w[k], 0):
 				ok = g[k] == w[k]
 			default:
-				ok = math.Abs(g[k]-w[k]) <= rel*(math.Abs(w[k])+scale)
+				ok = math.Abs(g[k]-w[k]) <= rel*(math.Abs(w[k])+1)
 			}
 			if !ok {
-				return fmt.Sprintf("element %v = %.9g, PyTorch %.9g (tolerance %.3g relative, scale %.3g)", unflat(wl.Dims, i), g[k], w[k], rel, scale)
+				return fmt.Sprintf("element %v = %.9g, PyTorch %.9g (tolerance %.3g relative)", unflat(wl.Dims, i), g[k], w[k], rel)
 			}
 		}
 	}

@@ -140,8 +140,10 @@ def classify(e, api):
     return msg[:200]
 
 
-def run(fn, ins, grad):
-    """Runs fn on copies of ins; returns (outputs, grads, cotangents)."""
+def run(fn, ins, grad, given_cots=None):
+    """Runs fn on copies of ins; returns (outputs, grads, cotangents). The
+    cotangents are drawn at random unless given (one per output, None for
+    outputs that take none)."""
     xs = []
     for t in ins:
         t = t.detach().clone()
@@ -156,9 +158,9 @@ def run(fn, ins, grad):
     if grad and wrt and fouts:
         cots = []
         loss = torch.zeros((), dtype=torch.float64)
-        for o in outs:
+        for k, o in enumerate(outs):
             if is_float(o) and o.requires_grad:
-                c = tensor(NAME[o.dtype], list(o.shape), "unit")
+                c = tensor(NAME[o.dtype], list(o.shape), "unit") if given_cots is None else given_cots[k].to(o.dtype)
                 cots.append(c)
                 loss = loss + (o.double() * c.double()).sum()
             else:
@@ -219,7 +221,33 @@ def case(api, name, ins, fn, args=None, grad=True):
     if grads is not None:
         rec["cot"] = [None if c is None else enc(c) for c in cots]
         rec["grad"] = [None if g is None else enc(g) for g in grads]
+    if "ref" not in rec:
+        add_alt(rec, fn, ins, outs, grads, cots)
     cases.append(rec)
+
+
+def add_alt(rec, fn, ins, outs, grads, cots):
+    """PyTorch's CPU kernels for f16 and bf16 round some intermediates in
+    the small type; the lazy ops compute in f32 and round once (as PyTorch
+    does on GPUs). Where the two differ, the case also records the f32
+    computation rounded once ("alt", "altgrad"); either is accepted."""
+    small = (torch.float16, torch.bfloat16)
+    if not any(t.dtype in small for t in ins):
+        return
+    up = [t.float() if t.dtype in small else t for t in ins]
+    try:
+        aouts, agrads, _ = run(fn, up, grads is not None, cots)
+    except Exception:  # noqa: BLE001
+        return
+    aouts = [a.to(o.dtype) if o.dtype in small else a for a, o in zip(aouts, outs)]
+    if any(a.dtype != o.dtype or a.shape != o.shape for a, o in zip(aouts, outs)):
+        return
+    if any(not torch.equal(a, o) for a, o in zip(aouts, outs)):
+        rec["alt"] = [enc(a) for a in aouts]
+    if grads is not None and agrads is not None:
+        agrads = [None if g is None else a.to(g.dtype) for a, g in zip(agrads, grads)]
+        if any(g is not None and not torch.equal(a, g) for a, g in zip(agrads, grads)):
+            rec["altgrad"] = [None if a is None else enc(a) for a in agrads]
 
 
 # ---------------------------------------------------------------- elementwise

@@ -126,6 +126,10 @@ type reduceOp struct {
 	rows    rowsFn
 	sum     *sumKernels // float and complex add (sum.go)
 	initBuf [][]byte    // scratch for converted init values (fast path)
+	// widen is the body's type when an f16 or bf16 input is summed in a
+	// wider float body: the input is converted first and reduced with
+	// that type's kernels.
+	widen hlo.DType
 }
 
 func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -185,11 +189,16 @@ func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		ro.static = L
 	}
-	if n == 1 && ro.inDT[0] == ro.body.args[0] {
-		ro.acc, ro.fold, _ = binKernels(ro.body.kind, ro.inDT[0])
-		ro.rows = rowsKernel(ro.body.kind, ro.inDT[0])
+	if n == 1 && ro.inDT[0] != ro.body.args[0] && ro.body.kind == binAdd &&
+		(ro.inDT[0] == hlo.F16 || ro.inDT[0] == hlo.BF16) && (ro.body.args[0] == hlo.F32 || ro.body.args[0] == hlo.F64) {
+		ro.widen = ro.body.args[0]
+	}
+	if n == 1 && (ro.inDT[0] == ro.body.args[0] || ro.widen != 0) {
+		et := ro.body.args[0]
+		ro.acc, ro.fold, _ = binKernels(ro.body.kind, et)
+		ro.rows = rowsKernel(ro.body.kind, et)
 		if ro.body.kind == binAdd {
-			switch ro.inDT[0] {
+			switch et {
 			case hlo.F32:
 				ro.sum = sumKernelsOf[float32]()
 			case hlo.F64:
@@ -289,12 +298,43 @@ func (ro *reduceOp) runOne(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	dt := ro.outT[0].DType
 	out := newOut(x, dt, L.outDims)
+	if ro.widen != 0 {
+		// The spec promotes the input to the body's type: convert it once
+		// (and the init value), then reduce with the wider type's kernels.
+		wide := x.NewLiteralUninit(ro.widen, in.Dims)
+		if x != nil {
+			defer x.Pool.Put(wide)
+		}
+		widenFloats(wide, in)
+		w := hlo.NewLiteral(ro.widen)
+		convertElem(ro.widen, w.Data, init.DType, init.Data)
+		in, init = wide, w
+	}
 	kernel.Fill(out.Data, init.Data[:dt.Size()])
 	results[0] = out
 	if L.nOut > 0 && L.nRed > 0 {
 		ro.runFast(L, out.Data, in.Data, init.Data)
 	}
 	return nil
+}
+
+// widenFloats converts the f16 or bf16 literal src into the f32 or f64
+// literal dst of the same shape.
+func widenFloats(dst, src *hlo.Literal) {
+	n := src.NumElements()
+	parallelFor(n, reduceGrain, func(lo, hi int) {
+		if dst.DType == hlo.F32 {
+			d := dst.F32()
+			for i := lo; i < hi; i++ {
+				d[i] = float32(src.Float(i))
+			}
+			return
+		}
+		d := dst.F64()
+		for i := lo; i < hi; i++ {
+			d[i] = src.Float(i)
+		}
+	})
 }
 
 func (ro *reduceOp) layout(in *hlo.Literal) (*reduceLayout, error) {
@@ -314,7 +354,7 @@ const reduceGrain = 1 << 15
 
 // runFast reduces with the typed kernels of a single-op body.
 func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
-	es := ro.inDT[0].Size()
+	es := ro.body.args[0].Size()
 	if len(L.red) == 0 {
 		// Nothing to reduce but size-1 dimensions: out = op(init, in).
 		ro.acc(out, 0, 1, in, 0, 1, L.nOut)

@@ -118,3 +118,33 @@ func exactSums(xs []float32, dims, red []int64) (sum, abs []float64, per int) {
 	}
 	return sum, abs, per
 }
+
+// An f16 or bf16 input summed in an f32 body (the spec promotes the input
+// to the body's type) takes the f32 kernels: pairwise, not a left fold of
+// region calls, and bit for bit a left fold in f32 for short sums.
+func TestReduceWidenedHalf(t *testing.T) {
+	for _, dt := range []hlo.DType{hlo.F16, hlo.BF16} {
+		for _, n := range []int64{10, 1 << 20} {
+			in := hlo.NewLiteral(dt, n)
+			exact, seq := 0.0, float32(0)
+			for i := 0; i < int(n); i++ {
+				in.SetFloat(i, 0.1+float64(i%7)*0.01)
+				v := in.Float(i)
+				exact += v
+				seq += float32(v)
+			}
+			op := mkOp("stablehlo.reduce", []hlo.Type{tt(dt, n), tt(dt)}, []hlo.Type{tt(hlo.F32)}, attr("dimensions", ints(0)))
+			op.Regions = []*hlo.Region{binRegion("stablehlo.add", hlo.F32)}
+			got := float64(run(t, op, in, hlo.ScalarLiteral(dt, 0))[0].F32()[0])
+			if n <= sumSequential {
+				if got != float64(seq) {
+					t.Errorf("%s sum of %d: %v, want the left fold %v", dt, n, got, seq)
+				}
+				continue
+			}
+			if rel := math.Abs(got-exact) / exact; rel > float64(sumDepth(int(n)))*0x1p-24 || rel > 1e-6 {
+				t.Errorf("%s sum of %d in f32: %v, exact %v (relative error %.3g)", dt, n, got, exact, rel)
+			}
+		}
+	}
+}

@@ -288,3 +288,14 @@ func (st *state) value(r int) int {
 	}
 	return root
 }
+
+// firstLiveShape is register r's shape in the first variant live before
+// instruction k.
+func (st *state) firstLiveShape(r, k int) lazy.Shape {
+	for v := range st.dead {
+		if st.live(v, k) {
+			return st.regs[r].shapes[v]
+		}
+	}
+	return st.regs[r].shapes[0]
+}

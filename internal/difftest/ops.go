@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -189,6 +190,19 @@ var binaries = []binaryDef{
 	{"Ge", isNumeric, true, (*lazy.Tensor).Ge},
 }
 
+// integral reports a Go number that promotes like a Python int.
+func integral(v float64) bool { return v == math.Trunc(v) && !math.IsInf(v, 0) }
+
+// scalarResult is the result type of a *Scalar op on dt with the Go
+// number v, as PyTorch promotes a tensor with a Python scalar: a
+// fractional number makes an integer tensor f32, DivScalar always does.
+func scalarResult(op string, dt lazy.DType, v float64) lazy.DType {
+	if isInt(dt) && (op == "DivScalar" || !integral(v)) {
+		return lazy.F32
+	}
+	return dt
+}
+
 type scalarDef struct {
 	name  string
 	dts   func(lazy.DType) bool
@@ -259,6 +273,9 @@ func init() {
 				if b.cmp {
 					return shp(lazy.Bool, d...), nil
 				}
+				if b.name == "Div" && isInt(s[0].DType) {
+					return shp(lazy.F32, d...), nil // true division
+				}
 				return shp(s[0].DType, d...), nil
 			},
 			run:  func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor { return b.apply(x[0], x[1]) },
@@ -284,7 +301,7 @@ func init() {
 				if c.cmp {
 					return shp(lazy.Bool, s[0].Dims...), nil
 				}
-				return s[0], nil
+				return shp(scalarResult(c.name, s[0].DType, in.F[0]), s[0].Dims...), nil
 			},
 			run: func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor { return c.apply(x[0], in.F[0]) },
 			text: expr(func(in Instr, a []string) string {
@@ -303,7 +320,11 @@ func init() {
 			if !isNumeric(s[0].DType) {
 				return lazy.Shape{}, fmt.Errorf("Clamp of bool")
 			}
-			return s[0], nil
+			dt := s[0].DType
+			if isInt(dt) && (!integral(in.F[0]) || !integral(in.F[1])) {
+				dt = lazy.F32
+			}
+			return shp(dt, s[0].Dims...), nil
 		},
 		run: func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor { return x[0].Clamp(in.F[0], in.F[1]) },
 		text: expr(func(in Instr, a []string) string {

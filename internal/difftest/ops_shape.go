@@ -12,17 +12,18 @@ type reduceDef struct {
 	name  string
 	dts   func(lazy.DType) bool
 	keep  bool
+	sum   bool // accumulates integers in i64
 	apply func(x *lazy.Tensor, axes ...int) *lazy.Tensor
 }
 
 var reductions = []reduceDef{
-	{"Sum", isNumeric, false, (*lazy.Tensor).Sum},
-	{"SumKeepDims", isNumeric, true, (*lazy.Tensor).SumKeepDims},
-	{"Prod", isNumeric, false, (*lazy.Tensor).Prod},
-	{"ReduceMax", isNumeric, false, (*lazy.Tensor).ReduceMax},
-	{"ReduceMin", isNumeric, false, (*lazy.Tensor).ReduceMin},
-	{"Mean", isFloat, false, (*lazy.Tensor).Mean},
-	{"MeanKeepDims", isFloat, true, (*lazy.Tensor).MeanKeepDims},
+	{"Sum", isNumeric, false, true, (*lazy.Tensor).Sum},
+	{"SumKeepDims", isNumeric, true, true, (*lazy.Tensor).SumKeepDims},
+	{"Prod", isNumeric, false, true, (*lazy.Tensor).Prod},
+	{"ReduceMax", isNumeric, false, false, (*lazy.Tensor).ReduceMax},
+	{"ReduceMin", isNumeric, false, false, (*lazy.Tensor).ReduceMin},
+	{"Mean", isFloat, false, false, (*lazy.Tensor).Mean},
+	{"MeanKeepDims", isFloat, true, false, (*lazy.Tensor).MeanKeepDims},
 }
 
 // validAxes checks distinct axes in range of rank r.
@@ -90,7 +91,11 @@ func init() {
 				if err := validAxes(in.I, s[0].Rank()); err != nil {
 					return lazy.Shape{}, err
 				}
-				return shp(s[0].DType, reducedDims(s[0].Dims, in.I, rd.keep)...), nil
+				dt := s[0].DType
+				if rd.sum && isInt(dt) {
+					dt = lazy.I64 // integers sum in i64, as torch.sum
+				}
+				return shp(dt, reducedDims(s[0].Dims, in.I, rd.keep)...), nil
 			},
 			run: func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor { return rd.apply(x[0], intsOf(in.I)...) },
 			text: expr(func(in Instr, a []string) string {
@@ -126,7 +131,12 @@ func init() {
 		return shp(lazy.I64, reducedDims(s.Dims, []int64{ax}, keep)...)
 	}, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor { return x.ArgMax(ax, keep) },
 		func(a string, ax int64, keep bool) string { return fmt.Sprintf("%s.ArgMax(%d, %v)", a, ax, keep) })
-	axisOp("Cumsum", isNumeric, same, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor { return x.Cumsum(ax) },
+	axisOp("Cumsum", isNumeric, func(s lazy.Shape, ax int64, keep bool) lazy.Shape {
+		if isInt(s.DType) {
+			return shp(lazy.I64, s.Dims...)
+		}
+		return s
+	}, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor { return x.Cumsum(ax) },
 		func(a string, ax int64, keep bool) string { return fmt.Sprintf("%s.Cumsum(%d)", a, ax) })
 	axisOp("Softmax", isFloat, same, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor { return x.Softmax(ax) },
 		func(a string, ax int64, keep bool) string { return fmt.Sprintf("%s.Softmax(%d)", a, ax) })

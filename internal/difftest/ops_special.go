@@ -100,7 +100,14 @@ func init() {
 		gen: func(g *gen) (Instr, bool) {
 			x, ok := g.pick(func(lazy.Shape) bool { return true })
 			dt := constTypes()[g.r.IntN(5)]
-			return Instr{Op: "FullLike", In: []int{x}, I: []int64{int64(dt)}, F: []float64{[]float64{0, 1, -2, 0.5}[g.r.IntN(4)]}}, ok
+			vals := []float64{0, 1, -2, 0.5} // fitting dt, as lazy.Full wants
+			switch {
+			case dt == lazy.Bool:
+				vals = vals[:2]
+			case isInt(dt):
+				vals = vals[:3]
+			}
+			return Instr{Op: "FullLike", In: []int{x}, I: []int64{int64(dt)}, F: []float64{vals[g.r.IntN(len(vals))]}}, ok
 		},
 		infer: func(in Instr, s []lazy.Shape, k int) (lazy.Shape, error) {
 			return shp(lazy.DType(in.I[0]), s[0].Dims...), nil

@@ -73,6 +73,9 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 			return false
 		}
 	}
+	if !f.RuntimeChecks && in.Op == "Rem" && st.anyLive(k) && isInt(st.firstLiveShape(in.In[0], k).DType) {
+		return false
+	}
 	if !f.ScalarToOne && scalarToOne(st, in, k, res) {
 		return false
 	}

@@ -23,6 +23,7 @@ type regInfo struct {
 	kind   regKind      // of the root
 	instr  int          // defining instruction (-1: parameter or capture)
 	hostFn bool         // depends on a lazy.HostFunc result
+	multi  bool         // depends on a result of a HostFunc with several results
 }
 
 // state is the analysis of a program prefix: register shapes in every
@@ -149,6 +150,7 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 	}
 	for _, r := range in.In {
 		ri.hostFn = ri.hostFn || st.regs[r].hostFn
+		ri.multi = ri.multi || st.regs[r].multi
 	}
 	switch o.kind {
 	case kindAssign:
@@ -163,6 +165,7 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 	case kindHostFunc:
 		st.hostFunc = true
 		ri.hostFn = true
+		ri.multi = ri.multi || hostFns[in.I[0]].nOut > 1
 		if hostFns[in.I[0]].fails {
 			st.hostErr = true
 		}

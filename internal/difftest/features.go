@@ -48,7 +48,8 @@ type Features struct {
 	ReturnAssignedLocal bool
 	MutateResults       bool // the caller assigns to returned tensors between calls
 	SharedResults       bool // two returned tensors holding one value (one was assigned the other)
-	// SharedMutations: two arguments or captures assigned one value (after
+	// SharedMutations: two arguments or captures assigned one value, or a
+	// result holding the value assigned to an argument or capture (after
 	// the call they hold one buffer).
 	SharedMutations bool
 
@@ -60,7 +61,10 @@ type Features struct {
 	HostOps   bool // NonZero, MaskedSelect, Unique (data-dependent shapes)
 	HostFunc  bool // lazy.HostFunc with Go callbacks (declared shapes)
 	HostChain bool // a HostFunc result feeding NonZero, MaskedSelect or Unique
-	HostError bool // a HostFunc callback failing on some data
+	// HostChainMulti: a result of a HostFunc with several results feeding
+	// NonZero, MaskedSelect or Unique.
+	HostChainMulti bool
+	HostError      bool // a HostFunc callback failing on some data
 	// HostErrorUnused: a failing HostFunc whose result nothing reads.
 	HostErrorUnused bool
 
@@ -126,6 +130,7 @@ var ModeDependent = []string{"RuntimeChecks"}
 var KnownBroken = []string{
 	"AliasArgs", "CaptureAsArg", "JitEager", "ReturnConst", "AssignInput", "AssignConst",
 	"HostErrorUnused", "ReturnAssignedLocal", "ReseedInFn", "RepeatedOperand", "SharedMutations",
+	"HostChainMulti",
 }
 
 // Names returns the feature names (the struct's field names).

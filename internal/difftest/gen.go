@@ -270,7 +270,9 @@ func (g *gen) pick(ok func(s lazy.Shape) bool) (int, bool) {
 // pickHostInput picks the operand of a host op.
 func (g *gen) pickHostInput(ok func(s lazy.Shape) bool) (int, bool) {
 	if g.f.HostChain && g.chance(2) {
-		if r, found := g.pickWhere(func(r int) bool { return ok(g.shape0(r)) && g.st.regs[r].hostFn }); found {
+		if r, found := g.pickWhere(func(r int) bool {
+			return ok(g.shape0(r)) && g.st.regs[r].hostFn && (g.f.HostChainMulti || !g.st.regs[r].multi)
+		}); found {
 			return r, true
 		}
 	}
@@ -420,7 +422,8 @@ func (g *gen) results() {
 		for _, o := range g.p.Results {
 			dup = dup || o == r
 		}
-		if dup && !g.f.DupOutputs || !g.f.SharedResults && sharedResults(g.st, append(slices.Clone(g.p.Results), r)) {
+		if dup && !g.f.DupOutputs || !g.f.SharedResults && sharedResults(g.st, append(slices.Clone(g.p.Results), r)) ||
+			!g.f.SharedMutations && resultsShareMutation(g.st, []int{r}) {
 			continue
 		}
 		g.p.Results = append(g.p.Results, r)

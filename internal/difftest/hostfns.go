@@ -13,6 +13,7 @@ import (
 type hostFnDef struct {
 	name    string // registered as "difftest." + name
 	nIn     int
+	nOut    int
 	accepts func(s []lazy.Shape) bool
 	outs    func(s []lazy.Shape) []lazy.Shape
 	// outsText writes the declared output shapes from operand names.
@@ -67,7 +68,7 @@ var hostFns = []hostFnDef{
 		},
 	},
 	{
-		name: "pair", nIn: 2,
+		name: "pair", nIn: 2, nOut: 2,
 		accepts: func(s []lazy.Shape) bool { return isFloat(s[0].DType) && s[0].Equal(s[1]) },
 		outs:    func(s []lazy.Shape) []lazy.Shape { return []lazy.Shape{s[0], s[0]} },
 		outsText: func(a []string) string {

@@ -312,6 +312,9 @@ func init() {
 		on: func(f *Features) bool { return f.HostFunc },
 		gen: func(g *gen) (Instr, bool) {
 			k := g.r.IntN(len(hostFns))
+			if g.f.HostChainMulti && g.chance(3) {
+				k = int(hostFnIndex("pair"))
+			}
 			h := hostFns[k]
 			if h.fails && !g.f.HostError {
 				return Instr{}, false

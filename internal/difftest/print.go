@@ -78,6 +78,7 @@ func (p *Program) Text() string {
 			vals = append(vals, fmt.Sprintf("args[%d]", i))
 		}
 		fmt.Fprintf(&b, "\t%s := %s\n", strings.Join(names, ", "), strings.Join(vals, ", "))
+		fmt.Fprintf(&b, "\t%s = %s\n", strings.TrimSuffix(strings.Repeat("_, ", len(names)), ", "), strings.Join(names, ", "))
 	}
 	used := p.usedRegs()
 	for k, in := range p.Body {
@@ -178,7 +179,7 @@ func (p *Program) Text() string {
 			fmt.Fprintf(&b, "%s := jf(%s)\n", strings.Join(outs, ", "), in)
 		}
 		if p.SliceRes {
-			outs = outs[1:]
+			outs = append([]string{fmt.Sprintf("r%d", k)}, outs[1:]...)
 			for o := range p.Results {
 				fmt.Fprintf(&b, "r%d_%d := r%d[%d]\n", k, o, k, o)
 				outs = append(outs, fmt.Sprintf("r%d_%d", k, o))

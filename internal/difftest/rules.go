@@ -61,11 +61,9 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 			}
 		}
 	case kindHostDyn:
-		if !f.HostChain {
-			for _, r := range in.In {
-				if st.regs[r].hostFn {
-					return false
-				}
+		for _, r := range in.In {
+			if st.regs[r].hostFn && !f.HostChain || st.regs[r].multi && !f.HostChainMulti {
+				return false
 			}
 		}
 	case kindHostFunc:
@@ -321,6 +319,9 @@ func conforms(p *Program) bool {
 	if !f.SharedResults && sharedResults(st, p.Results) {
 		return false
 	}
+	if !f.SharedMutations && resultsShareMutation(st, p.Results) {
+		return false
+	}
 	if !f.HostErrorUnused && len(deadHostErrors(p, st)) > 0 {
 		return false
 	}
@@ -370,4 +371,19 @@ func (p *Program) Uses(name string) bool {
 		return false
 	}
 	return conforms(p) && !conforms(&q)
+}
+
+// resultsShareMutation reports a result that is another object than an
+// argument or capture the body assigned, but holds the value assigned to
+// it (after the call both hold one buffer).
+func resultsShareMutation(st *state, results []int) bool {
+	for _, r := range results {
+		v := st.value(r)
+		for root, held := range st.valOf {
+			if held == v && root != st.regs[r].root && st.regs[root].kind != regLocal {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -250,6 +250,10 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 			co.argIDs = append(co.argIDs, tr.know(a))
 		}
 		if k == failHint {
+			// Read everything before the failing call: a plain call that
+			// fails may leave its writes half done where a compiled one
+			// leaves none, and earlier results may be those tensors.
+			readPending(mr)
 			mr.pre = observeKnown(tr)
 		}
 		before := stats()
@@ -295,13 +299,7 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 			outs[u.Result].Assign(fromData(outs[u.Result].Shape(), u.Data))
 		}
 	}
-	for k := range mr.calls {
-		c := &mr.calls[k]
-		for i, o := range c.pending {
-			c.results[i] = observe(o, c.results[i].id)
-		}
-		c.pending = nil
-	}
+	readPending(mr)
 	if mr.failAt < 0 {
 		mr.finals = observeKnown(tr)
 		mr.rng = observe(lazy.DefaultDevice().RNGState(), -1)
@@ -315,4 +313,15 @@ func observeKnown(tr *tracker) []obs {
 		out[i] = observe(tr.objs[id], id)
 	}
 	return out
+}
+
+// readPending reads the results not read yet.
+func readPending(mr *modeRun) {
+	for k := range mr.calls {
+		c := &mr.calls[k]
+		for i, o := range c.pending {
+			c.results[i] = observe(o, c.results[i].id)
+		}
+		c.pending = nil
+	}
 }

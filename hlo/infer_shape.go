@@ -427,8 +427,10 @@ func inferConcatenate(c *inferCtx) ([]Type, error) {
 			if int64(i) == d {
 				if dims[i] < 0 || t.Dims[i] < 0 {
 					dims[i] = DynamicDim
+				} else if sum, ok := addInt64(dims[i], t.Dims[i]); ok {
+					dims[i] = sum
 				} else {
-					dims[i] += t.Dims[i]
+					return nil, c.errf("dimension %d of the result overflows int64", d)
 				}
 				continue
 			}
@@ -463,7 +465,14 @@ func (c *inferCtx) padDims(x *TensorType, lo, hi, in []int64) ([]int64, error) {
 		if gaps < 0 {
 			gaps = 0
 		}
-		dims[i] = lo[i] + d + gaps*in[i] + hi[i]
+		inner, ok1 := mulInt64(gaps, in[i])
+		s1, ok2 := addInt64(lo[i], d)
+		s2, ok3 := addInt64(s1, inner)
+		s3, ok4 := addInt64(s2, hi[i])
+		if !(ok1 && ok2 && ok3 && ok4) {
+			return nil, c.errf("padding %s/%s/%s makes dimension %d of %s overflow int64", fmtInts(lo), fmtInts(hi), fmtInts(in), i, x)
+		}
+		dims[i] = s3
 		if dims[i] < 0 {
 			return nil, c.errf("padding %s/%s/%s makes dimension %d of %s negative", fmtInts(lo), fmtInts(hi), fmtInts(in), i, x)
 		}

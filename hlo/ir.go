@@ -1,6 +1,10 @@
 package hlo
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+)
 
 // Loc is a source position (parsed file, 1-based line and column). The zero
 // Loc means "unknown".
@@ -28,7 +32,14 @@ type Module struct {
 	// sdy.mesh), kept so that printing does not lose them.
 	Other []*Op
 	Loc   Loc
+
+	// index is a *funcIndex that Func keeps (read and replaced atomically;
+	// a stale one is detected and rebuilt).
+	index unsafe.Pointer
 }
+
+// funcIndex maps a function name to its first position in Module.Funcs.
+type funcIndex map[string]int
 
 // Func is a func.func. Its arguments are the arguments of the entry block
 // of Body. Body is nil for an external declaration.
@@ -142,10 +153,36 @@ func SetAttr(attrs []NamedAttr, name string, a Attr) []NamedAttr {
 	return append(attrs, NamedAttr{name, a})
 }
 
-// Func returns the function called name, or nil.
+// Func returns the function called name (the first one, if several), or
+// nil. Lookups go through an index of the names, rebuilt when Funcs has
+// changed since, so that resolving every call of a module takes linear
+// time.
 func (m *Module) Func(name string) *Func {
+	if len(m.Funcs) <= 8 {
+		return m.scanFunc(name)
+	}
+	if ix := (*funcIndex)(atomic.LoadPointer(&m.index)); ix != nil {
+		if i, ok := (*ix)[name]; ok && i < len(m.Funcs) && m.Funcs[i] != nil && m.Funcs[i].Name == name {
+			return m.Funcs[i]
+		}
+	}
+	// Missing, or the index is stale: rebuild it.
+	ix := make(funcIndex, len(m.Funcs))
+	for i := len(m.Funcs) - 1; i >= 0; i-- {
+		if f := m.Funcs[i]; f != nil {
+			ix[f.Name] = i
+		}
+	}
+	atomic.StorePointer(&m.index, unsafe.Pointer(&ix))
+	if i, ok := ix[name]; ok {
+		return m.Funcs[i]
+	}
+	return nil
+}
+
+func (m *Module) scanFunc(name string) *Func {
 	for _, f := range m.Funcs {
-		if f.Name == name {
+		if f != nil && f.Name == name {
 			return f
 		}
 	}

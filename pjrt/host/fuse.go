@@ -245,6 +245,20 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 		invariant := true
 		for _, v := range op.Operands {
+			if _, ok := memberOf[v]; !ok && v.Def != nil && !inGroup[v.Def] && v.Def.Name == "stablehlo.constant" {
+				// A splat constant is a fixed tile, whatever its size.
+				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
+					key := e.DType.String() + string(e.Data)
+					j, ok := fixedOf[key]
+					if !ok {
+						j = len(f.members)
+						fixedOf[key] = j
+						f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
+						bytesPerElem += e.DType.Size()
+					}
+					memberOf[v] = j
+				}
+			}
 			if j, ok := memberOf[v]; ok {
 				m.srcs = append(m.srcs, fsrc{srcMember, j})
 				invariant = invariant && f.members[j].invariant

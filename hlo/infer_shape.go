@@ -461,15 +461,8 @@ func (c *inferCtx) padDims(x *TensorType, lo, hi, in []int64) ([]int64, error) {
 			dims[i] = DynamicDim
 			continue
 		}
-		gaps := d - 1
-		if gaps < 0 {
-			gaps = 0
-		}
-		inner, ok1 := mulInt64(gaps, in[i])
-		s1, ok2 := addInt64(lo[i], d)
-		s2, ok3 := addInt64(s1, inner)
-		s3, ok4 := addInt64(s2, hi[i])
-		if !(ok1 && ok2 && ok3 && ok4) {
+		s3, ok := PaddedSize(d, lo[i], hi[i], in[i])
+		if !ok {
 			return nil, c.errf("padding %s/%s/%s makes dimension %d of %s overflow int64", fmtInts(lo), fmtInts(hi), fmtInts(in), i, x)
 		}
 		dims[i] = s3

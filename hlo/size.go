@@ -127,6 +127,17 @@ func TypeByteSize(t Type) (int64, bool) {
 	return 0, true
 }
 
+// PaddedSize is pad's size of a dimension of size d: lo + d + hi plus
+// interior between each two elements; false when it overflows an int64.
+func PaddedSize(d, lo, hi, interior int64) (int64, bool) {
+	gaps := max(d-1, 0)
+	inner, ok1 := mulInt64(gaps, interior)
+	s1, ok2 := addInt64(lo, d)
+	s2, ok3 := addInt64(s1, inner)
+	s3, ok4 := addInt64(s2, hi)
+	return s3, ok1 && ok2 && ok3 && ok4
+}
+
 // addInt64 returns a+b and whether it did not overflow.
 func addInt64(a, b int64) (int64, bool) {
 	s := a + b

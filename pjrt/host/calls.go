@@ -5,12 +5,16 @@ import (
 	"strings"
 )
 
-// MaxCallDepth bounds the nesting of function calls a program may make
-// (the longest chain of func.call, composite and called functions from the
-// entry). Each level of a running call takes stack, and a Go stack that
-// outgrows its limit ends the process; a chain this long fails to compile
-// instead.
+// MaxCallDepth bounds the nesting of function calls a program may make:
+// the longest chain of calls (func.call, composite, called functions) from
+// the entry, a call inside k nested regions (loop bodies, branches)
+// counting k+1. Each level of a running call takes stack (about 2 KiB, a
+// region level as much again), and a Go stack that outgrows its limit (1
+// GiB) ends the process; a deeper program fails to compile instead.
 const MaxCallDepth = 1 << 18
+
+// callDepthLimit is MaxCallDepth, lowered by tests.
+var callDepthLimit = MaxCallDepth
 
 // checkCalls rejects recursion (StableHLO functions may not call
 // themselves, directly or not) and call chains deeper than MaxCallDepth,
@@ -29,7 +33,7 @@ func (p *Program) checkCalls(entry *funcPlan) error {
 		top := &stack[len(stack)-1]
 		callees := p.calls[top.fp]
 		if top.next < len(callees) {
-			callee := callees[top.next]
+			callee := callees[top.next].callee
 			top.next++
 			switch state[callee] {
 			case open:
@@ -42,16 +46,23 @@ func (p *Program) checkCalls(entry *funcPlan) error {
 		}
 		d := 0
 		for _, c := range callees {
-			d = max(d, depth[c]+1)
-		}
-		if d > MaxCallDepth {
-			return fmt.Errorf("host: @%s nests function calls %d deep, more than the %d the embedded device runs", top.fp.fn.Name, d, MaxCallDepth)
+			d = max(d, depth[c.callee]+c.weight)
 		}
 		depth[top.fp] = d
 		state[top.fp] = done
 		stack = stack[:len(stack)-1]
 	}
+	if d := depth[entry]; d > callDepthLimit {
+		return fmt.Errorf("host: @%s nests function calls %d deep, more than the %d the embedded device runs", entry.fn.Name, d, callDepthLimit)
+	}
 	return nil
+}
+
+// callEdge is one call of a function: the callee and the depth it adds
+// (1, plus the regions the call is nested in).
+type callEdge struct {
+	callee *funcPlan
+	weight int
 }
 
 // callFrame is a function on checkCalls' stack and its next callee.

@@ -19,9 +19,9 @@ type Program struct {
 	// planned one after the other, not from inside their caller's plan, so
 	// a long chain of calls does not nest the planner that deep.
 	queue []*funcPlan
-	// calls lists each planned function's callees, for the cycle and
-	// depth checks.
-	calls map[*funcPlan][]*funcPlan
+	// calls lists each planned function's calls, for the cycle and depth
+	// checks (calls.go).
+	calls map[*funcPlan][]callEdge
 
 	noFuse bool
 
@@ -108,7 +108,7 @@ func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
 	if entry == nil {
 		return nil, fmt.Errorf("host: module %q has no entry function (no @main and not exactly one function)", m.Name)
 	}
-	p := &Program{mod: m, funcs: map[string]*funcPlan{}, calls: map[*funcPlan][]*funcPlan{}, noFuse: !fuse, mem: mem}
+	p := &Program{mod: m, funcs: map[string]*funcPlan{}, calls: map[*funcPlan][]callEdge{}, noFuse: !fuse, mem: mem}
 	fp, err := p.declareFunc(entry.Name)
 	if err != nil {
 		return nil, err
@@ -179,13 +179,17 @@ type planner struct {
 	fn     *hlo.Func
 	fresh  []bool // slot produced by a Fresh kernel (or a fused step)
 	nslots int    // frame size so far: values, then block scratch areas
+	// regionDepth is the nesting of the region being planned.
+	regionDepth int
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
 	if len(r.Blocks) != 1 {
 		return nil, fmt.Errorf("host: regions with %d blocks are not supported", len(r.Blocks))
 	}
+	c.regionDepth++
 	b, err := c.block(r.Blocks[0], r.Blocks[0].Args, true)
+	c.regionDepth--
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +204,7 @@ func (c *planner) CompileFunc(name string) (kernel.Subplan, error) {
 		return nil, err
 	}
 	c.prog.mu.Lock()
-	c.prog.calls[c.fp] = append(c.prog.calls[c.fp], fp)
+	c.prog.calls[c.fp] = append(c.prog.calls[c.fp], callEdge{fp, c.regionDepth + 1})
 	c.prog.mu.Unlock()
 	return fp, nil
 }

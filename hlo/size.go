@@ -138,6 +138,29 @@ func PaddedSize(d, lo, hi, interior int64) (int64, bool) {
 	return s3, ok1 && ok2 && ok3 && ok4
 }
 
+// CheckedAdd returns a+b and false when it overflows an int64 (for shape
+// arithmetic on values from outside, in executors).
+func CheckedAdd(a, b int64) (int64, bool) { return addInt64(a, b) }
+
+// CheckedMul returns a*b and false when it overflows an int64.
+func CheckedMul(a, b int64) (int64, bool) { return mulInt64(a, b) }
+
+// IsStaticType reports whether every tensor of t (tuple elements
+// included) has a static shape.
+func IsStaticType(t Type) bool {
+	switch t := t.(type) {
+	case *TensorType:
+		return t.IsStatic()
+	case *TupleType:
+		for _, e := range t.Elems {
+			if !IsStaticType(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // addInt64 returns a+b and whether it did not overflow.
 func addInt64(a, b int64) (int64, bool) {
 	s := a + b

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
 // Bad input gets an error value: modules that do not verify, arguments
@@ -188,18 +190,27 @@ func.func @main(%x: tensor<f32>) -> tensor<1099511627776xf32> {
   %0 = stablehlo.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<1099511627776xf32>
   return %0 : tensor<1099511627776xf32>
 }`, []*hlo.Literal{hlo.ScalarLiteral(hlo.F32, 2)}, "t.mlir:3:3: stablehlo.broadcast_in_dim", "f32[1099511627776]", 4 << 40},
-		{"broadcast into a fused chain", `
-func.func @main(%x: tensor<f32>) -> tensor<1024x1024xf32> {
-  %0 = stablehlo.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<1024x1024xf32>
-  %1 = stablehlo.exponential %0 : tensor<1024x1024xf32>
-  %2 = stablehlo.add %1, %0 : tensor<1024x1024xf32>
-  return %2 : tensor<1024x1024xf32>
-}`, []*hlo.Literal{hlo.ScalarLiteral(hlo.F32, 2)}, "t.mlir:5:3: stablehlo.add", "f32[1024,1024]", 4 << 20},
+		{"intermediates together", `
+func.func @main(%x: tensor<128x1024xf32>) -> (tensor<128x1024xf32>, tensor<1024x128xf32>) {
+  %a = stablehlo.exponential %x : tensor<128x1024xf32>
+  %b = stablehlo.transpose %a, dims = [1, 0] : (tensor<128x1024xf32>) -> tensor<1024x128xf32>
+  return %a, %b : tensor<128x1024xf32>, tensor<1024x128xf32>
+}`, []*hlo.Literal{hlo.NewLiteral(hlo.F32, 128, 1024)}, "t.mlir:4:3: stablehlo.transpose", "f32[1024,128]", 512 << 10},
 		{"iota", `
 func.func @main() -> tensor<1099511627776xi32> {
   %0 = stablehlo.iota dim = 0 : tensor<1099511627776xi32>
   return %0 : tensor<1099511627776xi32>
-}`, nil, "t.mlir:3:3: stablehlo.iota", "i64[1099511627776,2]", 16 << 40},
+}`, nil, "t.mlir:3:3: stablehlo.iota", "i32[1099511627776]", 4 << 40},
+		{"window tables", `
+func.func @main(%x: tensor<2xf32>) -> tensor<1xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 1099511627776>, padding = dense<[[0, 1099511627774]]> : tensor<1x2xi64>} : (tensor<2xf32>, tensor<f32>) -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}`, []*hlo.Literal{hlo.NewLiteral(hlo.F32, 2)}, "t.mlir:4:3: stablehlo.reduce_window", "i64[1099511627776]", 8 << 40},
 		{"dynamic iota", `
 func.func @main(%s: tensor<1xi64>) -> tensor<?xf32> {
   %0 = stablehlo.dynamic_iota %s, dim = 0 : (tensor<1xi64>) -> tensor<?xf32>
@@ -255,5 +266,34 @@ func.func @main(%a: tensor<512x1xf32>, %b: tensor<1x512xf32>) -> tensor<512x512x
 	}
 	if mi, _ := c.MemoryInfo(0); mi.BytesInUse != 0 || mi.BytesLimit != limit {
 		t.Errorf("after the errors: %+v", mi)
+	}
+}
+
+// TestExecuteContextStopsLoops: a loop that never ends stops when the
+// execution's context is done, with an error matching the context's, and
+// leaves only the argument counted.
+func TestExecuteContextStopsLoops(t *testing.T) {
+	c := NewClientWithLimit(1, 64<<20)
+	exe := mustExe(t, c, `
+func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %r = stablehlo.while(%v = %x) : tensor<64xf32>
+  cond {
+    %t = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    %w = stablehlo.sine %v : tensor<64xf32>
+    stablehlo.return %w : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}`)
+	x := upload(t, c, hlo.NewLiteral(hlo.F32, 64), 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := exe.Execute([]pjrt.Buffer{x}, pjrt.ExecuteOptions{Context: ctx})
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, kernel.ErrCanceled) || !strings.Contains(err.Error(), "stablehlo.while") {
+		t.Fatalf("got %v, want the loop stopped by the deadline", err)
+	}
+	if mi, _ := c.MemoryInfo(0); mi.BytesInUse != 256 {
+		t.Errorf("%d bytes in use after the stopped run, want the argument's 256", mi.BytesInUse)
 	}
 }

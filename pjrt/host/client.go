@@ -280,9 +280,16 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		e.prog.putRun(r)
 		return nil, err
 	}
-	res, err := e.prog.execute(r, e.client.devMem[opts.Device])
+	var cancel <-chan struct{}
+	if opts.Context != nil {
+		cancel = opts.Context.Done()
+	}
+	res, err := e.prog.execute(r, e.client.devMem[opts.Device], cancel)
 	if err != nil {
 		e.prog.putRun(r)
+		if errors.Is(err, kernel.ErrCanceled) && opts.Context != nil && opts.Context.Err() != nil {
+			err = fmt.Errorf("%w (%w)", err, opts.Context.Err())
+		}
 		return nil, err
 	}
 	for _, i := range opts.Donate {
@@ -321,7 +328,11 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 		}
 		mems[i] = e.client.devMem[dev]
 	}
-	results, err := runReplicated(e.prog, nr, np, ins, nil, mems)
+	var cancel <-chan struct{}
+	if opts.Context != nil {
+		cancel = opts.Context.Done()
+	}
+	results, err := runReplicated(e.prog, nr, np, ins, nil, mems, cancel)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +350,7 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 // RunReplicated runs prog on nr*np virtual devices concurrently, device
 // i = replica*np + partition getting ins[i]. checks may be nil.
 func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
-	return runReplicated(prog, nr, np, ins, checks, nil)
+	return runReplicated(prog, nr, np, ins, checks, nil, nil)
 }
 
 // SupportsOp implements pjrt.Capabilities: the ops of the embedded device's

@@ -103,8 +103,9 @@ func (e entryRunner) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, er
 func (e entryRunner) NumResults() int { return e.p.entry.NumResults() }
 
 // runReplicated runs prog's entry on nr*np devices (see RunReplicated);
-// mems, when not nil, are the devices' memory accounts.
-func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog, mems []*kernel.Mem) ([][]kernel.Value, error) {
+// mems, when not nil, are the devices' memory accounts; closing cancel
+// (may be nil) stops the run.
+func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog, mems []*kernel.Mem, cancel <-chan struct{}) ([][]kernel.Value, error) {
 	n := nr * np
 	if len(ins) != n {
 		return nil, fmt.Errorf("host: replicated run of %d replicas x %d partitions needs %d argument lists, got %d", nr, np, n, len(ins))
@@ -118,5 +119,5 @@ func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kern
 	for i := range g.Funcs {
 		g.Funcs[i] = entryRunner{prog}
 	}
-	return prog.Launch(&kernel.Ctx{Checks: checks}, g)
+	return prog.Launch(&kernel.Ctx{Checks: checks, Cancel: cancel}, g)
 }

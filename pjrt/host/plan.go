@@ -240,6 +240,11 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		term = ops[n-1]
 		ops = ops[:n-1]
 	}
+	for _, op := range ops {
+		if err := c.checkSizes(op); err != nil {
+			return nil, err
+		}
+	}
 	uses := c.useInfo(ops, term)
 	groups := c.group(ops, uses)
 
@@ -363,6 +368,33 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	bp.scratch = c.nslots
 	c.nslots += bp.maxIn + bp.maxOut
 	return bp, nil
+}
+
+// checkSizes fails for an op with an operand or result that alone does
+// not fit the memory limit: no run of it can succeed, and kernels size
+// compile-time tables by these types.
+func (c *planner) checkSizes(op *hlo.Op) error {
+	mem := c.prog.mem
+	if mem == nil {
+		return nil
+	}
+	for _, list := range [][]*hlo.Value{op.Operands, op.Results} {
+		for _, v := range list {
+			n, ok := hlo.TypeByteSize(v.Type)
+			if ok && n <= mem.Limit() || mem.Limit() == 0 {
+				continue
+			}
+			if !ok && !hlo.IsStaticType(v.Type) {
+				continue // dynamic: checked when it is made
+			}
+			shape := v.Type.String()
+			if t := v.TensorType(); t != nil {
+				shape = t.ShapeString()
+			}
+			return mem.OutOfMemory(op, "", shape, n)
+		}
+	}
+	return nil
 }
 
 // boundConstant reports a constant op that needs no step: only fused
@@ -657,10 +689,11 @@ func (p *Program) putRun(r *runState) {
 }
 
 // execute runs the entry function on one device, whose memory account is
-// mem, with r's context and pool; args is r.in, filled and checked by the
-// caller. The results (in r.res) are valid until putRun.
-func (p *Program) execute(r *runState, mem *kernel.Mem) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem}
+// mem, with r's context and pool, until cancel (may be nil) is closed;
+// args is r.in, filled and checked by the caller. The results (in r.res)
+// are valid until putRun.
+func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -17,12 +18,39 @@ func (p *Program) checkArgs(args []kernel.Value) error {
 	if len(args) != len(fn.Args) {
 		return fmt.Errorf("host: @%s takes %d arguments, got %d", fn.Name, len(fn.Args), len(args))
 	}
-	for i, a := range fn.Args {
-		if !valueFits(a.Type, args[i]) {
-			return fmt.Errorf("host: argument %d of @%s: got %s, want %s", i, fn.Name, describeArg(args[i]), a.Type)
+	for i := range p.entry.params {
+		s := &p.entry.params[i]
+		if l, ok := args[i].(*hlo.Literal); ok && s.bytes >= 0 && l != nil && l.DType == s.dt &&
+			int64(len(l.Data)) == s.bytes && slices.Equal(l.Dims, s.dims) {
+			continue // a static tensor parameter: the common case, no allocation or type switch
+		}
+		if !valueFits(fn.Args[i].Type, args[i]) {
+			return fmt.Errorf("host: argument %d of @%s: got %s, want %s", i, fn.Name, describeArg(args[i]), fn.Args[i].Type)
 		}
 	}
 	return nil
+}
+
+// paramSpec is what checkArgs compares a static tensor parameter with
+// (bytes is -1 for other parameters).
+type paramSpec struct {
+	dt    hlo.DType
+	dims  []int64
+	bytes int64
+}
+
+// paramSpecs prepares checkArgs for fn's parameters.
+func paramSpecs(fn *hlo.Func) []paramSpec {
+	out := make([]paramSpec, len(fn.Args))
+	for i, a := range fn.Args {
+		out[i].bytes = -1
+		if t := a.TensorType(); t != nil && t.Quant == nil && t.IsStatic() {
+			if n, ok := hlo.ByteSize(t.DType, t.Dims); ok {
+				out[i] = paramSpec{dt: t.DType, dims: t.Dims, bytes: n}
+			}
+		}
+	}
+	return out
 }
 
 // valueFits reports whether v is a runtime value of type t.

@@ -72,7 +72,9 @@ type funcPlan struct {
 	// copyOut[i] says result i may share storage with an argument or a
 	// constant, so Execute must copy it before handing it out.
 	copyOut []bool
-	frames  sync.Pool // *frameBuf
+	// params are the parameters as checkArgs reads them (entry only).
+	params []paramSpec
+	frames sync.Pool // *frameBuf
 }
 
 type frameBuf struct{ slots []kernel.Value }
@@ -123,6 +125,7 @@ func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
 	if err := p.checkCalls(fp); err != nil {
 		return nil, err
 	}
+	fp.params = paramSpecs(fp.fn)
 	p.entry = fp
 	return p, nil
 }
@@ -564,7 +567,9 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 			frame[id] = nil
 		}
 	}
-	mem.Release(live)
+	if mem != nil {
+		mem.Release(live)
+	}
 	if res == nil {
 		res = make([]kernel.Value, 0, len(bp.results))
 	}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -313,6 +314,20 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	// A tile never exceeds the elements there are (rounded up to a cache
 	// line of f32), so small fusions keep small scratch.
 	f.tile = min(tileFor(bytesPerElem), max((f.n+15)&^15, 16))
+	// The compile-time tiles, and the scratch each worker allocates, must
+	// fit the memory limit.
+	tiles := int64(0)
+	for j := range f.members {
+		if m := &f.members[j]; m.fixed != nil {
+			tiles += int64(f.tile * m.size)
+		}
+	}
+	for _, size := range f.bufSize {
+		tiles += int64(f.tile*size) * int64(runtime.GOMAXPROCS(0))
+	}
+	if mem := c.prog.mem; !mem.Fits(tiles) {
+		return nil, mem.OutOfMemory(g.ops[0], "", fmt.Sprintf("%d fused tiles of %d elements", len(f.members), f.tile), tiles)
+	}
 	for j := range f.members {
 		if m := &f.members[j]; m.fixed != nil {
 			tile := hlo.AlignedBytes(f.tile * m.size)

@@ -33,9 +33,10 @@ import (
 //	nice go test -run '^$' -fuzz FuzzExecute -parallel 1 ./pjrt/host
 func FuzzExecute(f *testing.F) {
 	for i, s := range fuzzSeeds() {
-		// The first byte picks the path (bit 0: through the seam) and
-		// whether the arguments are wrong (bit 1).
-		f.Add([]byte(s), []byte{byte(i % 4), 1, 4, 1, 5, 9, 2, 6})
+		// The first byte picks the path (bit 0: through the seam), whether
+		// the arguments are wrong (bit 1) and whether numbers of the
+		// program are replaced by boundary values (bit 2).
+		f.Add([]byte(s), []byte{byte(i % 8), 1, 4, 1, 5, 9, 2, 6, 17, 9, 25, 1, 33})
 	}
 	startHeapWatch()
 	f.Fuzz(func(t *testing.T, src, seed []byte) {
@@ -60,6 +61,11 @@ const (
 )
 
 func fuzzOne(t *testing.T, src, seed []byte) {
+	var r byteSource = seed
+	mode := r.next()
+	if mode&4 != 0 {
+		src = mutateNumbers(src, &r)
+	}
 	start := time.Now()
 	phase := "parse"
 	defer func() {
@@ -72,8 +78,6 @@ func fuzzOne(t *testing.T, src, seed []byte) {
 		return
 	}
 	phase = "compile"
-	var r byteSource = seed
-	mode := r.next()
 	viaClient, wrongArgs := mode&1 != 0, mode&2 != 0
 	var c *Client
 	mem := kernel.NewMem(fuzzLimit, nil, 0, "fuzz limit")
@@ -170,6 +174,42 @@ func checkErr(t *testing.T, err error) {
 			t.Fatalf("out-of-memory error without its size: %v", err)
 		}
 	}
+}
+
+// boundaryNumbers are the sizes and offsets that overflow or exhaust
+// things: mutateNumbers puts them in place of the numbers of a program.
+var boundaryNumbers = []string{"0", "1", "2", "-1", "7", "255", "65536", "2147483647", "4294967296",
+	"1099511627776", "4611686018427387904", "9223372036854775807", "-9223372036854775808"}
+
+// mutateNumbers replaces some decimal numbers of src (dimensions,
+// attribute values, indices) with boundary values, as the input's bytes
+// choose: the byte-level mutator rarely writes such numbers itself.
+func mutateNumbers(src []byte, r *byteSource) []byte {
+	var out []byte
+	for i := 0; i < len(src); {
+		c := src[i]
+		dimAfterX := i >= 2 && src[i-1] == 'x' && src[i-2] >= '0' && src[i-2] <= '9' // 2x3
+		if c < '0' || c > '9' || i > 0 && !dimAfterX && (isIdent(src[i-1]) || src[i-1] == '%' || src[i-1] == '@' || src[i-1] == '#') {
+			out = append(out, c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+			j++
+		}
+		if b := r.next(); b%8 == 1 {
+			out = append(out, boundaryNumbers[int(b/8)%len(boundaryNumbers)]...)
+		} else {
+			out = append(out, src[i:j]...)
+		}
+		i = j
+	}
+	return out
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // byteSource hands out the bytes of a fuzz input, then zeros.

@@ -281,6 +281,17 @@ func (t *Tensor) Restore(s TensorState) {
 	t.leaf.Store(nil)
 }
 
+// Release empties t (it must not be used again) and returns what it held,
+// for Restore into another tensor: a move, so the buffer's holders do not
+// count t any more.
+func (t *Tensor) Release() TensorState {
+	s := t.State()
+	t.setData(nil)
+	t.val = Value{}
+	t.leaf.Store(nil)
+	return s
+}
+
 // SameData reports whether two states hold the same device data.
 func (s TensorState) SameData(o TensorState) bool { return s.data == o.data && s.val == o.val }
 

@@ -280,6 +280,11 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		e.prog.putRun(r)
 		return nil, err
 	}
+	for _, i := range opts.Donate {
+		if i >= 0 && i < len(args) {
+			r.donated = append(r.donated, r.in[i].(*hlo.Literal))
+		}
+	}
 	var cancel <-chan struct{}
 	if opts.Context != nil {
 		cancel = opts.Context.Done()
@@ -292,6 +297,8 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		}
 		return nil, err
 	}
+	// Donated arguments are gone before the results count as in use: their
+	// storage may be the results'.
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
 			args[i].Delete()

@@ -28,6 +28,8 @@ type Program struct {
 	// mem is the memory account compile-time tables are checked against,
 	// and Run's when its context has none.
 	mem *kernel.Mem
+	// entryFn is the entry function (known before its plan is done).
+	entryFn *hlo.Func
 
 	// runs holds *runState: an execution takes one, recycles its dead
 	// intermediates through its pool and hands it back, so the next
@@ -47,6 +49,11 @@ type step struct {
 	free     []int32
 	nrecycle int
 	acct     stepAccount // memory accounting (account.go)
+	// argFree lists entry arguments whose last use is this step and whose
+	// readers cannot alias them: a fused output may take the storage of
+	// one the execution donated. (Donated storage is not put in the pool:
+	// no later allocation of the plan is sure to take it back out.)
+	argFree []int32
 }
 
 // blockPlan is a compiled block: its arguments, steps and result slots.
@@ -110,7 +117,7 @@ func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
 	if entry == nil {
 		return nil, fmt.Errorf("host: module %q has no entry function (no @main and not exactly one function)", m.Name)
 	}
-	p := &Program{mod: m, funcs: map[string]*funcPlan{}, calls: map[*funcPlan][]callEdge{}, noFuse: !fuse, mem: mem}
+	p := &Program{mod: m, funcs: map[string]*funcPlan{}, calls: map[*funcPlan][]callEdge{}, noFuse: !fuse, mem: mem, entryFn: entry}
 	fp, err := p.declareFunc(entry.Name)
 	if err != nil {
 		return nil, err
@@ -161,7 +168,7 @@ func (p *Program) declareFunc(name string) (*funcPlan, error) {
 func (p *Program) planFunc(fp *funcPlan) error {
 	fn := fp.fn
 	nvals := fn.Number()
-	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals}
+	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: fn == p.entryFn}
 	body, err := c.block(fn.Body.Blocks[0], fn.Args, false)
 	if err != nil {
 		return err
@@ -184,6 +191,9 @@ type planner struct {
 	nslots int    // frame size so far: values, then block scratch areas
 	// regionDepth is the nesting of the region being planned.
 	regionDepth int
+	// entry is set while planning the entry function, whose top block's
+	// arguments an execution may donate.
+	entry bool
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
@@ -366,6 +376,16 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		if s.fused != nil {
 			s.fused.planInPlace(s, su[i].reads, c)
 		}
+		if c.entry && len(bp.steps) > 0 && b == c.fn.Body.Blocks[0] {
+			for _, a := range args {
+				if lastUse[a.ID] == i && !resultSet[a.ID] && readersCannotAlias(a, uses) && readIn(a, su[i].reads) {
+					s.argFree = append(s.argFree, int32(a.ID))
+				}
+			}
+			if s.fused != nil {
+				s.fused.planArgInPlace(s)
+			}
+		}
 	}
 	c.planAccount(bp, args, region)
 	bp.scratch = c.nslots
@@ -412,6 +432,32 @@ func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
 		}
 	}
 	return true
+}
+
+// readersCannotAlias reports whether every op reading v is a fused member
+// or a Fresh kernel (none can hand v's storage on in a result).
+func readersCannotAlias(v *hlo.Value, uses *useInfo) bool {
+	if v.TensorType() == nil {
+		return false
+	}
+	for _, op := range uses.users[v] {
+		if uses.fusedMember[op] {
+			continue
+		}
+		if e := kernel.Lookup(op.Name); e == nil || !e.Fresh {
+			return false
+		}
+	}
+	return true
+}
+
+func readIn(v *hlo.Value, reads []*hlo.Value) bool {
+	for _, r := range reads {
+		if r == v {
+			return true
+		}
+	}
+	return false
 }
 
 // recyclable reports whether v's storage is owned by the plan once v is
@@ -675,6 +721,7 @@ type runState struct {
 	pool    kernel.Pool
 	in, res []kernel.Value
 	frame   []kernel.Value // the entry function's frame
+	donated []*hlo.Literal // the arguments the caller donated
 }
 
 func (p *Program) getRun() *runState {
@@ -688,7 +735,8 @@ func (p *Program) getRun() *runState {
 func (p *Program) putRun(r *runState) {
 	clear(r.in)
 	clear(r.res)
-	r.in, r.res = r.in[:0], r.res[:0]
+	clear(r.donated)
+	r.in, r.res, r.donated = r.in[:0], r.res[:0], r.donated[:0]
 	r.x = kernel.Ctx{}
 	p.runs.Put(r)
 }
@@ -698,7 +746,7 @@ func (p *Program) putRun(r *runState) {
 // args is r.in, filled and checked by the caller. The results (in r.res)
 // are valid until putRun.
 func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel}
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

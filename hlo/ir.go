@@ -38,8 +38,12 @@ type Module struct {
 	index unsafe.Pointer
 }
 
-// funcIndex maps a function name to its first position in Module.Funcs.
-type funcIndex map[string]int
+// funcIndex maps a function name to its first position in Module.Funcs,
+// as it was when Funcs had n entries.
+type funcIndex struct {
+	pos map[string]int
+	n   int
+}
 
 // Func is a func.func. Its arguments are the arguments of the entry block
 // of Body. Body is nil for an external declaration.
@@ -161,20 +165,28 @@ func (m *Module) Func(name string) *Func {
 	if len(m.Funcs) <= 8 {
 		return m.scanFunc(name)
 	}
-	if ix := (*funcIndex)(atomic.LoadPointer(&m.index)); ix != nil {
-		if i, ok := (*ix)[name]; ok && i < len(m.Funcs) && m.Funcs[i] != nil && m.Funcs[i].Name == name {
+	if ix := (*funcIndex)(atomic.LoadPointer(&m.index)); ix != nil && ix.n == len(m.Funcs) {
+		i, ok := ix.pos[name]
+		if ok && m.Funcs[i] != nil && m.Funcs[i].Name == name {
 			return m.Funcs[i]
 		}
-	}
-	// Missing, or the index is stale: rebuild it.
-	ix := make(funcIndex, len(m.Funcs))
-	for i := len(m.Funcs) - 1; i >= 0; i-- {
-		if f := m.Funcs[i]; f != nil {
-			ix[f.Name] = i
+		if !ok {
+			// Absent when the index was made: a scan finds a function
+			// renamed since, at the cost a lookup had before the index.
+			if f := m.scanFunc(name); f == nil {
+				return nil
+			}
 		}
 	}
-	atomic.StorePointer(&m.index, unsafe.Pointer(&ix))
-	if i, ok := ix[name]; ok {
+	// No index, or a stale one: rebuild it.
+	ix := &funcIndex{pos: make(map[string]int, len(m.Funcs)), n: len(m.Funcs)}
+	for i := len(m.Funcs) - 1; i >= 0; i-- {
+		if f := m.Funcs[i]; f != nil {
+			ix.pos[f.Name] = i
+		}
+	}
+	atomic.StorePointer(&m.index, unsafe.Pointer(ix))
+	if i, ok := ix.pos[name]; ok {
 		return m.Funcs[i]
 	}
 	return nil

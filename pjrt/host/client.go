@@ -40,9 +40,7 @@ func init() {
 // memory and the worker pool.
 type Client struct {
 	devices []pjrt.Device
-	// mem is the client's memory account, with the limit; devMem[i] is
-	// device i's, charged to mem too.
-	mem    *kernel.Mem
+	// devMem[i] is device i's memory account; they share the limit.
 	devMem []*kernel.Mem
 	closed atomic.Bool
 }
@@ -66,10 +64,9 @@ func NewClientWithLimit(n int, limit int64) *Client {
 }
 
 func newClient(n int, limit int64, setting string) *Client {
-	c := &Client{mem: kernel.NewMem(limit, nil, 0, setting)}
+	c := &Client{devMem: kernel.NewMems(n, limit, setting)}
 	for i := 0; i < n; i++ {
 		c.devices = append(c.devices, pjrt.Device{ID: i, Platform: "cpu", Kind: "embedded-cpu"})
-		c.devMem = append(c.devMem, kernel.NewMem(0, c.mem, i, ""))
 	}
 	return c
 }
@@ -192,7 +189,7 @@ type Executable struct {
 
 // Compile verifies and plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
-	p, err := compileMem(m, true, c.mem)
+	p, err := compileMem(m, true, c.devMem[0])
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func fuzzOne(t *testing.T, src, seed []byte) {
 	phase = "compile"
 	viaClient, wrongArgs := mode&1 != 0, mode&2 != 0
 	var c *Client
-	mem := kernel.NewMem(fuzzLimit, nil, 0, "fuzz limit")
+	mem := kernel.NewMem(fuzzLimit, 0, "fuzz limit")
 	var p *Program
 	var exe pjrt.Executable
 	if viaClient {

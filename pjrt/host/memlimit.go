@@ -132,7 +132,7 @@ func defaultMem() (*kernel.Mem, error) {
 		var limit int64
 		limit, defaultMemErr = MemoryLimit()
 		if defaultMemErr == nil {
-			defaultMemAcct = kernel.NewMem(limit, nil, 0, memoryLimitSetting())
+			defaultMemAcct = kernel.NewMem(limit, 0, memoryLimitSetting())
 		}
 	})
 	return defaultMemAcct, defaultMemErr

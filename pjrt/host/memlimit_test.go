@@ -37,8 +37,8 @@ func TestMemoryLimitEnv(t *testing.T) {
 	if n, err := MemoryLimit(); err != nil || n != 3<<30 {
 		t.Errorf("limit %d, %v; want 3 GiB", n, err)
 	}
-	if c := NewClient(2); c.mem.Limit() != 3<<30 {
-		t.Errorf("NewClient's limit %d, want 3 GiB", c.mem.Limit())
+	if c := NewClient(2); c.devMem[0].Limit() != 3<<30 {
+		t.Errorf("NewClient's limit %d, want 3 GiB", c.devMem[0].Limit())
 	}
 	t.Setenv(MemoryLimitEnv, "lots")
 	if _, err := MemoryLimit(); err == nil || !strings.Contains(err.Error(), `XLAJIT_HOST_MEMORY_LIMIT="lots"`) {

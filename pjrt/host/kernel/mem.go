@@ -7,40 +7,50 @@ import (
 	"github.com/xlajit/xlajit/pjrt"
 )
 
-// Mem accounts the bytes of the tensors a device holds (buffers, and the
-// intermediates of running programs) against a limit. A device's Mem has
-// its client's as parent: a reservation is charged to both and refused
-// when either would pass its limit, so the limit bounds the client's
-// devices together while each device keeps its own counts. A nil *Mem
-// accounts nothing and never refuses.
+// Mem accounts the bytes of the tensors one device holds (buffers, and
+// the intermediates of running programs) against a limit shared by the
+// devices of its group (a client's virtual devices share the machine): a
+// reservation is refused when the group's bytes in use would pass the
+// limit. Each device keeps its own count and peak. A nil *Mem accounts
+// nothing and never refuses.
 type Mem struct {
+	group  *memGroup
+	device int
+	inUse  atomic.Int64
+	peak   atomic.Int64
+}
+
+// memGroup is the devices sharing a limit.
+type memGroup struct {
 	limit   int64 // 0: none
-	parent  *Mem
-	device  int
-	setting string // how the limit is set, for messages
-	inUse   atomic.Int64
-	peak    atomic.Int64
+	setting string
+	devices []*Mem
 }
 
-// NewMem returns an account with a limit (0: none), charged also to parent
-// (may be nil). device and setting name the device and how to change the
-// limit in out-of-memory errors.
-func NewMem(limit int64, parent *Mem, device int, setting string) *Mem {
-	return &Mem{limit: limit, parent: parent, device: device, setting: setting}
+// NewMem returns the account of a device with a limit of its own (0:
+// none). setting says how to change the limit, for out-of-memory errors.
+func NewMem(limit int64, device int, setting string) *Mem {
+	return NewMems(1, limit, setting)[0]
 }
 
-// Limit is the smallest limit of m and its parents (0: none).
-func (m *Mem) Limit() int64 {
-	l := int64(0)
-	for ; m != nil; m = m.parent {
-		if m.limit > 0 && (l == 0 || m.limit < l) {
-			l = m.limit
-		}
+// NewMems returns the accounts of n devices sharing one limit.
+func NewMems(n int, limit int64, setting string) []*Mem {
+	g := &memGroup{limit: limit, setting: setting}
+	for i := 0; i < n; i++ {
+		g.devices = append(g.devices, &Mem{group: g, device: i})
 	}
-	return l
+	return g.devices
 }
 
-// InUse is the number of bytes accounted now.
+// Limit is the limit of m's group (0: none).
+func (m *Mem) Limit() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.group.limit
+}
+
+// InUse is the number of bytes the device holds now.
 func (m *Mem) InUse() int64 {
 	if m == nil {
 		return 0
@@ -48,7 +58,20 @@ func (m *Mem) InUse() int64 {
 	return m.inUse.Load()
 }
 
-// Peak is the most bytes accounted at once since m was made or ResetPeak.
+// GroupInUse is the number of bytes the devices of m's group hold now.
+func (m *Mem) GroupInUse() int64 {
+	if m == nil {
+		return 0
+	}
+	n := int64(0)
+	for _, d := range m.group.devices {
+		n += d.inUse.Load()
+	}
+	return n
+}
+
+// Peak is the most bytes the device held at once since m was made or
+// ResetPeak.
 func (m *Mem) Peak() int64 {
 	if m == nil {
 		return 0
@@ -63,61 +86,35 @@ func (m *Mem) ResetPeak() {
 	}
 }
 
-// Reserve accounts n more bytes and reports true, or reports false and
-// accounts nothing when that would pass the limit of m or of a parent.
-func (m *Mem) Reserve(n int64) bool {
-	if m == nil || n == 0 {
+// Fits reports whether n more bytes would be within the limit now.
+func (m *Mem) Fits(n int64) bool {
+	if m == nil || m.group.limit == 0 {
 		return true
 	}
-	for a := m; a != nil; a = a.parent {
-		if a.limit > 0 && n > a.limit {
-			// Beyond the limit whatever is in use (and too large to add).
-			for b := m; b != a; b = b.parent {
-				b.inUse.Add(-n)
-			}
-			return false
-		}
-		v := a.inUse.Add(n)
-		if a.limit > 0 && v > a.limit && n > 0 {
-			// Undo this account and those below it.
-			for b := m; ; b = b.parent {
-				b.inUse.Add(-n)
-				if b == a {
-					break
-				}
-			}
-			return false
-		}
-		a.notePeak(v)
+	return n <= m.group.limit-m.GroupInUse()
+}
+
+// Reserve accounts n more bytes and reports true, or reports false and
+// accounts nothing when that would pass the limit. (Devices reserving at
+// the same moment may pass it together by what they reserve.)
+func (m *Mem) Reserve(n int64) bool {
+	if m == nil {
+		return true
 	}
+	if !m.Fits(n) {
+		return false
+	}
+	m.Add(n)
 	return true
 }
 
 // Add accounts n bytes (negative: releases them) without checking the
 // limit: for storage that exists already.
 func (m *Mem) Add(n int64) {
-	if n == 0 {
+	if m == nil || n == 0 {
 		return
 	}
-	for a := m; a != nil; a = a.parent {
-		a.notePeak(a.inUse.Add(n))
-	}
-}
-
-// Release gives back n bytes.
-func (m *Mem) Release(n int64) { m.Add(-n) }
-
-// Fits reports whether n more bytes would be within every limit now.
-func (m *Mem) Fits(n int64) bool {
-	for a := m; a != nil; a = a.parent {
-		if a.limit > 0 && n > a.limit-a.inUse.Load() {
-			return false
-		}
-	}
-	return true
-}
-
-func (m *Mem) notePeak(v int64) {
+	v := m.inUse.Add(n)
 	for {
 		p := m.peak.Load()
 		if v <= p || m.peak.CompareAndSwap(p, v) {
@@ -125,6 +122,9 @@ func (m *Mem) notePeak(v int64) {
 		}
 	}
 }
+
+// Release gives back n bytes.
+func (m *Mem) Release(n int64) { m.Add(-n) }
 
 // OutOfMemory returns the error of an allocation of n bytes for what
 // (shape text) that m refused, asked by op (may be nil: then name says who
@@ -139,20 +139,9 @@ func (m *Mem) OutOfMemory(op *hlo.Op, name, what string, n int64) error {
 	}
 	if m != nil {
 		e.Device = m.device
-		e.Limit = m.Limit()
-		e.InUse = m.inUse.Load()
-		// Report the account whose limit refused, for its counts.
-		for a := m; a != nil; a = a.parent {
-			if a.limit > 0 && n > a.limit-a.inUse.Load() {
-				e.InUse, e.Limit = a.inUse.Load(), a.limit
-				break
-			}
-		}
-		for a := m; a != nil; a = a.parent {
-			if a.setting != "" {
-				e.Setting = a.setting
-			}
-		}
+		e.Limit = m.group.limit
+		e.InUse = m.GroupInUse()
+		e.Setting = m.group.setting
 	}
 	return e
 }

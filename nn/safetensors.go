@@ -272,12 +272,22 @@ func LoadTensors(path string, dst map[string]*lazy.Tensor) error {
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	if err := checkState(dst, lits); err != nil {
+	if err := AssignState(dst, lits); err != nil {
 		return fmt.Errorf("load %s: %w", path, err)
+	}
+	return nil
+}
+
+// AssignState writes host literals into existing tensors by name, after
+// checking that names, shapes and dtypes agree exactly (a *StateMismatch
+// otherwise, and nothing written).
+func AssignState(dst map[string]*lazy.Tensor, src map[string]*lazy.Literal) error {
+	if err := checkState(dst, src); err != nil {
+		return err
 	}
 	list := make([]*lazy.Tensor, 0, len(dst))
 	for n, t := range dst {
-		t.Assign(lazy.FromLiteralOn(t.Device(), lits[n]))
+		t.Assign(lazy.FromLiteralOn(t.Device(), src[n]))
 		list = append(list, t)
 	}
 	return lazy.Sync(list...)

@@ -13,8 +13,8 @@ type Optimizer interface {
 	// Step applies one update from grads (one per parameter, in order; a
 	// nil gradient leaves its parameter and state unchanged).
 	Step(grads []*lazy.Tensor)
-	// Base returns the parameters, learning rate, step count and schedule.
-	Base() *Base
+	// Shared returns the parameters, learning rate, step count and schedule.
+	Shared() *Base
 	// StateDict names every state tensor (PyTorch's names).
 	StateDict() map[string]*lazy.Tensor
 }
@@ -34,9 +34,8 @@ type Base struct {
 	Schedule Schedule
 }
 
-// Base returns b (so every optimizer embedding Base is an Optimizer's
-// base).
-func (b *Base) Base() *Base { return b }
+// Shared returns b, the part every optimizer embeds.
+func (b *Base) Shared() *Base { return b }
 
 // SetLR writes the learning rate (a host-to-device copy; the compiled step
 // reads the tensor, so this never retraces). With a Schedule the next Step

@@ -165,7 +165,9 @@ func ReadSafetensors(b []byte) (tensors map[string]*lazy.Literal, metadata map[s
 		spans = append(spans, span{name: name, lo: e.Offsets[0], hi: e.Offsets[1],
 			lit: &lazy.Literal{DType: dt, Dims: append([]int64{}, e.Shape...)}})
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo || (spans[i].lo == spans[j].lo && spans[i].hi < spans[j].hi) })
+	sort.Slice(spans, func(i, j int) bool {
+		return spans[i].lo < spans[j].lo || (spans[i].lo == spans[j].lo && spans[i].hi < spans[j].hi)
+	})
 	var at int64
 	for _, s := range spans {
 		if s.lo != at {

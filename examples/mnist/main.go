@@ -15,7 +15,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/xlajit/xlajit/internal/mnist"
+	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
 )

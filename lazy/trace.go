@@ -1,7 +1,6 @@
 package lazy
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -38,26 +37,6 @@ type traceState struct {
 	// start is the last node sequence number before the trace began:
 	// pending values older than that were computed outside the function.
 	start uint64
-}
-
-// goid returns the current goroutine's id (parsed from its stack header;
-// only called while some trace is active).
-func goid() uint64 {
-	var buf [64]byte
-	n := runtime.Stack(buf[:], false)
-	s := buf[:n]
-	const prefix = "goroutine "
-	if len(s) < len(prefix) {
-		return 0
-	}
-	var id uint64
-	for _, c := range s[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + uint64(c-'0')
-	}
-	return id
 }
 
 // BeginTrace makes tr the calling goroutine's tracer until end is called.

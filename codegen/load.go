@@ -24,16 +24,16 @@ const (
 
 // target is one function to trace.
 type target struct {
-	name    string   // Go name
-	file    string   // absolute path of its source file
-	pos     string   // directive position for messages (file:line)
+	name    string       // Go name
+	file    string       // absolute path of its source file
+	pos     string       // directive position for messages (file:line)
 	params  []string     // parameter names
 	types   []types.Type // parameter types
 	shapes  []string     // one per parameter: a shape or an example call ("" when the directive is bad)
 	exprs   []bool       // shapes[i] is a Go call giving an example value
-	results int      // tensor results
-	hasErr  bool     // a final error result
-	marked  bool     // has a directive (dump may trace unmarked functions)
+	results int          // tensor results
+	hasErr  bool         // a final error result
+	marked  bool         // has a directive (dump may trace unmarked functions)
 	decl    *ast.FuncDecl
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -41,12 +42,16 @@ func (b *Base) Shared() *Base { return b }
 // reads the tensor, so this never retraces). With a Schedule the next Step
 // overwrites it.
 func (b *Base) SetLR(lr float64) {
-	b.LR.Assign(lazy.FullOn(b.LR.Device(), lazy.F32, lr))
-	if !lazy.Tracing() {
-		if err := lazy.Sync(b.LR); err != nil {
-			panic(err)
-		}
+	if lazy.Tracing() {
+		b.LR.Assign(lazy.FullOn(b.LR.Device(), lazy.F32, lr))
+		return
 	}
+	// A host-to-device copy, not a program: a constant of a new value
+	// would be a new graph to compile.
+	words := make([]complex128, 1)
+	data := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), 4)
+	*(*float32)(unsafe.Pointer(&data[0])) = float32(lr)
+	b.LR.TakeData(lazy.FromLiteralOn(b.LR.Device(), &lazy.Literal{DType: lazy.F32, Dims: []int64{}, Data: data}))
 }
 
 // CurrentLR reads the learning rate (a device-to-host read: outside a

@@ -63,7 +63,7 @@ func TestCheckpointMismatchIsExplained(t *testing.T) {
 func TestTrainSaveReloadResume(t *testing.T) {
 	ckpt := filepath.Join(t.TempDir(), "cnn.safetensors")
 	var out bytes.Buffer
-	cfg := config{Epochs: 1, Batch: 64, LR: 2e-3, Limit: 640, TestN: 200, Seed: 1, Ckpt: ckpt, Out: &out}
+	cfg := config{Epochs: 1, Batch: 32, LR: 2e-3, Limit: 320, TestN: 100, Seed: 1, Ckpt: ckpt, Out: &out}
 	res, err := run(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -169,6 +169,14 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Concat", nil, "no tensors")
 	}
+	// Operands of different types promote (torch.cat).
+	if dt := mustResultType("Concat", ts); !sameDType(ts, dt) {
+		cs := make([]*Tensor, len(ts))
+		for i, t := range ts {
+			cs[i] = t.Cast(dt)
+		}
+		ts = cs
+	}
 	a, ok := normAxis(axis, ts[0].Rank())
 	if !ok {
 		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
@@ -184,8 +192,11 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Stack", nil, "no tensors")
 	}
-	for _, t := range ts[1:] {
-		if !t.shape.Equal(ts[0].shape) {
+	for _, t := range ts {
+		if t == nil {
+			throw("Stack", shapesOf(ts), "nil operand")
+		}
+		if !sameDims(t.Dims(), ts[0].Dims()) {
 			throw("Stack", shapesOf(ts), "tensors have different shapes %s and %s", ts[0].shape, t.shape)
 		}
 	}
@@ -272,4 +283,13 @@ func (x *Tensor) Flip(axes ...int) *Tensor {
 	}
 	sort.Slice(ax, func(i, j int) bool { return ax[i] < ax[j] })
 	return apply1(opReverse, Attrs{{"axes", ax}}, x)
+}
+
+func sameDType(ts []*Tensor, dt DType) bool {
+	for _, t := range ts {
+		if t.DType() != dt {
+			return false
+		}
+	}
+	return true
 }

@@ -10,6 +10,12 @@
 // mode is a cut after every op. Metrics (Counter, MetricsReport) and dumps
 // (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go.
 //
+// The API follows PyTorch's semantics: type promotion (promote.go), true
+// division, f32 accumulation of f16/bf16 reductions, and errors where
+// PyTorch raises, including value-dependent ones (an index out of range)
+// that the program checks as it runs (checks.go). TestTorchOracle replays
+// PyTorch results recorded by scripts/torch_oracle.py.
+//
 // Place in the flow: user code and the jit (fx, bridge, partitioner, jit)
 // build on it; it lowers to hlo and runs through pjrt. It imports hlo and
 // pjrt (with the embedded device pjrt/host) only, never fx, bridge,

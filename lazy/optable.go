@@ -113,6 +113,8 @@ const (
 	opMaskedSelect
 	opMaskedScatter
 	opHostFunc
+	// run-time checks
+	opCheck
 	numOps
 )
 

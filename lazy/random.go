@@ -70,13 +70,13 @@ func RandUniformOn(dev *Device, dt DType, lo, hi float64, dims ...int64) *Tensor
 	switch dt {
 	case F64:
 		bits := dev.randomBits(U64, dims)
-		u = bits.Div(FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
+		u = bits.rawBinary(opDiv, FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
 	case F32, F16, BF16:
 		// As many bits as dt's significand holds (f32 24, f16 11, bf16 8):
 		// every u is then exact in dt, so none rounds up to 1.
 		keep := map[DType]int{F32: 24, F16: 11, BF16: 8}[dt]
 		bits := dev.randomBits(U32, dims)
-		u = bits.Div(FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
+		u = bits.rawBinary(opDiv, FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
 	default:
 		throw("RandUniform", nil, "needs a floating-point dtype, got %s", dt)
 	}

@@ -110,7 +110,9 @@ func TestBadInputsNameTheLayer(t *testing.T) {
 		{func() { NewMultiHeadAttention(8, 3) }, "multiple of the head count"},
 		{func() { NewGRUCell(3, 4).Forward(lazy.Zeros(lazy.F32, 2, 3), lazy.Zeros(lazy.F32, 2, 5)) }, "want state [2, 4]"},
 		{func() { CrossEntropy(lazy.Zeros(lazy.F32, 4, 3), lazy.Zeros(lazy.I32, 5)) }, "nn.CrossEntropy"},
-		{func() { CrossEntropy(lazy.Zeros(lazy.F32, 4, 3), lazy.Zeros(lazy.I32, 4), ClassWeights(lazy.Ones(lazy.F32, 2))) }, "class weights must be [3]"},
+		{func() {
+			CrossEntropy(lazy.Zeros(lazy.F32, 4, 3), lazy.Zeros(lazy.I32, 4), ClassWeights(lazy.Ones(lazy.F32, 2)))
+		}, "class weights must be [3]"},
 		{func() { MSE(lazy.Zeros(lazy.F32, 4), lazy.Zeros(lazy.F32, 5)) }, "same shape"},
 		{func() { NewConv2d(3, 4, 3, Stride(1, 2, 3)) }, "want 1 or 2 values"},
 	}

@@ -39,7 +39,7 @@ func batch(step int) (*lazy.Tensor, *lazy.Tensor) {
 	xs := make([]float32, 8*64)
 	ys := make([]int32, 8)
 	for i := range xs {
-		xs[i] = float32(math.Sin(float64(i*7+step*13))) // varies per step
+		xs[i] = float32(math.Sin(float64(i*7 + step*13))) // varies per step
 	}
 	for i := range ys {
 		ys[i] = int32((i + step) % 3)
@@ -55,10 +55,12 @@ func batch(step int) (*lazy.Tensor, *lazy.Tensor) {
 func TestCompiledTrainingStepTracesOnce(t *testing.T) {
 	sched := Cosine{Base: 0.05, Min: 0.001, Warmup: 3, Total: 12}
 	makers := map[string]func([]*lazy.Tensor) Optimizer{
-		"sgd":     func(p []*lazy.Tensor) Optimizer { return NewSGD(p, 0, Momentum(0.9), Nesterov(), WithSchedule(sched)) },
-		"adam":    func(p []*lazy.Tensor) Optimizer { return NewAdam(p, 0, AMSGrad(), WithSchedule(sched)) },
-		"adamw":   func(p []*lazy.Tensor) Optimizer { return NewAdamW(p, 0, WithSchedule(sched)) },
-		"rmsprop": func(p []*lazy.Tensor) Optimizer { return NewRMSProp(p, 0, Centered(), Momentum(0.5), WithSchedule(sched)) },
+		"sgd":   func(p []*lazy.Tensor) Optimizer { return NewSGD(p, 0, Momentum(0.9), Nesterov(), WithSchedule(sched)) },
+		"adam":  func(p []*lazy.Tensor) Optimizer { return NewAdam(p, 0, AMSGrad(), WithSchedule(sched)) },
+		"adamw": func(p []*lazy.Tensor) Optimizer { return NewAdamW(p, 0, WithSchedule(sched)) },
+		"rmsprop": func(p []*lazy.Tensor) Optimizer {
+			return NewRMSProp(p, 0, Centered(), Momentum(0.5), WithSchedule(sched))
+		},
 		"adagrad": func(p []*lazy.Tensor) Optimizer { return NewAdagrad(p, 0, LRDecay(0.01), WithSchedule(sched)) },
 	}
 	for name, mk := range makers {

@@ -6,7 +6,7 @@ import (
 	"time"
 	"testing"
 
-	"github.com/xlajit/xlajit/internal/mnist"
+	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
 	"github.com/xlajit/xlajit/pjrt"

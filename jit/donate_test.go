@@ -3,8 +3,8 @@ package jit_test
 import (
 	"math"
 	"runtime"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/jit"
@@ -180,6 +180,7 @@ func TestTrainingStepPeakMemory(t *testing.T) {
 	wideBatch := func() (x, y *lazy.Tensor) { return lazy.RandN(lazy.F32, 8, 1024), lazy.RandN(lazy.F32, 8, 1024) }
 	check("wide", wideBatch, func(x, y *lazy.Tensor) { wstep(w, x, y) }, func(x, y *lazy.Tensor) { wgrads(w, x, y) })
 }
+
 // settle collects garbage and waits for the buffer cleanups it queued.
 func settle() {
 	for i := 0; i < 3; i++ {

@@ -17,9 +17,21 @@ func apply1(code opCode, attrs Attrs, inputs ...*Tensor) *Tensor {
 	return apply(code, attrs, inputs...)[0]
 }
 
-// Apply records op on the inputs (the generic entry used by the fx
-// Interpreter and by composite ops).
+// Apply records op on the inputs (the generic entry used by composite
+// ops). Host-only ops run at once (outside traces), and in eager mode the
+// outputs are computed.
 func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	return applyOp(op, attrs, inputs, false)
+}
+
+// Record records op on the inputs as IR and nothing else: no host op runs
+// and eager mode computes nothing. Graphs are rebuilt with it for lowering
+// (the fx Interpreter over placeholders, capability trials).
+func Record(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	return applyOp(op, attrs, inputs, true)
+}
+
+func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 	dev, err := commonDevice(inputs)
 	if err != nil {
 		in := make([]Shape, len(inputs))
@@ -36,7 +48,7 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 	if Tracing() {
 		SyncExternal(inputs)
 	}
-	if op.Lower == nil && op.Host != nil && !(Tracing() && staticShapes(op, attrs, inputs)) {
+	if !record && op.Lower == nil && op.Host != nil && !(Tracing() && staticShapes(op, attrs, inputs)) {
 		return applyHost(op, attrs, inputs, dev)
 	}
 	// One allocation for the node, up to two operand values and the first
@@ -50,7 +62,7 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		vals = append(vals, t.value())
 	}
 	n := &a.n
-	buildNode(n, op, attrs, vals, 3, a.shapes[:0])
+	buildNode(n, op, attrs, vals, 4, a.shapes[:0])
 	outs := a.outs[:]
 	if len(n.out) != 1 {
 		outs = make([]*Tensor, len(n.out))
@@ -65,7 +77,7 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		}
 		outs[i] = newPending(v, dev)
 	}
-	if eager() && !n.symbolic && !Tracing() {
+	if !record && eager() && !n.symbolic && !Tracing() {
 		mustSync("Eager", outs...)
 	}
 	return outs

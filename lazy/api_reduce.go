@@ -4,6 +4,7 @@ import "sort"
 
 // normAxes normalises and sorts axes (all axes when none are given).
 func (x *Tensor) normAxes(op string, axes []int) []int64 {
+	needTensors(op, "x", x)
 	r := x.Rank()
 	if len(axes) == 0 {
 		out := make([]int64, r)
@@ -71,6 +72,7 @@ func (x *Tensor) MeanKeepDims(axes ...int) *Tensor {
 // countOver is the number of elements a mean over axes averages. Means
 // need a floating-point tensor: an integer mean would truncate silently.
 func (x *Tensor) countOver(op string, axes []int) int64 {
+	needTensors(op, "x", x)
 	if !floating.accepts(x.DType()) {
 		throw(op, []Shape{x.shape}, "needs a floating-point tensor, got %s (use Cast)", x.DType())
 	}
@@ -83,6 +85,7 @@ func (x *Tensor) countOver(op string, axes []int) int64 {
 
 // Var is the (biased) variance over axes, keeping them when keep is set.
 func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
+	needTensors("Var", "x", x)
 	defer relabel("Var", x)()
 	d := x.Sub(x.MeanKeepDims(axes...))
 	if keep {
@@ -92,6 +95,7 @@ func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
 }
 
 func (x *Tensor) arg(code opCode, axis int, keep bool) *Tensor {
+	needTensors(table[code].Name, "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw(table[code].Name, []Shape{x.shape}, "axis %d out of range", axis)
@@ -112,6 +116,9 @@ func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, ax
 
 // LogSumExp computes log(sum(exp(x))) over axes, stably.
 func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
+	needTensors("LogSumExp", "x", x)
+	x.normAxes("LogSumExp", axes)
+	needRealFloat("LogSumExp", x)
 	defer relabel("LogSumExp", x)()
 	m := x.ReduceMaxKeepDims(axes...)
 	// A -inf maximum (all -inf) would give NaN from -inf - -inf: use 0 there.

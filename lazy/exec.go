@@ -113,7 +113,11 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 		for i, v := range n.inputs {
 			in[i] = vals[v.Node][v.Index]
 		}
-		vals[n] = n.op.Lower(lc, n, in)
+		out, err := lowerNode(b, lc, n, in)
+		if err != nil {
+			return nil, err
+		}
+		vals[n] = out
 	}
 	outs := make([]*hlo.Value, len(g.Roots))
 	for i, r := range g.Roots {

@@ -214,6 +214,9 @@ func init() {
 			if in[0].DType != Bool {
 				return nil, fmt.Errorf("condition must be bool, got %s", in[0].DType)
 			}
+			if in[1].DType != in[2].DType {
+				return nil, fmt.Errorf("branches have different element types (%s vs %s); use Cast", in[1].DType, in[2].DType)
+			}
 			if !sameDims(in[0].Dims, in[1].Dims) || !in[1].Equal(in[2]) {
 				return nil, fmt.Errorf("condition and branches must have one shape")
 			}

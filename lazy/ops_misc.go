@@ -23,6 +23,9 @@ func init() {
 			if l == nil {
 				return nil, fmt.Errorf("missing value")
 			}
+			if err := checkLiteral(l); err != nil {
+				return nil, err
+			}
 			return []Shape{NewShape(l.DType, l.Dims...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
@@ -37,6 +40,9 @@ func init() {
 		Name: "Iota",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
 			dims := a.Ints("dims")
+			if dt := a.DType("dtype"); !dt.Valid() || dt.Size() == 0 || dt.IsBool() {
+				return nil, fmt.Errorf("needs a numeric element type, got %v", dt)
+			}
 			if ax := a.Int("axis"); ax < 0 || int(ax) >= len(dims) {
 				return nil, fmt.Errorf("axis %d out of range for rank %d", ax, len(dims))
 			}
@@ -242,7 +248,7 @@ func encodeShapes(ss []Shape) []int64 {
 func decodeShapes(xs []int64) ([]Shape, error) {
 	out := []Shape{}
 	for len(xs) > 0 {
-		if len(xs) < 2 || int64(len(xs)) < 2+xs[1] {
+		if len(xs) < 2 || xs[1] < 0 || int64(len(xs))-2 < xs[1] {
 			return nil, fmt.Errorf("malformed output shapes")
 		}
 		out = append(out, NewShape(DType(xs[0]), xs[2:2+xs[1]]...))
@@ -263,6 +269,9 @@ var (
 // traced functions it becomes a host node between device partitions).
 // Registering a name twice replaces the function.
 func RegisterHostFunc(name string, fn HostFn) {
+	if fn == nil {
+		throw("RegisterHostFunc", nil, "function %q is nil", name)
+	}
 	hostFuncsMu.Lock()
 	hostFuncs[name] = fn
 	hostFuncsMu.Unlock()
@@ -285,7 +294,21 @@ func lookupHostFunc(name string) HostFn {
 //	double := lazy.HostFunc("double", doubleFn, x.Shape())
 //	y := double(x)[0]
 func HostFunc(name string, fn HostFn, outSpecs ...Shape) func(inputs ...*Tensor) []*Tensor {
+	if fn == nil {
+		throw("HostFunc", outSpecs, "function %q is nil", name)
+	}
+	for i, s := range outSpecs {
+		if !s.DType.Valid() || s.DType.Size() == 0 {
+			throw("HostFunc", outSpecs, "output %d: invalid element type %v", i, s.DType)
+		}
+		if err := checkDims(s.DType, s.Dims); err != nil {
+			throw("HostFunc", outSpecs, "output %d: %v", i, err)
+		}
+	}
 	RegisterHostFunc(name, fn)
 	attrs := Attrs{{"name", name}, {"outs", encodeShapes(outSpecs)}}
-	return func(inputs ...*Tensor) []*Tensor { return apply(opHostFunc, attrs, inputs...) }
+	return func(inputs ...*Tensor) []*Tensor {
+		needList("HostFunc", "inputs", inputs, true)
+		return apply(opHostFunc, attrs, inputs...)
+	}
 }

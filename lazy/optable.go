@@ -120,10 +120,10 @@ var table [numOps]*OpDef
 
 func define(code opCode, d *OpDef) {
 	if table[code] != nil {
-		panic("lazy: op code defined twice: " + d.Name)
+		panic(bugf("op code defined twice: %s", d.Name))
 	}
 	if d.Infer == nil {
-		panic("lazy: op " + d.Name + " has no shape rule")
+		panic(bugf("op %s has no shape rule", d.Name))
 	}
 	table[code] = d
 }

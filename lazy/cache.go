@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -147,14 +148,22 @@ func compileFresh(dev *Device, h Hash, build func() (*hlo.Module, error)) (*Exec
 		wg.Add(1)
 		c.inflight[h] = wg
 		c.mu.Unlock()
-		x, err := compileNew(dev, h, build)
-		c.mu.Lock()
-		delete(c.inflight, h)
-		c.mu.Unlock()
-		if err == nil {
-			c.put(x)
-		}
-		wg.Done()
+		var x *Executable
+		err := errors.New("lazy: compile panicked")
+		func() {
+			// A panic in build (a bug in a lowering) goes on, but
+			// the waiters are released first: they retry and see it.
+			defer func() {
+				c.mu.Lock()
+				delete(c.inflight, h)
+				c.mu.Unlock()
+				if err == nil {
+					c.put(x)
+				}
+				wg.Done()
+			}()
+			x, err = compileNew(dev, h, build)
+		}()
 		return x, err == nil, err
 	}
 }

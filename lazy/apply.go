@@ -29,6 +29,9 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 	if err := checkAttrs(attrs); err != nil {
 		throw(op.Name, shapesOf(inputs), "%v", err)
 	}
+	if err := op.checkArity(len(inputs)); err != nil {
+		throw(op.Name, shapesOf(inputs), "%v", err)
+	}
 	return applyOp(op, attrs, inputs)
 }
 
@@ -72,6 +75,11 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor) []*Tensor {
 		SyncExternal(inputs)
 	}
 	if op.Lower == nil && op.Host != nil && !(tracing && out != nil) {
+		for i, t := range inputs {
+			if t.symbolic() {
+				throw(op.Name, in, "operand %d: %s", i, errSymbolic)
+			}
+		}
 		return applyHost(op, attrs, inputs, in, dev)
 	}
 	vals := a.in[:0]

@@ -248,6 +248,9 @@ func (t *Tensor) Literal() (*hlo.Literal, error) {
 	if t == nil {
 		return nil, &Error{Op: "Literal", Msg: "t is nil", Site: callerSite()}
 	}
+	if t.symbolic() {
+		return nil, &Error{Op: "Literal", Shapes: []string{t.shape.String()}, Msg: errSymbolic, Site: callerSite()}
+	}
 	if err := syncTensors("Literal", []*Tensor{t}); err != nil {
 		return nil, err
 	}
@@ -261,6 +264,9 @@ func (t *Tensor) Literal() (*hlo.Literal, error) {
 
 func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
 	needTensors(reason, "t", t)
+	if t.symbolic() {
+		throw(reason, []Shape{t.shape}, errSymbolic)
+	}
 	if err := syncTensors(reason, []*Tensor{t}); err != nil {
 		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
@@ -414,6 +420,14 @@ func (t *Tensor) Value() Value {
 	needTensors("Value", "t", t)
 	return t.value()
 }
+
+// symbolic reports whether t is a placeholder or depends on one (its IR
+// can be lowered and hashed, never computed).
+func (t *Tensor) symbolic() bool {
+	return t.val.Node != nil && t.val.Node.symbolic || t.val.Node == nil && t.data != nil && t.data.buf == nil
+}
+
+const errSymbolic = "the tensor is or depends on a placeholder (NewPlaceholder): it can be lowered, not computed"
 
 // NewPlaceholder returns a tensor of shape s on dev that stands for data
 // supplied later: it has no buffer and can only be used to build IR that is

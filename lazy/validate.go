@@ -26,7 +26,9 @@ func inferOut(op *OpDef, attrs Attrs, in []Shape) []Shape {
 
 // inferShapes is op.Infer with a NewShape failure inside the rule (a
 // result dimension that is negative or overflows) returned as the rule's
-// error.
+// error, and every result shape checked (a rule may derive one from an
+// operand without NewShape: a cast to a wider type can overflow the byte
+// size).
 func inferShapes(op *OpDef, attrs Attrs, in []Shape) (out []Shape, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -37,7 +39,16 @@ func inferShapes(op *OpDef, attrs Attrs, in []Shape) (out []Shape, err error) {
 			out, err = nil, errors.New(e.Msg)
 		}
 	}()
-	return op.Infer(in, attrs)
+	out, err = op.Infer(in, attrs)
+	for _, s := range out {
+		if err == nil {
+			err = checkDims(s.DType, s.Dims)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // needTensors panics when one of ts is nil; names lists the parameter

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -111,15 +112,19 @@ func siteOf(fn func()) string {
 	return fmt.Sprintf("%s:%d", shortFile(f), l)
 }
 
-// tryOrBug is Try that also recovers what Try lets through (a bug).
+// tryOrBug is Try that also recovers what Try lets through (a bug); the
+// bug's stack is left in lastBugStack.
 func tryOrBug(fn func()) (err error, bug any) {
 	defer func() {
 		if r := recover(); r != nil {
 			bug = r
+			lastBugStack = string(debug.Stack())
 		}
 	}()
 	return Try(fn), nil
 }
+
+var lastBugStack string
 
 // checkBadCall runs c.fn, which must panic with an *Error whose Op is
 // c.op, whose message contains c.msg, whose Site is the line of c.fn, and

@@ -26,6 +26,11 @@ func FuzzAPI(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
+	// Most inputs compile new programs: a small cache keeps the worker's
+	// memory flat over a long run.
+	dev := DefaultDevice()
+	SetCacheSize(dev, 64)
+	f.Cleanup(func() { SetCacheSize(dev, cacheSizeFromEnv()) })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// A hang is a failure too: the input runs on its own goroutine
 		// (left behind when it hangs; the fuzzer restarts its worker).

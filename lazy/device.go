@@ -128,7 +128,7 @@ func SetDefaultDevice(d *Device) {
 // type of the op's trial lowering is supported. Results are cached per
 // device by the node's hash.
 func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
-	if op.Lower == nil {
+	if dev == nil || op == nil || op.Lower == nil {
 		return false
 	}
 	caps, ok := dev.client.(pjrt.Capabilities)

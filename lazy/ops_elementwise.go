@@ -16,6 +16,7 @@ const (
 	floating            // floats and complex
 	realFloat           // floats only
 	integral            // bool and ints
+	realNumber          // ints and floats (not bool, not complex)
 )
 
 func (c typeClass) accepts(dt DType) bool {
@@ -28,12 +29,14 @@ func (c typeClass) accepts(dt DType) bool {
 		return dt.IsFloat()
 	case integral:
 		return dt.IsBool() || dt.IsInt()
+	case realNumber:
+		return dt.IsInt() || dt.IsFloat()
 	}
 	return true
 }
 
 func (c typeClass) String() string {
-	return [...]string{"any", "numeric", "floating-point", "real floating-point", "boolean or integer"}[c]
+	return [...]string{"any", "numeric", "floating-point", "real floating-point", "boolean or integer", "real (integer or floating-point)"}[c]
 }
 
 func inferUnary(class typeClass) func([]Shape, Attrs) ([]Shape, error) {
@@ -161,7 +164,7 @@ func init() {
 			m := a.Le(b)
 			return Where(m, dy, ZerosLike(dy)), Where(m, ZerosLike(dy), dy)
 		}},
-		{opRem, "Rem", numeric, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		{opRem, "Rem", realNumber, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			// a - trunc(a/b)*b
 			q := a.Div(b)
 			trunc := Where(q.GeScalar(0), q.Floor(), q.Ceil())

@@ -22,6 +22,7 @@ func (d *Device) rngState() *Tensor {
 // RNGState returns the device's RNG state tensor (the jit treats it as a
 // mutated input of every traced function that draws random numbers).
 func (d *Device) RNGState() *Tensor {
+	needDevice("RNGState", d)
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	return d.rngState()
@@ -33,6 +34,7 @@ func ManualSeed(seed uint64) { DefaultDevice().ManualSeed(seed) }
 // ManualSeed resets d's RNG to seed. The state lives on the device; each
 // random op advances it there (no host round trip).
 func (d *Device) ManualSeed(seed uint64) {
+	needDevice("ManualSeed", d)
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	st := FromLiteralOn(d, seedLiteral(seed))

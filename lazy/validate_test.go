@@ -15,6 +15,7 @@ type operands struct {
 	huge                                                             *Tensor // placeholder f32[2^30, 2^30]: IR only
 	bool62                                                           *Tensor // placeholder i1[2^62]
 	batchA, batchB                                                   *Tensor // placeholders whose matmul overflows
+	emptyPH, phSum                                                   *Tensor // placeholder f32[0, 5], its sum
 	other, other4, otherI                                            *Tensor // on a second device
 	otherT, yNoGrad, yLoss, yHost                                    *Tensor // other.T(); scalars through Unique, f4.Sum(), a HostFunc
 	noGradFn                                                         func(...*Tensor) []*Tensor
@@ -39,13 +40,15 @@ func newOperands() *operands {
 		f23: Zeros(F32, 2, 3), f4: Zeros(F32, 4), f3: Zeros(F32, 3), d23: Zeros(F64, 2, 3), f45: Zeros(F32, 4, 5),
 		i3: Zeros(I32, 3), i23: Zeros(I64, 2, 3), b4: Zeros(Bool, 4), b23: Zeros(Bool, 2, 3), c2: Zeros(C64, 2),
 		x4: Zeros(F32, 1, 3, 5, 5), w4: Zeros(F32, 2, 3, 3, 3), scalar: Scalar(F32, 1), e03: Zeros(F32, 0, 3),
-		huge:   NewPlaceholder(NewShape(F32, 1<<30, 1<<30), DefaultDevice()),
-		bool62: NewPlaceholder(NewShape(Bool, 1<<62), DefaultDevice()),
-		batchA: NewPlaceholder(NewShape(F32, 1<<20, 1, 1, 2), DefaultDevice()),
-		batchB: NewPlaceholder(NewShape(F32, 1, 1<<20, 2, 1<<22), DefaultDevice()),
-		other:  FullOn(secondDevice, F32, 0, 2, 3), other4: FullOn(secondDevice, F32, 0, 4), otherI: FullOn(secondDevice, I64, 0, 2),
+		huge:    NewPlaceholder(NewShape(F32, 1<<30, 1<<30), DefaultDevice()),
+		bool62:  NewPlaceholder(NewShape(Bool, 1<<62), DefaultDevice()),
+		batchA:  NewPlaceholder(NewShape(F32, 1<<20, 1, 1, 2), DefaultDevice()),
+		emptyPH: NewPlaceholder(NewShape(F32, 0, 5), DefaultDevice()),
+		batchB:  NewPlaceholder(NewShape(F32, 1, 1<<20, 2, 1<<22), DefaultDevice()),
+		other:   FullOn(secondDevice, F32, 0, 2, 3), other4: FullOn(secondDevice, F32, 0, 4), otherI: FullOn(secondDevice, I64, 0, 2),
 	}
 	o.memo = map[string]*Tensor{}
+	o.phSum = o.emptyPH.Sum()
 	o.otherT = o.other.T()
 	o.yLoss = o.f4.Sum()
 	o.yNoGrad = o.f4.Unique().Sum().Add(o.f4.Sum())
@@ -56,7 +59,7 @@ func newOperands() *operands {
 
 func (o *operands) all() []*Tensor {
 	ts := []*Tensor{o.f23, o.f4, o.f3, o.d23, o.f45, o.i3, o.i23, o.b4, o.b23, o.c2, o.x4, o.w4, o.scalar, o.e03,
-		o.huge, o.bool62, o.batchA, o.batchB, o.other, o.other4, o.otherI, o.otherT, o.yNoGrad, o.yLoss, o.yHost}
+		o.huge, o.bool62, o.batchA, o.batchB, o.emptyPH, o.phSum, o.other, o.other4, o.otherI, o.otherT, o.yNoGrad, o.yLoss, o.yHost}
 	keys := make([]string, 0, len(o.memo))
 	for k := range o.memo {
 		keys = append(keys, k)
@@ -66,6 +69,13 @@ func (o *operands) all() []*Tensor {
 		ts = append(ts, o.memo[k])
 	}
 	return ts
+}
+
+// mustErr panics with err (a call's returned error, checked like a panic).
+func mustErr(_ any, err error) {
+	if err != nil {
+		panic(err)
+	}
 }
 
 func pair(a, b int64) [2]int64 { return [2]int64{a, b} }
@@ -199,7 +209,8 @@ func badCalls(o *operands) []errCase {
 		{"Mul", nil, "element types differ", func() { i3.Mul(f3) }},
 		{"Add", nil, "element types differ", func() { f23.Add(o.z(F64, 3)) }},
 		{"Div", nil, "numeric", func() { b4.Div(b4) }},
-		{"Rem", nil, "numeric", func() { b4.Rem(b4) }},
+		{"Rem", nil, "real", func() { b4.Rem(b4) }},
+		{"Rem", nil, "real", func() { c2.Rem(c2) }},
 		{"Atan2", nil, "real floating-point", func() { i3.Atan2(i3) }},
 		{"Atan2", nil, "real floating-point", func() { c2.Atan2(c2) }},
 		{"Or", nil, "boolean or integer", func() { f4.Or(f4) }},
@@ -393,6 +404,16 @@ func badCalls(o *operands) []errCase {
 		{"HostFunc", nil, "invalid element type", func() { HostFunc("validate_test_neg", ident, Shape{DType(0), nil}) }},
 		{"RngBits", nil, "negative dimension", func() { Apply(LookupOp("RngBits"), Attrs{{"dtype", U32}, {"dims", []int64{-3}}}, o.z(U64, 2)) }},
 		{"Iota", nil, "numeric element type", func() { Apply(LookupOp("Iota"), Attrs{{"dtype", DType(0)}, {"dims", []int64{2}}, {"axis", int64(0)}}) }},
+		{"Add", nil, "takes 2 operands, got 1", func() { Apply(LookupOp("Add"), nil, f4) }},
+		{"Where", nil, "takes 3 operands, got 4", func() { Apply(LookupOp("Where"), nil, b4, f4, f4, f4) }},
+		{"Concat", nil, "at least 1 operands, got 0", func() { Apply(LookupOp("Concat"), Attrs{{"axis", int64(0)}}) }},
+		{"Constant", nil, "takes 0 operands, got 1", func() { Apply(LookupOp("Constant"), Attrs{{"value", hlo.ScalarLiteral(F32, 1)}}, f4) }},
+		{"Float32s", nil, "placeholder", func() { o.huge.Float32s() }},
+		{"Item", nil, "placeholder", func() { o.phSum.Item() }},
+		{"NonZero", nil, "placeholder", func() { o.emptyPH.NonZero() }},
+		{"Literal", nil, "placeholder", func() { mustErr(o.emptyPH.Literal()) }},
+		{"ManualSeed", nil, "device is nil", func() { (*Device)(nil).ManualSeed(1) }},
+		{"RNGState", nil, "device is nil", func() { (*Device)(nil).RNGState() }},
 		{"Item", nil, "6 elements", func() { f23.Item() }},
 		{"Dim", nil, "out of range", func() { f23.Dim(2) }},
 	}

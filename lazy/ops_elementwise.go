@@ -11,12 +11,12 @@ import (
 type typeClass int
 
 const (
-	anyType   typeClass = iota
-	numeric             // ints, floats, complex (not bool)
-	floating            // floats and complex
-	realFloat           // floats only
-	integral            // bool and ints
-	realNumber          // ints and floats (not bool, not complex)
+	anyType    typeClass = iota
+	numeric              // ints, floats, complex (not bool)
+	floating             // floats and complex
+	realFloat            // floats only
+	integral             // bool and ints
+	realNumber           // ints and floats (not bool, not complex)
 )
 
 func (c typeClass) accepts(dt DType) bool {

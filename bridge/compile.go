@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
@@ -22,9 +23,11 @@ type outRef struct {
 
 // Program is a compiled fx graph ready to replay.
 type Program struct {
-	dev    *lazy.Device
-	graph  *lazy.Graph // kept to recompile after an eviction
-	exe    *lazy.Executable
+	dev   *lazy.Device
+	graph *lazy.Graph // kept to recompile after an eviction
+	// exe is the executable; a replay that finds it evicted compiles again
+	// and publishes the new one here (concurrent replays may do so too).
+	exe    atomic.Pointer[lazy.Executable]
 	params []source // one per executable parameter
 	// overwritten[i] says parameter i's tensor is overwritten by a
 	// mutation with a computed value (its buffer may be donated).
@@ -35,6 +38,10 @@ type Program struct {
 	paramsAreArgs bool
 	outs          []outRef // one per fx output
 	muts          []mutRef // one per fx mutation
+	// move[i]: mutation i's value is a result nothing else returns or
+	// writes, so the write-back moves it into the target (the buffer keeps
+	// one holder and the next replay may donate it).
+	move []bool
 	// Hash is the compiled graph's hash (zero when nothing needs a device).
 	Hash lazy.Hash
 	// Fresh reports that Compile compiled the executable (rather than
@@ -51,10 +58,13 @@ type mutRef struct {
 
 // Compiled reports whether the program has device code (a graph whose
 // outputs are all pass-throughs has none).
-func (p *Program) Compiled() bool { return p.exe != nil }
+func (p *Program) Compiled() bool { return p.exe.Load() != nil }
 
 // Executable returns the compiled executable (nil when none).
-func (p *Program) Executable() *lazy.Executable { return p.exe }
+func (p *Program) Executable() *lazy.Executable { return p.exe.Load() }
+
+// Mutates reports whether running the program writes into inputs.
+func (p *Program) Mutates() bool { return len(p.muts) > 0 }
 
 // Direct returns the executable when running the program is exactly
 // running it on its parameters and returning its results (no
@@ -64,11 +74,12 @@ func (p *Program) Executable() *lazy.Executable { return p.exe }
 // that runs it directly must fall back to Run once it is Evicted (Run
 // recompiles).
 func (p *Program) Direct() (exe *lazy.Executable, params []int) {
-	if p.exe == nil || !p.identity || len(p.muts) > 0 {
+	exe = p.exe.Load()
+	if exe == nil || !p.identity || len(p.muts) > 0 {
 		return nil, nil
 	}
 	if p.paramsAreArgs {
-		return p.exe, nil
+		return exe, nil
 	}
 	params = make([]int, len(p.params))
 	for i, s := range p.params {
@@ -77,7 +88,7 @@ func (p *Program) Direct() (exe *lazy.Executable, params []int) {
 			params[i] = -s.index - 1
 		}
 	}
-	return p.exe, params
+	return exe, params
 }
 
 // Compile lowers g to StableHLO through the lazy runtime (placeholders for
@@ -162,6 +173,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 		}
 		p.overwritten = append(p.overwritten, ow)
 	}
+	p.move = movable(p.outs, p.muts)
 	p.paramsAreArgs = len(p.params) == nArgs
 	for i, src := range p.params {
 		p.paramsAreArgs = p.paramsAreArgs && !src.capture && src.index == i
@@ -175,6 +187,28 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.exe, p.Fresh = exe, fresh
+	p.exe.Store(exe)
+	p.Fresh = fresh
 	return p, nil
+}
+
+// movable marks the mutations whose value is a computed result that no
+// output returns and no other mutation writes.
+func movable(outs []outRef, muts []mutRef) []bool {
+	uses := map[int]int{}
+	for _, o := range outs {
+		if o.root >= 0 {
+			uses[o.root]++
+		}
+	}
+	for _, m := range muts {
+		if m.val.root >= 0 {
+			uses[m.val.root]++
+		}
+	}
+	move := make([]bool, len(muts))
+	for i, m := range muts {
+		move[i] = m.val.root >= 0 && uses[m.val.root] == 1
+	}
+	return move
 }

@@ -22,13 +22,13 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return args[s.index]
 	}
 	var res []*lazy.Tensor
-	if p.exe != nil {
-		if p.exe.Evicted() {
-			exe, _, err := lazy.CompileGraph(p.dev, p.graph, "jit")
-			if err != nil {
+	if exe := p.exe.Load(); exe != nil {
+		if exe.Evicted() {
+			var err error
+			if exe, _, err = lazy.CompileGraph(p.dev, p.graph, "jit"); err != nil {
 				return nil, err
 			}
-			p.exe = exe
+			p.exe.Store(exe)
 		}
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
@@ -38,7 +38,7 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			}
 		}
 		var err error
-		if res, err = p.exe.RunDonating(ins, p.overwritten); err != nil {
+		if res, err = exe.RunDonating(ins, p.overwritten); err != nil {
 			return nil, err
 		}
 	}
@@ -56,9 +56,15 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		outs[i] = pick(r)
 	}
 	// Read every written value before writing any (a swap of two inputs).
+	// A result written into one input only moves there, keeping its buffer
+	// to one holder.
 	states := make([]lazy.TensorState, len(p.muts))
 	for i, m := range p.muts {
-		states[i] = pick(m.val).State()
+		if p.move[i] {
+			states[i] = pick(m.val).Release()
+		} else {
+			states[i] = pick(m.val).State()
+		}
 	}
 	for i, m := range p.muts {
 		get(m.target).Restore(states[i])

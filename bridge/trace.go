@@ -80,13 +80,14 @@ func (r *recorder) undo() {
 // Trace runs fn once with the lazy runtime recording. args are the flattened
 // tensor arguments fn reads (pending ones are computed first). On return
 // every tensor fn assigned holds its old contents again, the RNG state
-// included; on failure the counters are as before too. A read of a tensor
-// value inside fn aborts the trace with a *BreakError.
+// included. A read of a tensor value inside fn aborts the trace with a *BreakError. Counters keep what
+// the trace really did (computing inputs, host ops) even when it fails: a
+// snapshot could not be put back without erasing what other goroutines
+// counted meanwhile.
 func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOptions) (tr *Traced, err error) {
 	if err := lazy.Sync(args...); err != nil {
 		return nil, err
 	}
-	counters := lazy.CounterSnapshot()
 	states := make([]lazy.TensorState, len(args))
 	for i, a := range args {
 		states[i] = a.State()
@@ -107,7 +108,6 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 				}
 				end()
 				rec.undo()
-				lazy.RestoreCounters(counters)
 				panic(p)
 			}
 		}()
@@ -123,7 +123,6 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 			if o == nil {
 				end()
 				rec.undo()
-				lazy.RestoreCounters(counters)
 				return nil, fmt.Errorf("bridge: output %d is a nil tensor", i)
 			}
 			t.Outputs = append(t.Outputs, o.Value())
@@ -137,12 +136,10 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	end()
 	rec.undo()
 	if err != nil {
-		lazy.RestoreCounters(counters)
 		return nil, err
 	}
 	g, err := fx.FromTrace(t)
 	if err != nil {
-		lazy.RestoreCounters(counters)
 		return nil, err
 	}
 	return &Traced{Graph: g, Outputs: outs}, nil

@@ -41,7 +41,7 @@ type HostOp struct {
 // (including host ops), and the output node with results and mutations.
 func FromTrace(t *Trace) (*Graph, error) {
 	c := &converter{t: t, g: &Graph{}, done: map[*lazy.Node]*Node{}, byData: map[any]*Node{},
-		hostOut: map[any]hostRef{}, counts: map[string]int{}, captureOf: map[*lazy.Tensor]*Node{}}
+		hostOut: map[any]hostRef{}, counts: map[string]int{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}}
 	for i, h := range t.HostOps {
 		for k, o := range h.Outputs {
 			c.hostOut[o.DataID()] = hostRef{i, k}
@@ -51,6 +51,9 @@ func FromTrace(t *Trace) (*Graph, error) {
 		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}})
 		if id := t.ArgStates[i].DataID(); id != nil && c.byData[id] == nil {
 			c.byData[id] = n
+		}
+		if c.argOf[a] == nil {
+			c.argOf[a] = n // the same tensor passed twice reads as its first position
 		}
 		if v := t.ArgStates[i].Pending(); v.Node != nil {
 			return nil, fmt.Errorf("fx: argument %d is pending; sync inputs before tracing", i)
@@ -106,6 +109,10 @@ type converter struct {
 	hostDone  map[int]*Node
 	counts    map[string]int
 	captureOf map[*lazy.Tensor]*Node
+	// argOf maps each argument tensor to its (first) placeholder: reads
+	// and writes are matched to arguments by tensor, so two arguments that
+	// share a buffer stay two inputs.
+	argOf map[*lazy.Tensor]*Node
 }
 
 func (c *converter) add(n *Node) *Node {
@@ -122,6 +129,9 @@ func (c *converter) name(op string) string {
 // placeholderFor returns the placeholder of a mutated tensor: its argument
 // placeholder, or a capture.
 func (c *converter) placeholderFor(t *lazy.Tensor, before lazy.TensorState) *Node {
+	if a := c.argOf[t]; a != nil {
+		return a
+	}
 	if id := before.DataID(); id != nil {
 		if n := c.byData[id]; n != nil {
 			return n
@@ -144,6 +154,10 @@ func (c *converter) capture(t *lazy.Tensor, id any) *Node {
 	return n
 }
 
+func (c *converter) isSynced(id any) bool {
+	return c.t.Synced != nil && c.t.Synced[id].Node != nil
+}
+
 // ref converts the IR below v and returns its reference.
 func (c *converter) ref(v lazy.Value) (Ref, error) {
 	n, err := c.node(v.Node)
@@ -163,7 +177,14 @@ func (c *converter) node(ln *lazy.Node) (*Node, error) {
 	var n *Node
 	if ln.IsData() {
 		id := ln.DataID()
+		arg := c.argOf[ln.Source()]
 		switch {
+		case arg != nil && c.t.ArgStates[arg.Index].DataID() == id:
+			n = arg
+		case c.byData[id] != nil && c.byData[id].Input == Arg && arg == nil && c.captureOf[ln.Source()] == nil && ln.Source() != nil && !c.isSynced(id):
+			// Another tensor holding an argument's buffer: read it as
+			// itself, a capture (its contents may differ by the next call).
+			n = c.capture(ln.Source(), id)
 		case c.byData[id] != nil:
 			n = c.byData[id]
 		case c.t.Synced != nil && c.t.Synced[id].Node != nil:

@@ -276,6 +276,14 @@ func inferRngBitGenerator(c *inferCtx) ([]Type, error) {
 	if s.Rank() != 1 {
 		return nil, c.errf("initial_state has type %s, want a 1-d tensor", s)
 	}
+	// The state is made of 64-bit words. IREE also takes four 32-bit
+	// elements standing for two words (of either algorithm).
+	if s.DType.Bits() == 32 {
+		if n >= 0 && n != 4 {
+			return nil, c.errf("an initial_state of 32-bit elements needs 4 of them (two 64-bit words), got %s", s)
+		}
+		n = 2
+	}
 	switch alg {
 	case "DEFAULT":
 	case "THREE_FRY":

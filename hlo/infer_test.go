@@ -448,6 +448,8 @@ func TestInferLinalg(t *testing.T) {
 
 		{name: "ok", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "THREE_FRY")), given: "2xui64 3x4xui32", want: "tensor<2xui64>, tensor<3x4xui32>"},
 		{name: "state", op: "stablehlo.rng_bit_generator", operands: "3xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "THREE_FRY")), given: "3xui64 3x4xui32", err: "THREE_FRY needs an initial_state of 2 elements, got tensor<3xui64>"},
+		{name: "i32x4", op: "stablehlo.rng_bit_generator", operands: "4xi32", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "PHILOX")), given: "4xi32 8xi32", want: "tensor<4xi32>, tensor<8xi32>"},
+		{name: "i32x2", op: "stablehlo.rng_bit_generator", operands: "2xi32", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "THREE_FRY")), given: "2xi32 8xi32", err: "an initial_state of 32-bit elements needs 4 of them (two 64-bit words), got tensor<2xi32>"},
 		{name: "output", op: "stablehlo.rng_bit_generator", operands: "2xui64", attrs: nattrs("rng_algorithm", enumA("rng_algorithm", "DEFAULT")), err: "output type required"},
 		{name: "ok", op: "stablehlo.rng", operands: "f32 f32 2xi64", attrs: nattrs("rng_distribution", enumA("rng_distribution", "NORMAL")), given: "3x4xf32", want: "tensor<3x4xf32>"},
 

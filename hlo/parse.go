@@ -799,7 +799,8 @@ func (p *parser) parseOpIn(parent string) *Op {
 		}
 		nameOff := p.tok.start
 		p.next()
-		form := lookupForm(op.Name)
+		var form *opForm
+		op.Name, form = p.syntaxVariant(op.Name)
 		if form == nil {
 			p.failAt(nameOff, "unknown operation %s: only the generic form \"%s\"(...) is supported for it", op.Name, op.Name)
 		}

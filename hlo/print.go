@@ -221,6 +221,9 @@ func (pr *printer) op(op *Op, parent string) {
 	if parent == "func.func" && strings.HasPrefix(name, "func.") && !strings.Contains(name[5:], ".") {
 		name = name[5:]
 	}
+	if s, ok := spelledAs[name]; ok {
+		name = s
+	}
 	if f := lookupForm(op.Name); f != nil && f.fits(op) {
 		pr.ws(name)
 		f.print(pr, op)

@@ -82,6 +82,9 @@ generic form ` + "`\"name\"(%a) <{props}> ({regions}) {attrs} : (T) -> T`" + `.
 	for _, n := range names {
 		f := formTable[n]
 		syntax, attrs := describeForm(f)
+		if sp, ok := spelledAs[n]; ok {
+			syntax = sp + " " + syntax
+		}
 		b.WriteString("| `" + n + "` | `" + strings.ReplaceAll(syntax, "|", "\\|") + "` | " + attrs + " |\n")
 	}
 	b.WriteString(`
@@ -99,6 +102,14 @@ Hand-written forms:
 - ` + "`chlo.scan(%in) inits (%init) dimension=N [attributes {..}] {region} : (..) -> (..)`" + `:
   ` + "`dimension`" + ` (IntAttr i64), ` + "`operandSegmentSizes`, `resultSegmentSizes`" + `
   (*DenseArrayAttr i32).
+- ` + "`util.unfoldable_constant {attrs} V`, `arith.constant {attrs} V`" + `: ` + "`value`" + `, a
+  *DenseElementsAttr (the result has its type) or a typed scalar such as
+  ` + "`1 : i32`" + ` (IntAttr, FloatAttr, BoolAttr; the result is that scalar type, an
+  OpaqueType).
+- IREE's check ops are written ` + "`check.NAME(...)`" + ` (operands in parentheses
+  right after the name) and parsed as ` + "`iree_check.NAME`" + `, apart from StableHLO's
+  check ops of the same names; the printer writes them as they were spelled
+  (the table shows the spelling before the form).
 - ` + "`return`/`call`" + ` without a dialect are ` + "`func.return`/`func.call`" + `.
 
 Type directives: ` + "`same`" + ` one type for all operands and the result, or a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -79,6 +80,9 @@ func LoadAOT(spec AOTSpec) (*AOT, error) {
 		return nil, err
 	}
 	a.fallback = stateOf(any(fb))
+	aotMu.Lock()
+	aotLoaded = append(aotLoaded, a)
+	aotMu.Unlock()
 	return a, nil
 }
 
@@ -263,4 +267,61 @@ func (a *AOT) explain() string {
 		s += a.fallback.explainEvents()
 	}
 	return s
+}
+
+var (
+	aotMu     sync.Mutex
+	aotLoaded []*AOT // every loaded ahead-of-time trace, for CheckAOT
+)
+
+// CheckAOT traces every loaded ahead-of-time function again, as `xlajit
+// gen` does, and returns one error per function whose embedded graph is no
+// longer what its Go body computes (the body changed since go generate:
+// the wrapper would replay the old program for the traced shapes and run
+// the new body for others). jittest.CheckAOT calls it from a test.
+func CheckAOT() []error {
+	aotMu.Lock()
+	loaded := append([]*AOT(nil), aotLoaded...)
+	aotMu.Unlock()
+	var errs []error
+	for _, a := range loaded {
+		if err := a.check(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// check retraces a's function and compares the graphs.
+func (a *AOT) check() error {
+	spec, g, err := TraceAOT(a.spec.Name, a.spec.Fn, a.argShapes...)
+	if err != nil {
+		return fmt.Errorf("xlajit: checking the ahead-of-time trace of %s: %w", a.spec.Name, err)
+	}
+	want, got := a.graph.Format(false), g.Format(false)
+	if want != got {
+		return fmt.Errorf("xlajit: the ahead-of-time trace of %s is stale: its body now traces to another graph (%s); run go generate", a.spec.Name, firstDiff(want, got))
+	}
+	if a.spec.Hash != "" && spec.Hash != "" && spec.Hash != a.spec.Hash {
+		return fmt.Errorf("xlajit: the ahead-of-time trace of %s is stale: graph hash %s, generated %s (the lowering changed); run go generate", a.spec.Name, spec.Hash, a.spec.Hash)
+	}
+	return nil
+}
+
+// firstDiff names the first line where two texts differ.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d: generated %q, now %q", i+1, strings.TrimSpace(w), strings.TrimSpace(g))
+		}
+	}
+	return "no line differs"
 }

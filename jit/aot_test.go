@@ -71,3 +71,26 @@ func TestAOTStaleSignature(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func affineChanged(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).AddScalar(0.25).Relu() }
+
+// A wrapper generated for an older body of the function: CheckAOT notices.
+func TestCheckAOTFindsAChangedBody(t *testing.T) {
+	x, w := lazy.NewShape(lazy.F32, 2, 3), lazy.NewShape(lazy.F32, 3, 2)
+	fresh := aotSpecFor(t, "affine", affine, x, w)
+	if _, err := jit.LoadAOT(fresh); err != nil {
+		t.Fatal(err)
+	}
+	stale := aotSpecFor(t, "affineChanged", affine, x, w)
+	stale.Fn = affineChanged // the body changed after generation
+	if _, err := jit.LoadAOT(stale); err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	for _, err := range jit.CheckAOT() {
+		bad = append(bad, err.Error())
+	}
+	if len(bad) != 1 || !strings.Contains(bad[0], "affineChanged") || !strings.Contains(bad[0], "go generate") || !strings.Contains(bad[0], "2.500000e-01") {
+		t.Errorf("CheckAOT = %q, want one error naming affineChanged, the changed line and go generate", bad)
+	}
+}

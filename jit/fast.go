@@ -39,8 +39,14 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	// The guard key, as the tensor codec writes it, built on the stack.
 	var kb [keyBufLen]byte
 	key := kb[:0]
-	for _, t := range args {
-		key = appendTensorKey(key, t)
+	for i, t := range args {
+		if t == nil {
+			return s.slow(args)
+		}
+		key = appendFastTensorKey(key, args[:i], t)
+	}
+	if s.mutCaps.Load() != nil {
+		key = appendCaptureAliases(key, &s.mutCaps, args)
 	}
 	if h := s.last.Load(); h != nil && len(key) <= keyBufLen && h.matchPadded(&kb, len(key)) && !lazy.Tracing() {
 		if x := h.direct; x != nil && !x.Evicted() {
@@ -48,6 +54,18 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		}
 	}
 	return s.general(args, key)
+}
+
+// appendFastTensorKey appends t's part of the guard key when the
+// arguments before it are prev (none nil): a reference to the first of
+// them that is t, or t's own key, as the tensor codec writes it.
+func appendFastTensorKey(key []byte, prev []*tensor, t *tensor) []byte {
+	for j, p := range prev {
+		if p == t {
+			return appendAliasKey(key, j)
+		}
+	}
+	return appendTensorKey(key, t)
 }
 
 // runDirect replays h's entry by running its direct executable x on the
@@ -109,7 +127,8 @@ func (s *fnState) general(args []*tensor, key []byte) *tensor {
 	s.calls.Add(1)
 	// The runner is an interface: its argument escapes, so the wrappers'
 	// stack-held argument list is copied here, off the direct path.
-	outs, err := e.replay(append([]*tensor(nil), args...))
+	args = append([]*tensor(nil), args...)
+	outs, err := s.replay(e, args)
 	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {
@@ -121,12 +140,12 @@ func (s *fnState) general(args []*tensor, key []byte) *tensor {
 	s.replays.Add(1)
 	cJitReplay.Add(1)
 	switch p := e.results[0]; p.kind {
-	case planTensor:
-		return outs[p.slot]
+	case planTensor, planArg, planCapture:
+		return p.tensor(outs, args, e.captures)
 	case planNil:
 		return nil
 	}
-	return e.results[0].build(outs).Interface().(*tensor)
+	return e.results[0].build(outs, args, e.captures).Interface().(*tensor)
 }
 
 // slow runs one call through the reflective path.

@@ -39,6 +39,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ReportedError marks Error as a reported failure (lazy.Try converts it).
+func (*Error) ReportedError() {}
+
 // runner replays one traced signature.
 type runner interface {
 	Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error)
@@ -56,12 +59,17 @@ type entry struct {
 	params   []int // where direct's parameters come from (bridge.Program.Direct)
 	hot      *hotEntry
 	guard    []guardItem
-	run      runner // nil: the function runs in lazy mode (graph break)
+	notes    []string // aliasing of the traced arguments (Explain)
+	run      runner   // nil: the function runs in lazy mode (graph break)
 	captures []*lazy.Tensor
-	// rng is held while the entry runs when it reads and writes a device's
-	// RNG state (concurrent replays must not interleave on it).
-	rng     *sync.Mutex
-	results []*outPlan
+	// mutates is set when a replay writes into arguments or captures: it
+	// then holds the stripe locks of everything it touches (capStripes
+	// are the captures'), and the RNG lock when it advances a device's
+	// RNG state (rng).
+	mutates    bool
+	capStripes uint64
+	rng        *sync.Mutex
+	results    []*outPlan
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -80,12 +88,23 @@ type fnState struct {
 	hasErr bool
 
 	traceMu sync.Mutex // one trace at a time per function
+	// replayMu keeps writing replays out of a trace of the same function
+	// (a trace assigns tensors and then undoes it).
+	replayMu sync.RWMutex
+	// mutCaps are the tensors captured by entries that write: an argument
+	// that is one of them is part of the guard key.
+	mutCaps atomic.Pointer[capSet]
 	mu      sync.RWMutex
 	entries map[string]*entry
 	lastG   []guardItem // guard of the most recent trace (Explain)
+	lastN   []string    // its aliasing notes
 	limited bool        // recompile limit reached: lazy mode for new signatures
-	events  []string
-	dropped int // events past maxEvents
+	// leadChanges counts, per tensor path, the recompiles caused by its
+	// leading dimension alone (a batch size that keeps changing).
+	leadChanges map[string]int
+	warnedFloat bool
+	events      []string
+	dropped     int // events past maxEvents
 
 	calls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
 }
@@ -209,11 +228,12 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		return s.fn.Call(args)
 	}
 	w := walkerPool.Get().(*walker)
-	w.key, w.tensors = w.key[:0], w.tensors[:0]
+	w.reset()
 	defer walkerPool.Put(w)
 	if err := encodeArgs(w, s.codecs, args); err != nil {
 		return s.fail(err)
 	}
+	w.key = appendCaptureAliases(w.key, &s.mutCaps, w.tensors)
 	var e *entry
 	if h := s.last.Load(); h != nil && h.match(w.key) {
 		e = h.e
@@ -232,7 +252,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if e.run == nil {
 		return s.fn.Call(args)
 	}
-	outs, err := e.replay(w.tensors)
+	outs, err := s.replay(e, w.tensors)
 	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {
@@ -250,7 +270,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	cJitReplay.Add(1)
 	res := make([]reflect.Value, s.typ.NumOut())
 	for i, p := range e.results {
-		res[i] = p.build(outs)
+		res[i] = p.build(outs, w.tensors, e.captures)
 	}
 	if s.hasErr {
 		res[len(res)-1] = reflect.Zero(errorType)
@@ -261,11 +281,14 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			if e, ok := r.(*Error); ok {
+			switch e := r.(type) {
+			case *Error:
 				err = e
-				return
+			case errArgTooDeep:
+				err = deepArgError(args)
+			default:
+				panic(r)
 			}
-			panic(r)
 		}
 	}()
 	for i, c := range codecs {
@@ -287,23 +310,34 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 		return e, nil
 	}
 	guard := describe(args)
-	e = &entry{key: key, guard: guard}
+	notes := aliasNotes(args, s.mutCaps.Load())
+	e = &entry{key: key, guard: guard, notes: notes}
 	if s.limited || len(s.entries) >= s.opts.recompileLimit {
 		if s.opts.fullGraph {
-			return nil, &Error{Fn: s.name, Msg: fmt.Sprintf("recompile limit %d reached (%s)", s.opts.recompileLimit, diffGuards(s.lastG, guard))}
+			return nil, &Error{Fn: s.name, Msg: fmt.Sprintf("recompile limit %d reached (%s)", s.opts.recompileLimit, s.diff(guard, notes))}
 		}
 		if !s.limited {
 			log.Printf("xlajit: warning: %s was traced for %d input signatures; new signatures run in lazy mode (raise jit.WithRecompileLimit)", s.name, s.opts.recompileLimit)
 			s.limited = true
 		}
-		s.event("lazy fallback (recompile limit): %s", diffGuards(s.lastG, guard))
+		s.event("lazy fallback (recompile limit): %s", s.diff(guard, notes))
 		s.store(e)
 		return e, nil
 	}
+	// Writing replays of this function wait until the trace has undone
+	// its assignments.
+	s.replayMu.Lock()
+	defer s.replayMu.Unlock()
 	tensors := append([]*lazy.Tensor(nil), w.tensors...)
 	rp := &resultPlanner{slots: map[*lazy.Tensor]int{}}
+	bindings := bindingsOf(args)
+	var replaced []binding
 	traced, err := bridge.Trace(tensors, func() ([]*lazy.Tensor, error) {
 		rs := s.fn.Call(args)
+		if replaced = rebound(bindings); len(replaced) > 0 && s.opts.fullGraph {
+			restore(replaced)
+			return nil, &Error{Fn: s.name, Msg: reboundMessage(replaced)}
+		}
 		if s.hasErr {
 			if errv := rs[len(rs)-1]; !errv.IsNil() {
 				return nil, errv.Interface().(error)
@@ -334,20 +368,30 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	case err != nil:
 		return nil, err
 	}
+	if len(replaced) > 0 {
+		msg := reboundMessage(replaced)
+		log.Printf("xlajit: warning: %s: %s", s.name, msg)
+		s.event("warning: %s", msg)
+	}
+	run, compiled, err := s.build(traced, tensors)
+	if err != nil {
+		return nil, err
+	}
 	s.traces.Add(1)
 	lazy.AddCounter(lazy.MetricJitTrace, 1)
 	if n := s.traces.Load(); n > 1 {
 		s.recompiles.Add(1)
 		lazy.AddCounter(lazy.MetricJitRecompile, 1)
-		s.event("recompile %d: %s", n-1, diffGuards(s.lastG, guard))
+		why := s.diff(guard, notes) + s.recompileHint(guard)
+		s.event("recompile %d: %s", n-1, why)
+		if i, ok := firstGuardDiff(s.lastG, guard); ok && i >= 0 && i < len(s.lastG) && guard[i].kind == 'f' && !s.warnedFloat {
+			s.warnedFloat = true
+			log.Printf("xlajit: warning: %s traced again because %s", s.name, why)
+		}
 	} else {
-		s.event("trace: %s", guardString(guard))
+		s.event("trace: %s", guardString(guard, notes))
 	}
-	s.lastG = guard
-	run, compiled, err := s.build(traced, tensors)
-	if err != nil {
-		return nil, err
-	}
+	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, traced.Graph.Captures
 	for _, c := range e.captures {
@@ -355,12 +399,53 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 			e.rng = c.Device().RNGLock()
 		}
 	}
+	if out := traced.Graph.Output(); out != nil && len(out.Mutations) > 0 {
+		e.mutates = true
+		e.capStripes = stripeMask(e.captures)
+		s.mutCaps.Store(s.mutCaps.Load().with(e.captures))
+	}
+	identify(e.results, tensors, e.captures, rp.tensors)
 	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
 		e.direct, e.params = p.Direct()
 		e.slot = e.results[0].slot
 	}
+	if lazy.DebugLevel() >= 1 {
+		log.Printf("xlajit: jit trace %s: %s (%d device program(s))", s.name, guardString(guard, notes), compiled)
+	}
 	s.store(e)
 	return e, nil
+}
+
+// recompileHint suggests a fix when recompiles keep coming from one
+// tensor's leading dimension (batches of varying size).
+func (s *fnState) recompileHint(guard []guardItem) string {
+	i, ok := firstGuardDiff(s.lastG, guard)
+	if !ok || i < 0 || i >= len(s.lastG) || guard[i].kind != 't' || s.lastG[i].path != guard[i].path {
+		return ""
+	}
+	old, cur := s.lastG[i].value, guard[i].value
+	if leadingDim(old) == leadingDim(cur) || restDims(old) != restDims(cur) {
+		return ""
+	}
+	if s.leadChanges == nil {
+		s.leadChanges = map[string]int{}
+	}
+	s.leadChanges[guard[i].path]++
+	if n := s.leadChanges[guard[i].path]; n >= 2 {
+		return fmt.Sprintf(" (the leading dimension of %s changed in %d traces: pad batches to one size or bucket the sizes, so that few sizes are traced; a data loader's drop-last or padding does it)", guard[i].path, n)
+	}
+	return ""
+}
+
+// diff says how a new signature differs from the last traced one.
+func (s *fnState) diff(guard []guardItem, notes []string) string {
+	if d := notesDiff(s.lastN, notes); d != "" {
+		if g := diffGuards(s.lastG, guard); g != "no difference" {
+			return g + "; " + d
+		}
+		return d
+	}
+	return diffGuards(s.lastG, guard)
 }
 
 func (s *fnState) store(e *entry) {
@@ -382,7 +467,7 @@ func (s *fnState) event(format string, args ...any) {
 	s.events = append(s.events, fmt.Sprintf(format, args...))
 }
 
-func guardString(g []guardItem) string {
+func guardString(g []guardItem, notes []string) string {
 	out := ""
 	for i, it := range g {
 		if i > 0 {
@@ -391,7 +476,10 @@ func guardString(g []guardItem) string {
 		out += it.path + "=" + it.value
 	}
 	if out == "" {
-		return "no inputs"
+		out = "no inputs"
+	}
+	for _, n := range notes {
+		out += "; " + n
 	}
 	return out
 }
@@ -426,11 +514,26 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 
 var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
 
-// replay runs the entry's program on the arguments.
-func (e *entry) replay(args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+// replay runs e's program on the arguments. A replay that writes holds,
+// while it runs, the locks of every tensor it reads or writes (and the RNG
+// lock when it draws random numbers), so concurrent writing calls are
+// linearizable.
+func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	if e.mutates {
+		s.replayMu.RLock()
+		defer s.replayMu.RUnlock()
+	}
 	if e.rng != nil {
 		e.rng.Lock()
 		defer e.rng.Unlock()
+	}
+	if e.mutates {
+		m := e.capStripes | stripeMask(args)
+		lockStripes(m)
+		defer unlockStripes(m)
+	}
+	if lazy.DebugLevel() >= 3 {
+		log.Printf("xlajit: jit replay %s", s.name)
 	}
 	return e.run.Run(args, e.captures)
 }

@@ -17,6 +17,8 @@ const (
 	planArray
 	planStruct
 	planPointer
+	planArg     // the caller's own argument tensor (slot: its position)
+	planCapture // a captured tensor (slot: its index)
 )
 
 // outPlan rebuilds one result of a replayed call from the output tensors.
@@ -155,11 +157,59 @@ func containsTensor(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// build makes the result value from the replayed output tensors.
-func (p *outPlan) build(outs []*lazy.Tensor) reflect.Value {
+// identify makes results that were argument or captured tensors during
+// the trace return those tensors themselves on replay, as the plain
+// function does (a pass-through, or an input written and returned).
+// traced are the result slots' tensors.
+func identify(plans []*outPlan, args, captures, traced []*lazy.Tensor) {
+	argOf := map[*lazy.Tensor]int{}
+	for i := len(args) - 1; i >= 0; i-- {
+		argOf[args[i]] = i
+	}
+	capOf := map[*lazy.Tensor]int{}
+	for i, c := range captures {
+		capOf[c] = i
+	}
+	var walk func(p *outPlan)
+	walk = func(p *outPlan) {
+		if p == nil {
+			return
+		}
+		if p.kind == planTensor {
+			if i, ok := argOf[traced[p.slot]]; ok {
+				p.kind, p.slot = planArg, i
+			} else if i, ok := capOf[traced[p.slot]]; ok {
+				p.kind, p.slot = planCapture, i
+			}
+			return
+		}
+		for _, e := range p.elems {
+			walk(e)
+		}
+	}
+	for _, p := range plans {
+		walk(p)
+	}
+}
+
+// tensor returns the tensor a planTensor, planArg or planCapture result
+// stands for.
+func (p *outPlan) tensor(outs, args, captures []*lazy.Tensor) *lazy.Tensor {
 	switch p.kind {
-	case planTensor:
-		return reflect.ValueOf(outs[p.slot])
+	case planArg:
+		return args[p.slot]
+	case planCapture:
+		return captures[p.slot]
+	}
+	return outs[p.slot]
+}
+
+// build makes the result value from the replayed output tensors, the
+// call's argument tensors and the captures.
+func (p *outPlan) build(outs, args, captures []*lazy.Tensor) reflect.Value {
+	switch p.kind {
+	case planTensor, planArg, planCapture:
+		return reflect.ValueOf(p.tensor(outs, args, captures))
 	case planValue:
 		return p.val
 	case planNil:
@@ -167,26 +217,26 @@ func (p *outPlan) build(outs []*lazy.Tensor) reflect.Value {
 	case planSlice:
 		s := reflect.MakeSlice(p.typ, len(p.elems), len(p.elems))
 		for i, e := range p.elems {
-			s.Index(i).Set(e.build(outs))
+			s.Index(i).Set(e.build(outs, args, captures))
 		}
 		return s
 	case planArray:
 		a := reflect.New(p.typ).Elem()
 		for i, e := range p.elems {
-			a.Index(i).Set(e.build(outs))
+			a.Index(i).Set(e.build(outs, args, captures))
 		}
 		return a
 	case planStruct:
 		s := reflect.New(p.typ).Elem()
 		for i, e := range p.elems {
 			if e != nil {
-				s.Field(i).Set(e.build(outs))
+				s.Field(i).Set(e.build(outs, args, captures))
 			}
 		}
 		return s
 	case planPointer:
 		ptr := reflect.New(p.typ.Elem())
-		ptr.Elem().Set(p.elems[0].build(outs))
+		ptr.Elem().Set(p.elems[0].build(outs, args, captures))
 		return ptr
 	}
 	panic("jit: bad result plan")

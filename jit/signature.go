@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -21,6 +22,14 @@ var (
 type walker struct {
 	key     []byte
 	tensors []*lazy.Tensor
+	seen    map[*lazy.Tensor]int // first positions, for long tensor lists
+	depth   int
+}
+
+// reset empties the walker for a new call.
+func (w *walker) reset() {
+	w.key, w.tensors, w.depth = w.key[:0], w.tensors[:0], 0
+	clear(w.seen)
 }
 
 func (w *walker) tag(b byte)     { w.key = append(w.key, b) }
@@ -106,8 +115,11 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			x := (*lazy.Tensor)(v.UnsafePointer())
+			if first := w.addTensor(x); first >= 0 {
+				w.key = appendAliasKey(w.key, first)
+				return
+			}
 			w.key = appendTensorKey(w.key, x)
-			w.tensors = append(w.tensors, x)
 		}
 	}
 	switch t.Kind() {
@@ -140,9 +152,13 @@ func buildCodec(t reflect.Type) codec {
 			}
 			w.tag('L')
 			w.varint(int64(v.Len()))
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			for i := 0; i < v.Len(); i++ {
 				elem(w, v.Index(i))
 			}
+			w.depth--
 		}
 	case reflect.Pointer:
 		elem := codecFor(t.Elem())
@@ -152,7 +168,11 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			w.tag('P')
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			elem(w, v.Elem())
+			w.depth--
 		}
 	case reflect.Struct:
 		fields := make([]codec, t.NumField())
@@ -178,7 +198,11 @@ func buildCodec(t reflect.Type) codec {
 			if err := checkArgType(e.Type(), map[reflect.Type]bool{}); err != nil {
 				panic(&Error{Msg: err.Error()})
 			}
+			if w.depth++; w.depth > maxArgDepth {
+				panic(errArgTooDeep{})
+			}
 			codecFor(e.Type())(w, e)
+			w.depth--
 		}
 	}
 	return func(w *walker, v reflect.Value) {
@@ -196,35 +220,40 @@ func describe(args []reflect.Value) []guardItem {
 	return out
 }
 
-type guardItem struct{ path, value string }
+// guardItem is one entry of a guard: kind is 't' for a tensor, 'f' for a
+// float, 0 for other values.
+type guardItem struct {
+	path, value string
+	kind        byte
+}
 
 func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
-	if depth > 32 {
+	if depth > maxArgDepth {
 		return
 	}
 	t := v.Type()
 	if t == tensorPtrType {
 		if v.IsNil() {
-			*out = append(*out, guardItem{path, "nil"})
+			*out = append(*out, guardItem{path, "nil", 0})
 		} else {
 			x := (*lazy.Tensor)(v.UnsafePointer())
-			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String()})
+			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String(), 't'})
 		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && v.IsNil() {
-			*out = append(*out, guardItem{path, "nil"})
+			*out = append(*out, guardItem{path, "nil", 0})
 			return
 		}
-		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len())})
+		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len()), 0})
 		for i := 0; i < v.Len(); i++ {
 			describeValue(out, fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			*out = append(*out, guardItem{path, "nil"})
+			*out = append(*out, guardItem{path, "nil", 0})
 			return
 		}
 		describeValue(out, path, v.Elem(), depth+1)
@@ -233,31 +262,78 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 			describeValue(out, path+"."+t.Field(i).Name, v.Field(i), depth+1)
 		}
 	case reflect.String:
-		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String())})
+		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String()), 0})
 	case reflect.Bool:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Bool())})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Bool()), 0})
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Int())})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Int()), 0})
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Uint())})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Uint()), 0})
 	case reflect.Float32, reflect.Float64:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Float())})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Float()), 'f'})
 	}
 }
 
 // diffGuards names the first difference between two guards ("arg 0:
-// f32[2,3] -> f32[4,3]").
+// f32[2,3] -> f32[4,3]"), with a hint when the difference is a float
+// argument (pass it as a tensor).
 func diffGuards(old, cur []guardItem) string {
+	i, ok := firstGuardDiff(old, cur)
+	switch {
+	case !ok:
+		return "no difference"
+	case i < 0:
+		return "argument structure changed"
+	case old[i].path != cur[i].path:
+		return fmt.Sprintf("argument structure changed at %s", cur[i].path)
+	}
+	d := fmt.Sprintf("%s: %s -> %s", cur[i].path, old[i].value, cur[i].value)
+	if cur[i].kind == 'f' {
+		d += floatHint
+	}
+	return d
+}
+
+// floatHint is what a recompile caused by a changed Go float says.
+const floatHint = " (a Go float argument is part of the signature, like a JAX static argument: pass a value that changes between calls, such as a learning rate, as a tensor)"
+
+// firstGuardDiff returns the index of the first differing item (-1: the
+// lengths differ), or ok false when the guards are equal.
+func firstGuardDiff(old, cur []guardItem) (int, bool) {
 	for i := 0; i < len(old) && i < len(cur); i++ {
-		if old[i].path != cur[i].path {
-			return fmt.Sprintf("argument structure changed at %s", cur[i].path)
-		}
-		if old[i].value != cur[i].value {
-			return fmt.Sprintf("%s: %s -> %s", cur[i].path, old[i].value, cur[i].value)
+		if old[i] != cur[i] {
+			return i, true
 		}
 	}
 	if len(old) != len(cur) {
-		return "argument structure changed"
+		return -1, true
 	}
-	return "no difference"
+	return 0, false
+}
+
+// leadingDim returns the first dimension of a tensor guard value
+// ("f32[64,784]@cpu:0" → "64"), or "".
+func leadingDim(value string) string {
+	i := strings.IndexByte(value, '[')
+	if i < 0 {
+		return ""
+	}
+	j := strings.IndexAny(value[i+1:], ",]")
+	if j <= 0 {
+		return ""
+	}
+	return value[i+1 : i+1+j]
+}
+
+// restDims is a tensor guard value without its leading dimension.
+func restDims(value string) string {
+	i := strings.IndexByte(value, '[')
+	if i < 0 {
+		return value
+	}
+	j := strings.IndexAny(value[i+1:], ",]")
+	if j < 0 {
+		return value
+	}
+	return value[:i+1] + value[i+1+j:]
 }

@@ -206,13 +206,20 @@ func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tens
 		if t == nil {
 			return nil, &Error{Op: op.Name, Msg: fmt.Sprintf("input %d is nil", i), Site: callerSite()}
 		}
+		if t.symbolic() {
+			return nil, &Error{Op: op.Name, Shapes: []string{t.shape.String()}, Msg: fmt.Sprintf("input %d: %s", i, errSymbolic), Site: callerSite()}
+		}
+	}
+	if err := syncTensors("internal:HostOp", ins); err != nil {
+		return nil, err
 	}
 	lits := make([]*hlo.Literal, len(ins))
 	for i, t := range ins {
-		l, err := t.Literal()
+		l, err := t.data.buf.ToHost()
 		if err != nil {
 			return nil, err
 		}
+		cFromDevice.v.Add(1)
 		lits[i] = l
 	}
 	res, err := RunHost(op, attrs, lits)
@@ -225,4 +232,30 @@ func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tens
 		outs[i] = FromLiteralOn(dev, l)
 	}
 	return outs, nil
+}
+
+// computeHostNodes runs host-only nodes that pending IR depends on (a
+// lazy.HostFunc recorded inside a trace, whose result a data-dependent op
+// now needs): in order, each node's inputs are computed (a cut), its Go
+// kernel runs and its results are kept on the node, so the cut that needs
+// them reads them as device data.
+func computeHostNodes(nodes []*Node, dev *Device) error {
+	for _, n := range nodes {
+		if n.computed.Load() != nil {
+			continue
+		}
+		ins := make([]*Tensor, len(n.inputs))
+		for i, v := range n.inputs {
+			ins[i] = &Tensor{shape: v.Shape(), dev: dev, val: v}
+		}
+		outs, err := RunHostTensors(dev, n.op, n.attrs, ins)
+		if err != nil {
+			return &Error{Op: n.op.Name, Shapes: shapeStrings(n.out), Msg: err.Error(), Site: n.Site()}
+		}
+		for i, t := range outs {
+			t.origin = Value{n, i}
+		}
+		n.computed.CompareAndSwap(nil, &outs)
+	}
+	return nil
 }

@@ -1,15 +1,11 @@
 package lazy
 
 import (
-	"bytes"
 	"container/list"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -44,6 +40,7 @@ type Executable struct {
 	Module  *hlo.Module
 	NParams int
 	NOut    int
+	graph   *Graph // the graph it was built for (dumps)
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -116,17 +113,13 @@ func (c *compileCache) trimLocked() {
 	}
 }
 
-// Compile returns the executable for hash h on dev: from the compile cache
-// (CachedCompile), the persistent cache, or by calling build and compiling
-// (UncachedCompile, CompileTime). Nothing executes. Concurrent calls for one
-// hash compile once.
-func Compile(dev *Device, h Hash, build func() (*hlo.Module, error)) (*Executable, error) {
-	x, _, err := compileFresh(dev, h, build)
-	return x, err
-}
-
-// compileFresh is Compile, also reporting whether this call compiled.
-func compileFresh(dev *Device, h Hash, build func() (*hlo.Module, error)) (*Executable, bool, error) {
+// compileGraph returns the executable of g on dev: from the compile cache
+// (CachedCompile), the persistent cache, or by lowering g and compiling
+// (UncachedCompile, CompileTime). Nothing executes. Concurrent calls for
+// one hash compile once. fresh reports whether this call compiled.
+func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool, err error) {
+	h := g.Hash
+	build := func() (*hlo.Module, error) { return g.Lower(name + "_" + h.String()[:16]) }
 	c := dev.state.cache
 	for {
 		if x := c.get(h); x != nil {
@@ -162,44 +155,54 @@ func compileFresh(dev *Device, h Hash, build func() (*hlo.Module, error)) (*Exec
 				}
 				wg.Done()
 			}()
-			x, err = compileNew(dev, h, build)
+			x, err = compileNew(dev, g, build)
 		}()
 		return x, err == nil, err
 	}
 }
 
-func compileNew(dev *Device, h Hash, build func() (*hlo.Module, error)) (*Executable, error) {
+func compileNew(dev *Device, g *Graph, build func() (*hlo.Module, error)) (*Executable, error) {
 	start := time.Now()
-	if m, ok := persistentLoad(h); ok {
-		if x, err := compileModule(dev, h, m); err == nil {
+	h, sig := g.Hash, graphSignature(g)
+	if m, ok := persistentLoad(h, sig); ok {
+		if x, err := compileModule(dev, g, m); err == nil {
 			cPersistHit.v.Add(1)
 			tCompile.since(start)
+			logCompile(x, "persistent cache", start)
 			return x, nil
 		} else {
-			log.Printf("xlajit: persistent cache entry %s does not compile (%v); recompiling", h, err)
+			log.Printf("xlajit: warning: persistent cache entry %s does not compile (%v); recompiling", h, err)
 		}
 	}
 	m, err := build()
 	if err != nil {
 		return nil, err
 	}
-	x, err := compileModule(dev, h, m)
+	x, err := compileModule(dev, g, m)
 	if err != nil {
 		return nil, err
 	}
 	cUncached.v.Add(1)
 	tCompile.since(start)
-	persistentStore(h, m)
+	logCompile(x, "compiled", start)
+	persistentStore(h, sig, m)
 	return x, nil
 }
 
-func compileModule(dev *Device, h Hash, m *hlo.Module) (*Executable, error) {
+// logCompile is XLAJIT_DEBUG's one line per compile.
+func logCompile(x *Executable, how string, start time.Time) {
+	if debugLevel() >= 1 {
+		log.Printf("xlajit: compile graph %s: %s, %d params, %d outputs, %v", x.Hash, how, x.NParams, x.NOut, time.Since(start))
+	}
+}
+
+func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 	exe, err := dev.client.Compile(m, pjrt.CompileOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("compiling graph %s: %w", h, err)
+		return nil, fmt.Errorf("compiling graph %s: %w", g.Hash, err)
 	}
 	e := m.Entry()
-	return &Executable{Hash: h, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: exe.NumOutputs()}, nil
+	return &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: exe.NumOutputs(), graph: g}, nil
 }
 
 func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
@@ -214,8 +217,11 @@ func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
 }
 
 // Execute runs the executable (ExecuteCount, ExecuteTime). Buffers listed
-// in donate may be consumed.
+// in donate may be consumed. The debug dumps record every execution.
 func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, error) {
+	if dumping {
+		saveGraph(x.graph, x)
+	}
 	start := nanotime()
 	out, err := x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	cExecute.v.Add(1)
@@ -223,88 +229,10 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	return out, err
 }
 
-// --- persistent cache ---
-
-const persistMagic = "xlajit-cache v1"
-
-func persistentDir() string { return os.Getenv("XLAJIT_PERSISTENT_CACHE_PATH") }
-
-func persistentPath(dir string, h Hash) string { return filepath.Join(dir, h.String()+".mlir") }
-
-// persistentLoad reads and checks an entry; a corrupt or truncated entry is
-// reported with a warning and ignored.
-func persistentLoad(h Hash) (*hlo.Module, bool) {
-	dir := persistentDir()
-	if dir == "" {
-		return nil, false
-	}
-	p := persistentPath(dir, h)
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		return nil, false
-	}
-	body, ok := checkEntry(raw, h)
-	if !ok {
-		log.Printf("xlajit: warning: persistent cache entry %s is corrupt or truncated; recompiling", p)
-		return nil, false
-	}
-	m, err := hlo.ParseModule(p, body)
-	if err != nil {
-		log.Printf("xlajit: warning: persistent cache entry %s does not parse (%v); recompiling", p, err)
-		return nil, false
-	}
-	return m, true
-}
-
-func checkEntry(raw []byte, h Hash) ([]byte, bool) {
-	nl := bytes.IndexByte(raw, '\n')
-	if nl < 0 {
-		return nil, false
-	}
-	var magic1, magic2, hs, sum string
-	if n, _ := fmt.Sscanf(string(raw[:nl]), "%s %s %s %s", &magic1, &magic2, &hs, &sum); n != 4 {
-		return nil, false
-	}
-	body := raw[nl+1:]
-	got := sha256.Sum256(body)
-	return body, magic1+" "+magic2 == persistMagic && hs == h.String() && sum == hex.EncodeToString(got[:])
-}
-
-func persistentStore(h Hash, m *hlo.Module) {
-	dir := persistentDir()
-	if dir == "" {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		log.Printf("xlajit: warning: persistent cache: %v", err)
-		return
-	}
-	body := []byte(m.String())
-	sum := sha256.Sum256(body)
-	data := append([]byte(fmt.Sprintf("%s %s %s\n", persistMagic, h, hex.EncodeToString(sum[:]))), body...)
-	p := persistentPath(dir, h)
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		log.Printf("xlajit: warning: persistent cache: %v", err)
-		return
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		log.Printf("xlajit: warning: persistent cache: %v", err)
-		return
-	}
-	tmp.Close()
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
-		log.Printf("xlajit: warning: persistent cache: %v", err)
-	}
-}
-
 // CompileGraph finds or compiles g's executable on dev by its hash (nothing
 // executes); fresh reports whether this call compiled it.
 func CompileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool, err error) {
-	return compileFresh(dev, g.Hash, func() (*hlo.Module, error) { return g.Lower(name + "_" + g.Hash.String()[:16]) })
+	return compileGraph(dev, g, name)
 }
 
 // Run executes x on the buffers of ins (pending inputs are computed first,
@@ -322,19 +250,23 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		*bp = make([]pjrt.Buffer, len(ins))
 	}
 	bufs := (*bp)[:len(ins)]
-	for i, t := range ins {
+	for _, t := range ins {
 		if t.data == nil {
-			if err := syncTensors("internal:JitInput", []*Tensor{t}); err != nil {
+			// Every pending input in one graph.
+			if err := syncTensors("internal:JitInput", ins); err != nil {
 				return nil, err
 			}
+			break
 		}
+	}
+	for i, t := range ins {
 		if t.dev != x.dev {
 			return nil, fmt.Errorf("lazy: input %d is on %s, the program on %s", i, t.dev, x.dev)
 		}
 		bufs[i] = t.data.buf
 	}
 	var donate []int
-	if activeTrace.Load() == nil {
+	if !anyTrace() {
 		for i, ow := range overwritten {
 			if ow && canDonate(ins, i) {
 				donate = append(donate, i)

@@ -33,6 +33,8 @@ var (
 	settingsOnce sync.Once
 	cfg          settings
 	eagerMode    atomic.Bool
+	// dumping is set when an execution writes a dump or a debug line.
+	dumping bool
 )
 
 func loadSettings() {
@@ -57,6 +59,7 @@ func loadSettings() {
 		if cfg.debug >= 1 {
 			captureSites.Add(1)
 		}
+		dumping = cfg.saveFile != "" || cfg.dumpDir != "" || cfg.debug >= 3
 		if v := os.Getenv("XLAJIT_EAGER"); v == "1" || strings.EqualFold(v, "true") {
 			eagerMode.Store(true)
 		}
@@ -80,7 +83,7 @@ var saveMu sync.Mutex
 
 // saveGraph writes the graph's dumps as the settings ask.
 func saveGraph(g *Graph, x *Executable) {
-	if cfg.saveFile == "" && cfg.dumpDir == "" && cfg.debug < 3 {
+	if g == nil {
 		return
 	}
 	if cfg.debug >= 3 {

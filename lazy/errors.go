@@ -58,13 +58,14 @@ func Try(fn func()) (err error) {
 }
 
 // AsError converts a recovered panic value into an error when it reports
-// bad input: an *Error, or an error of the hlo builder (*hlo.BuildError,
-// returned as an *Error naming the StableHLO op and the Go caller). Every
-// other value gives nil: a Go runtime error (a nil dereference, an index
-// out of range), a panic of hlo's literal accessors or of lazy's own
-// invariants is a bug, and it must surface as one, not as an input error
-// (capability discovery would otherwise take a buggy op for one the device
-// cannot run).
+// a failure to the caller: an *Error, an error of the hlo builder
+// (*hlo.BuildError, returned as an *Error naming the StableHLO op and the
+// Go caller), or a ReportedError of a package built on lazy (jit.Error).
+// Every other value gives nil: a Go runtime error (a nil dereference, an
+// index out of range), a panic of user code, of hlo's literal accessors or
+// of lazy's own invariants is a bug, and it must surface as one, not as an
+// input error (capability discovery would otherwise take a buggy op for
+// one the device cannot run).
 func AsError(r any) error {
 	switch v := r.(type) {
 	case *Error:
@@ -75,8 +76,21 @@ func AsError(r any) error {
 		if v != nil {
 			return buildError("", nil, v)
 		}
+	case ReportedError:
+		if v != nil {
+			return v
+		}
 	}
 	return nil
+}
+
+// ReportedError is implemented by the error types that packages built on
+// lazy panic with to report a failure to their caller, as lazy panics with
+// *Error (jit.Error: an unsupported signature, a failed trace or compile):
+// AsError, and so Try, convert them.
+type ReportedError interface {
+	error
+	ReportedError()
 }
 
 // buildError turns an hlo builder error into an *Error of op (the

@@ -16,18 +16,42 @@ const buildRevision = "xlajit-lowering-1"
 // values, the nodes in post-order, and the device-data parameters in
 // first-seen order.
 type Graph struct {
+	// Roots are the outputs (a computed host node's result stands as the
+	// device-data leaf of its tensor).
 	Roots  []Value
 	Nodes  []*Node // post-order, leaves included
 	Params []*Node // one leaf per distinct device data, first-seen order
 	// ParamOf maps each leaf node to its parameter index.
 	ParamOf map[*Node]int
 	Hash    Hash
+	// Host lists host-only nodes (no lowering) the roots depend on that no
+	// cut has run yet, in dependency order; a graph with any cannot be
+	// lowered until they are computed (computeHostNodes).
+	Host []*Node
+}
+
+// substitute is v, or the device-data leaf of a computed host node's
+// result.
+func substitute(v Value) Value {
+	if c := v.Node.computed.Load(); c != nil {
+		return (*c)[v.Index].value()
+	}
+	return v
 }
 
 // CollectGraph walks the IR of roots in post-order and computes the graph
 // hash (DESIGN.md §3: config flags, build revision, output hashes,
 // parameter order, donated buffers, sharding mode).
 func CollectGraph(roots []Value) *Graph {
+	copied := false
+	for i, r := range roots {
+		if s := substitute(r); s != r {
+			if !copied {
+				roots, copied = append([]Value(nil), roots...), true
+			}
+			roots[i] = s
+		}
+	}
 	g := &Graph{Roots: roots, ParamOf: map[*Node]int{}}
 	visited := make(map[*Node]bool)
 	dataIdx := map[*deviceData]int{}
@@ -45,7 +69,7 @@ func CollectGraph(roots []Value) *Graph {
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next < len(top.n.inputs) {
-				in := top.n.inputs[top.next].Node
+				in := substitute(top.n.inputs[top.next]).Node
 				top.next++
 				if !visited[in] {
 					visited[in] = true
@@ -56,6 +80,9 @@ func CollectGraph(roots []Value) *Graph {
 			n := top.n
 			stack = stack[:len(stack)-1]
 			g.Nodes = append(g.Nodes, n)
+			if n.op.Lower == nil && n.data == nil {
+				g.Host = append(g.Host, n)
+			}
 			if n.data != nil {
 				idx, ok := dataIdx[n.data]
 				if !ok {
@@ -111,6 +138,7 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 		}
 		in := make([]*hlo.Value, len(n.inputs))
 		for i, v := range n.inputs {
+			v = substitute(v)
 			in[i] = vals[v.Node][v.Index]
 		}
 		out, err := lowerNode(b, lc, n, in)
@@ -128,7 +156,16 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 }
 
 // Sync computes every pending tensor of ts in one graph (a cut).
-func Sync(ts ...*Tensor) error { return syncTensors("Sync", ts) }
+// Its error is an *Error.
+func Sync(ts ...*Tensor) error {
+	if err := syncTensors("Sync", ts); err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return &Error{Op: "Sync", Msg: err.Error(), Site: callerSite(), Err: err}
+	}
+	return nil
+}
 
 // syncTensors is every cut: it collects the pending IR of ts, finds or
 // compiles the graph by hash, executes it and stores the results.
@@ -168,6 +205,12 @@ func syncTensors(reason string, ts []*Tensor) error {
 		outOf[i] = k
 	}
 	g := CollectGraph(roots)
+	if len(g.Host) > 0 {
+		if err := computeHostNodes(g.Host, dev); err != nil {
+			return err
+		}
+		g = CollectGraph(roots)
+	}
 	donate := donatable(g, pending)
 	if len(donate) > 0 {
 		h := newHasher()
@@ -175,7 +218,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 		h.ints(donate)
 		g.Hash = h.sum()
 	}
-	x, err := Compile(dev, g.Hash, func() (*hlo.Module, error) { return g.Lower("lazy_" + g.Hash.String()[:16]) })
+	x, _, err := compileGraph(dev, g, "lazy")
 	if err != nil {
 		return err
 	}
@@ -183,7 +226,6 @@ func syncTensors(reason string, ts []*Tensor) error {
 	for i, p := range g.Params {
 		args[i] = p.data.buf
 	}
-	saveGraph(g, x)
 	var donateIdx []int
 	for _, i := range donate {
 		donateIdx = append(donateIdx, int(i))
@@ -221,7 +263,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 // are not synced, even dead ones, keep the buffer). Nothing is donated while
 // a trace is active (the trace may restore a tensor to its old buffer).
 func donatable(g *Graph, pending []*Tensor) []int64 {
-	if activeTrace.Load() != nil {
+	if anyTrace() {
 		return nil
 	}
 	var cands []int

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,16 +317,8 @@ func fuzzOps() []fuzzOp {
 					specs[i].Dims = []int64{2} // valid, but too large to make
 				}
 			}
-			// The function returns what it declares: a function that
-			// breaks its declaration fails only once it has run.
-			fn := func(in []*hlo.Literal) ([]*hlo.Literal, error) {
-				out := make([]*hlo.Literal, len(specs))
-				for i, sp := range specs {
-					out[i] = hlo.NewLiteral(sp.DType, sp.Dims...)
-				}
-				return out, nil
-			}
-			return HostFunc("fuzz_zeros", fn, specs...)(s.small(), s.small())
+			name, fn := fuzzHostFunc(specs)
+			return HostFunc(name, fn, specs...)(s.small(), s.small())
 		}},
 		{"Apply", func(s *fuzzState) []*Tensor {
 			all := Ops()
@@ -360,6 +353,37 @@ func fuzzGrad(s *fuzzState, y *Tensor, xs []*Tensor) []*Tensor {
 		return Grad(y, xs...)
 	}
 	return GradWith(y, s.t(), xs...)
+}
+
+var (
+	fuzzHostMu    sync.Mutex
+	fuzzHostFuncs = map[string]HostFn{}
+)
+
+// fuzzHostFunc returns a host function returning zeros of specs, one per
+// distinct specs (a name belongs to one Go function), named after them.
+// It returns what it declares: a function that breaks its declaration
+// fails only once it has run.
+func fuzzHostFunc(specs []Shape) (string, HostFn) {
+	name := "fuzz_zeros"
+	for _, sp := range specs {
+		name += fmt.Sprintf("_%d%v", sp.DType, sp.Dims)
+	}
+	fuzzHostMu.Lock()
+	defer fuzzHostMu.Unlock()
+	if fn := fuzzHostFuncs[name]; fn != nil {
+		return name, fn
+	}
+	specs = append([]Shape(nil), specs...)
+	fn := func(in []*hlo.Literal) ([]*hlo.Literal, error) {
+		out := make([]*hlo.Literal, len(specs))
+		for i, sp := range specs {
+			out[i] = hlo.NewLiteral(sp.DType, sp.Dims...)
+		}
+		return out, nil
+	}
+	fuzzHostFuncs[name] = fn
+	return name, fn
 }
 
 // fuzzAttrs makes attributes for a table op: the right keys, random values.

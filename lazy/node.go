@@ -25,6 +25,10 @@ type Node struct {
 	uses atomic.Int32
 	pcs  *[6]uintptr // call site, recorded only while tracing or debugging
 
+	// computed holds the results of a host-only node (no lowering) once a
+	// cut has run it on the host; later cuts read them as device data.
+	computed atomic.Pointer[[]*Tensor]
+
 	// Leaves only.
 	data *deviceData // DeviceData: the buffer
 	src  *Tensor     // DeviceData: the tensor the buffer belonged to when used

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -212,13 +213,8 @@ func init() {
 				return nil, err
 			}
 			want, _ := decodeShapes(a.Ints("outs"))
-			if len(out) != len(want) {
-				return nil, fmt.Errorf("host function %q returned %d results, declared %d", a.Str("name"), len(out), len(want))
-			}
-			for i, l := range out {
-				if !NewShape(l.DType, l.Dims...).Equal(want[i]) {
-					return nil, fmt.Errorf("host function %q result %d is %s, declared %s", a.Str("name"), i, l.ShapeString(), want[i])
-				}
+			if err := checkHostResults(a.Str("name"), out, want); err != nil {
+				return nil, err
 			}
 			return out, nil
 		},
@@ -267,14 +263,48 @@ var (
 
 // RegisterHostFunc makes fn callable by name through HostFunc (inside
 // traced functions it becomes a host node between device partitions).
-// Registering a name twice replaces the function.
-func RegisterHostFunc(name string, fn HostFn) {
+// Compiled graphs refer to host functions by name, so a name belongs to one
+// Go function: registering it again with the same function is a no-op, with
+// another an error.
+func RegisterHostFunc(name string, fn HostFn) error {
 	if fn == nil {
-		throw("RegisterHostFunc", nil, "function %q is nil", name)
+		return fmt.Errorf("lazy: host function %q is nil", name)
 	}
 	hostFuncsMu.Lock()
+	defer hostFuncsMu.Unlock()
+	if old, ok := hostFuncs[name]; ok && funcValue(old) != funcValue(fn) {
+		return fmt.Errorf("lazy: host function name %q is already registered to another Go function (graphs already built may call it by that name); register this one under a new name", name)
+	}
 	hostFuncs[name] = fn
-	hostFuncsMu.Unlock()
+	return nil
+}
+
+// funcValue identifies a func value (its closure pointer): two values are
+// the same function only if they are one closure.
+func funcValue(fn HostFn) uintptr {
+	type eface struct{ typ, data unsafe.Pointer }
+	var x any = fn
+	return uintptr((*eface)(unsafe.Pointer(&x)).data)
+}
+
+// checkHostResults checks a host function's results against its declared
+// output shapes: count, nil, dtype and dims, and the storage size.
+func checkHostResults(name string, out []*hlo.Literal, want []Shape) error {
+	if len(out) != len(want) {
+		return fmt.Errorf("host function %q returned %d results, declared %d", name, len(out), len(want))
+	}
+	for i, l := range out {
+		if l == nil {
+			return fmt.Errorf("host function %q result %d is nil, declared %s", name, i, want[i])
+		}
+		if s, err := NewShapeE(l.DType, l.Dims...); err != nil || !l.DType.Valid() || !s.Equal(want[i]) {
+			return fmt.Errorf("host function %q result %d is %s, declared %s", name, i, l.ShapeString(), want[i])
+		}
+		if n := want[i].Size() * int64(l.DType.Size()); int64(len(l.Data)) != n {
+			return fmt.Errorf("host function %q result %d (%s) holds %d bytes of data, its shape needs %d", name, i, want[i], len(l.Data), n)
+		}
+	}
+	return nil
 }
 
 func lookupHostFunc(name string) HostFn {
@@ -289,7 +319,8 @@ func lookupHostFunc(name string) HostFn {
 // shapes) come back to the device. Outside a trace it runs at once; inside a
 // jit-traced function it becomes a host node between device partitions
 // (recorded without running, since its output shapes are declared). fn is
-// registered under name (a later HostFunc with the same name replaces it).
+// registered under name (a name belongs to one Go function: reusing it for
+// another is an error).
 //
 //	double := lazy.HostFunc("double", doubleFn, x.Shape())
 //	y := double(x)[0]
@@ -305,7 +336,9 @@ func HostFunc(name string, fn HostFn, outSpecs ...Shape) func(inputs ...*Tensor)
 			throw("HostFunc", outSpecs, "output %d: %v", i, err)
 		}
 	}
-	RegisterHostFunc(name, fn)
+	if err := RegisterHostFunc(name, fn); err != nil {
+		throw("HostFunc", outSpecs, "%v", err)
+	}
 	attrs := Attrs{{"name", name}, {"outs", encodeShapes(outSpecs)}}
 	return func(inputs ...*Tensor) []*Tensor {
 		needList("HostFunc", "inputs", inputs, true)

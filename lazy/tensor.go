@@ -265,6 +265,11 @@ func (t *Tensor) Literal() (*hlo.Literal, error) {
 func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
 	needTensors(reason, "t", t)
 	if t.symbolic() {
+		// While tracing, a read is the tracer's to judge first (a graph
+		// break); reading a placeholder is an error either way.
+		if tr := currentTracer(); tr != nil {
+			tr.OnCut(reason, callerSite())
+		}
 		throw(reason, []Shape{t.shape}, errSymbolic)
 	}
 	if err := syncTensors(reason, []*Tensor{t}); err != nil {
@@ -357,6 +362,17 @@ func (t *Tensor) Restore(s TensorState) {
 	t.setData(s.data)
 	t.val = s.val
 	t.leaf.Store(nil)
+}
+
+// Release empties t (it must not be used again) and returns what it held,
+// for Restore into another tensor: a move, so the buffer's holders do not
+// count t any more.
+func (t *Tensor) Release() TensorState {
+	s := t.State()
+	t.setData(nil)
+	t.val = Value{}
+	t.leaf.Store(nil)
+	return s
 }
 
 // SameData reports whether two states hold the same device data.

@@ -1,13 +1,12 @@
 package lazy
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
 // Tracer observes lazy activity while the jit traces a function (package
-// bridge implements it). One trace runs at a time in a process.
+// bridge implements it). Each goroutine has at most one active trace.
 type Tracer interface {
 	// OnAssign is called before t is overwritten, with its previous state.
 	OnAssign(t *Tensor, before TensorState)
@@ -24,71 +23,76 @@ type Tracer interface {
 }
 
 var (
-	traceMu     sync.Mutex
-	activeTrace atomic.Pointer[tracerBox]
-	// traceStart is the last node sequence number before the active trace:
-	// pending values older than that were computed outside the function.
-	traceStart atomic.Uint64
+	// traces maps a tracing goroutine's id to its trace; nTraces counts
+	// them, so that code on the hot path pays one atomic load when nothing
+	// is traced. Goroutines trace independently: a trace never waits for
+	// another goroutine's trace.
+	traces  sync.Map // goroutine id → *traceState
+	nTraces atomic.Int32
 )
 
-type tracerBox struct {
-	t    Tracer
-	goid uint64 // the tracing goroutine: other goroutines are not traced
+// traceState is one active trace.
+type traceState struct {
+	t Tracer
+	// start is the last node sequence number before the trace began:
+	// pending values older than that were computed outside the function.
+	start uint64
 }
 
-// goid returns the current goroutine's id (parsed from its stack header;
-// only called while a trace is active).
-func goid() uint64 {
-	var buf [64]byte
-	n := runtime.Stack(buf[:], false)
-	s := buf[:n]
-	const prefix = "goroutine "
-	if len(s) < len(prefix) {
-		return 0
-	}
-	var id uint64
-	for _, c := range s[len(prefix):] {
-		if c < '0' || c > '9' {
-			break
-		}
-		id = id*10 + uint64(c-'0')
-	}
-	return id
-}
-
-// BeginTrace makes tr the active tracer until end is called; it waits while
-// another trace is active. Node call sites are recorded meanwhile.
+// BeginTrace makes tr the calling goroutine's tracer until end is called.
+// Traces on other goroutines go on meanwhile; a goroutine traces one
+// function at a time (BeginTrace panics on a goroutine already tracing).
+// Node call sites are recorded while any trace is active.
 func BeginTrace(tr Tracer) (end func()) {
-	traceMu.Lock()
-	traceStart.Store(nodeSeq.Load())
-	activeTrace.Store(&tracerBox{t: tr, goid: goid()})
+	id := goid()
+	st := &traceState{t: tr, start: nodeSeq.Load()}
+	if _, busy := traces.LoadOrStore(id, st); busy {
+		panic(&Error{Op: "BeginTrace", Msg: "this goroutine is already tracing a function"})
+	}
+	nTraces.Add(1)
 	captureSites.Add(1)
 	return func() {
 		captureSites.Add(-1)
-		activeTrace.Store(nil)
-		traceMu.Unlock()
+		traces.Delete(id)
+		nTraces.Add(-1)
 	}
 }
 
+// currentTrace returns the calling goroutine's trace, or nil.
+func currentTrace() *traceState {
+	if nTraces.Load() == 0 {
+		return nil
+	}
+	if v, ok := traces.Load(goid()); ok {
+		return v.(*traceState)
+	}
+	return nil
+}
+
 func currentTracer() Tracer {
-	if b := activeTrace.Load(); b != nil && b.goid == goid() {
-		return b.t
+	if st := currentTrace(); st != nil {
+		return st.t
 	}
 	return nil
 }
 
 // Tracing reports whether the calling goroutine is tracing a function.
-func Tracing() bool {
-	b := activeTrace.Load()
-	return b != nil && b.goid == goid()
-}
+func Tracing() bool { return currentTrace() != nil }
+
+// anyTrace reports whether some goroutine is tracing (buffers are not
+// donated then: a trace may give a tensor its old buffer back).
+func anyTrace() bool { return nTraces.Load() != 0 }
 
 // SyncExternal computes tensors used during a trace whose
 // pending IR was built before the trace began (values the function reads
 // but did not compute, such as a weight updated lazily by the caller), so
 // that they enter the trace as device data of their tensor.
 func SyncExternal(inputs []*Tensor) {
-	start := traceStart.Load()
+	st := currentTrace()
+	if st == nil {
+		return
+	}
+	start := st.start
 	var ext []*Tensor
 	for _, t := range inputs {
 		if t != nil && t.data == nil && t.val.Node.seq <= start {

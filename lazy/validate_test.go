@@ -52,7 +52,7 @@ func newOperands() *operands {
 	o.otherT = o.other.T()
 	o.yLoss = o.f4.Sum()
 	o.yNoGrad = o.f4.Unique().Sum().Add(o.f4.Sum())
-	o.noGradFn = HostFunc("validate_test_copy", func(in []*hlo.Literal) ([]*hlo.Literal, error) { return in, nil }, NewShape(F32, 4))
+	o.noGradFn = HostFunc("validate_test_copy", copyLiterals, NewShape(F32, 4))
 	o.yHost = o.noGradFn(o.f4)[0].Sum()
 	return o
 }
@@ -82,6 +82,9 @@ func pair(a, b int64) [2]int64 { return [2]int64{a, b} }
 
 var nilT *Tensor
 
+// copyLiterals is a host function returning its inputs.
+func copyLiterals(in []*hlo.Literal) ([]*hlo.Literal, error) { return in, nil }
+
 // badCalls is one case per way of calling the public API wrongly. Each fn
 // sits on one line: its line is the site the error must name.
 func badCalls(o *operands) []errCase {
@@ -89,7 +92,7 @@ func badCalls(o *operands) []errCase {
 	nan, inf := math.NaN(), math.Inf(1)
 	dev := DefaultDevice()
 	badLit := &hlo.Literal{DType: F32, Dims: []int64{4}, Data: make([]byte, 3)}
-	ident := func(in []*hlo.Literal) ([]*hlo.Literal, error) { return in, nil }
+	ident := copyLiterals
 	return []errCase{
 		// Random ops: nothing may reach the RNG state.
 		{"RandN", nil, "negative dimension -3", func() { RandN(F32, -3) }},
@@ -203,7 +206,6 @@ func badCalls(o *operands) []errCase {
 		{"Add", nil, "operand 1 is nil", func() { Apply(LookupOp("Add"), nil, f4, nil) }},
 		{"HostFunc", nil, "inputs[0] is nil", func() { o.noGradFn(nil) }},
 		{"HostFunc", nil, "is nil", func() { HostFunc("validate_test_nil", nil) }},
-		{"RegisterHostFunc", nil, "is nil", func() { RegisterHostFunc("validate_test_nil", nil) }},
 		// Elementwise dtypes and broadcasting.
 		{"Sub", nil, "do not broadcast", func() { f23.Sub(f4) }},
 		{"Mul", nil, "element types differ", func() { i3.Mul(f3) }},
@@ -408,14 +410,22 @@ func badCalls(o *operands) []errCase {
 		{"Where", nil, "takes 3 operands, got 4", func() { Apply(LookupOp("Where"), nil, b4, f4, f4, f4) }},
 		{"Concat", nil, "at least 1 operands, got 0", func() { Apply(LookupOp("Concat"), Attrs{{"axis", int64(0)}}) }},
 		{"Constant", nil, "takes 0 operands, got 1", func() { Apply(LookupOp("Constant"), Attrs{{"value", hlo.ScalarLiteral(F32, 1)}}, f4) }},
-		{"Float32s", nil, "placeholder", func() { o.huge.Float32s() }},
-		{"Item", nil, "placeholder", func() { o.phSum.Item() }},
 		{"NonZero", nil, "placeholder", func() { o.emptyPH.NonZero() }},
 		{"Literal", nil, "placeholder", func() { mustErr(o.emptyPH.Literal()) }},
 		{"ManualSeed", nil, "device is nil", func() { (*Device)(nil).ManualSeed(1) }},
 		{"RNGState", nil, "device is nil", func() { (*Device)(nil).RNGState() }},
 		{"Item", nil, "6 elements", func() { f23.Item() }},
 		{"Dim", nil, "out of range", func() { f23.Dim(2) }},
+	}
+}
+
+// readCalls read placeholders: an error everywhere, and a cut the tracer
+// is told about (a graph break) while tracing.
+func readCalls(o *operands) []errCase {
+	return []errCase{
+		{"Float32s", nil, "placeholder", func() { o.huge.Float32s() }},
+		{"Item", nil, "placeholder", func() { o.phSum.Item() }},
+		{"Int64s", nil, "placeholder", func() { o.emptyPH.Int64s() }},
 	}
 }
 
@@ -446,6 +456,16 @@ func TestBadCalls(t *testing.T) {
 			}
 			for _, c := range cases {
 				checkBadCall(t, c, o.all(), tr)
+			}
+			for _, c := range readCalls(o) {
+				before := 0
+				if tr != nil {
+					before = tr.cuts
+				}
+				checkBadCall(t, c, o.all(), nil)
+				if tr != nil && tr.cuts != before+1 {
+					t.Errorf("%s: the tracer saw %d cuts, want 1", siteOf(c.fn), tr.cuts-before)
+				}
 			}
 		})
 	}

@@ -9,10 +9,8 @@ import (
 // ops without a lowering, and ops whose trial lowering (the node alone, on
 // placeholders of its recorded operand shapes) uses a StableHLO op or
 // element type the device's client does not report as supported. Nothing
-// executes and every counter is left as it was.
+// executes and no counter changes (only IR is built and lowered).
 func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
-	snap := lazy.CounterSnapshot()
-	defer lazy.RestoreCounters(snap)
 	host := map[*fx.Node]bool{}
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {

@@ -20,17 +20,20 @@ var (
 )
 
 func init() {
-	register(command{name: "conform", short: "run StableHLO conformance files (check ops) and report", run: runConform})
+	register(command{name: "conform", short: "run StableHLO and IREE conformance files (check ops, FileCheck) and report", run: runConform})
 }
 
 const conformUsage = `usage: xlajit conform [--json] [--by-op] [--device D] [--timeout T] [--expected FILE --root DIR] PATH...
 
-Runs every case of the .mlir files under PATH (a file is split into cases at
-"// -----"; each case's entry is its only function, else @main) and checks
-it with its check ops. Prints one line per failing case, the skips by
-reason, and "conform: N passed, N failed, N skipped". Exit status 1 if a
-case failed (with --expected: if a case failed that the list does not name,
-or a listed case no longer fails).
+Runs every case of the .mlir files under PATH and checks it with its check
+ops (StableHLO's and IREE's check dialects) and, where the file's RUN lines
+pipe stablehlo-translate --interpret or iree-run-mlir into FileCheck, with
+its directives. A file is split into parts at "// -----"; a part's entry is
+its only function, else @main; a part with several functions and no @main
+is IREE's layout, where every public function is a case of its own. Prints
+one line per failing case, the skips by reason, and "conform: N passed, N
+failed, N skipped". Exit status 1 if a case failed (with --expected: if a
+case failed that the list does not name, or a listed case no longer fails).
 
 flags:
 `

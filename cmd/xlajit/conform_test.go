@@ -36,7 +36,10 @@ func TestConformCommand(t *testing.T) {
 		"fail_check.mlir#0 @wrong_sum: ",
 		"parse_error.mlir#0: ",
 		"skipped 1 roundtrip: ",
-		"skipped 1 filecheck: ",
+		"skipped 2 filecheck: ",
+		// IREE's layout: one case per test function, reported with it.
+		"iree_checks.mlir#3 @bitwise_equality: ",
+		"iree_run_fail.mlir#0 @identity: ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -106,6 +109,15 @@ func TestRunCommand(t *testing.T) {
 	}
 	if code, out, errOut := capture(t, runRun, "--case", "1", multi); code != 0 || out != "dense<[2.000000e+00, 4.000000e+00]> : tensor<2xf32>\n" {
 		t.Errorf("--case 1: exit %d, %q %q", code, out, errOut)
+	}
+	// --function picks the entry; IREE's helpers and scalars run.
+	iree := filepath.Join(casesDir, "iree_run.mlir")
+	code, out, errOut = capture(t, runRun, iree, "--function", "@doubled", "--args", "[dense<1.0> : tensor<2x3xf32>, dense<7> : tensor<i32>]")
+	if code != 0 || out != "dense<2.000000e+00> : tensor<2x3xf32>\ndense<7> : tensor<i32>\n" {
+		t.Errorf("--function doubled: exit %d, %q %q", code, out, errOut)
+	}
+	if code, _, errOut := capture(t, runRun, iree, "--function", "nope"); code == 0 || !strings.Contains(errOut, "no function @nope") {
+		t.Errorf("--function nope: exit %d, %q", code, errOut)
 	}
 	// A failed check makes the exit status 1.
 	if code, _, errOut := capture(t, runRun, filepath.Join(casesDir, "fail_check.mlir")); code != 1 || !strings.Contains(errOut, "check failed") {

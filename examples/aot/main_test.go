@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/jit/jittest"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -187,3 +188,7 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 	})
 }
+
+// The generated wrappers match the functions' current bodies (a stale
+// go generate fails here).
+func TestAOTUpToDate(t *testing.T) { jittest.CheckAOT(t) }

@@ -12,7 +12,7 @@ import (
 // check dialect's ops, and custom calls whose target is in the check
 // namespace (testdata/ writes its expectations that way).
 func checkName(op *hlo.Op) string {
-	if op.Dialect() == "check" {
+	if d := op.Dialect(); d == "check" || d == "iree_check" {
 		return op.Name
 	}
 	if op.Name == "stablehlo.custom_call" {

@@ -14,35 +14,67 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/expected_failures.txt from this run, keeping existing reasons")
+var update = flag.Bool("update", false, "rewrite the expected-failures lists (testdata/*expected_failures.txt) from this run, keeping existing reasons")
 
-const expectedFile = "testdata/expected_failures.txt"
+// corpus is one conformance corpus the tests run against its checked-in
+// expected-failures list.
+type corpus struct {
+	dir      string   // relative to an ancestor of the package: shared/conformance/...
+	trees    []string // directories run, relative to the corpus root
+	expected string   // the expected-failures list
+	// Acceptance thresholds of the project (skips with documented reasons
+	// are excluded from the denominators), asserted with
+	// XLAJIT_CONFORM_STRICT=1.
+	thresholds []threshold
+}
 
-// Acceptance thresholds of the project (skips with documented reasons are
-// excluded from the denominators).
-const (
-	interpretCaseThreshold = 95.0 // % of interpret/ cases
-	testdataFileThreshold  = 90.0 // % of testdata/ files
-)
+type threshold struct {
+	tree    string
+	files   bool // a file pass rate, else a case pass rate
+	percent float64
+}
 
-// corpusTrees are the visible corpus directories, relative to its root.
-var corpusTrees = []string{"interpret", "testdata"}
+// stablehloCorpus is the StableHLO interpreter's tests and JAX-generated
+// programs.
+var stablehloCorpus = corpus{
+	dir:      CorpusDir,
+	trees:    []string{"interpret", "testdata"},
+	expected: "testdata/expected_failures.txt",
+	thresholds: []threshold{
+		{tree: "interpret", percent: 95},
+		{tree: "testdata", files: true, percent: 90},
+	},
+}
 
-// TestCorpus runs the whole visible corpus on the embedded device and
-// compares the failures with the checked-in expected-failures list: a case
-// that fails without being listed is a regression, a listed case that no
-// longer fails is a stale entry. Both fail the test. With
+// ireeCorpus is IREE's end-to-end StableHLO op tests (one case per test
+// function).
+var ireeCorpus = corpus{
+	dir:        IREECorpusDir,
+	trees:      []string{"stablehlo_ops"},
+	expected:   "testdata/iree_expected_failures.txt",
+	thresholds: []threshold{{tree: "stablehlo_ops", percent: 95}},
+}
+
+// TestCorpus runs the whole visible StableHLO corpus on the embedded device
+// and compares the failures with the checked-in expected-failures list: a
+// case that fails without being listed is a regression, a listed case that
+// no longer fails is a stale entry. Both fail the test. With
 // XLAJIT_CONFORM_STRICT=1 it also asserts the acceptance thresholds.
-func TestCorpus(t *testing.T) {
+func TestCorpus(t *testing.T) { runCorpus(t, stablehloCorpus) }
+
+// TestIREECorpus is TestCorpus for IREE's end-to-end op tests.
+func TestIREECorpus(t *testing.T) { runCorpus(t, ireeCorpus) }
+
+func runCorpus(t *testing.T, c corpus) {
 	if testing.Short() {
-		t.Skip("the whole corpus takes minutes; run without -short")
+		t.Skip("the whole corpus takes a while; run without -short")
 	}
-	root, err := FindCorpus(".")
+	root, err := FindCorpusDir(".", c.dir)
 	if err != nil {
-		t.Skipf("conformance corpus not found (%v); it lives in %s above the repository", err, CorpusDir)
+		t.Skipf("conformance corpus not found (%v); it lives in %s above the repository", err, c.dir)
 	}
 	var paths []string
-	for _, tr := range corpusTrees {
+	for _, tr := range c.trees {
 		paths = append(paths, filepath.Join(root, tr))
 	}
 	start := time.Now()
@@ -60,7 +92,7 @@ func TestCorpus(t *testing.T) {
 	s.WriteByOp(&rep)
 	t.Log("\n" + rep.String())
 
-	exp, err := ReadExpected(expectedFile)
+	exp, err := ReadExpected(c.expected)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +100,15 @@ func TestCorpus(t *testing.T) {
 		up := exp.Updated(rs)
 		var b bytes.Buffer
 		header := "Expected failures of the visible conformance corpus on the embedded device.\n" +
-			"One line per case: path#case (relative to shared/conformance/stablehlo, cases from 0) reason.\n" +
-			"Regenerate with: go test ./internal/conform -run TestCorpus -update (existing reasons are kept)."
+			"One line per case: path#case (relative to " + c.dir + ", cases from 0) reason.\n" +
+			"Regenerate with: go test ./internal/conform -run " + t.Name() + " -update (existing reasons are kept)."
 		if err := up.Write(&b, header); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(expectedFile, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(c.expected, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("wrote %s: %d expected failures (was %d)", expectedFile, len(up), len(exp))
+		t.Logf("wrote %s: %d expected failures (was %d)", c.expected, len(up), len(exp))
 		return
 	}
 	reg, stale, unknown := exp.Diff(rs)
@@ -85,29 +117,26 @@ func TestCorpus(t *testing.T) {
 		for _, r := range reg {
 			fmt.Fprintf(&b, "\n  %s: %s", r.Name(), OneLine(r))
 		}
-		t.Errorf("%d regressions (failing, not in %s):%s", len(reg), expectedFile, b.String())
+		t.Errorf("%d regressions (failing, not in %s):%s", len(reg), c.expected, b.String())
 	}
 	if len(stale) > 0 {
-		t.Errorf("%d stale entries in %s (these cases no longer fail; remove them or run -update):\n  %s", len(stale), expectedFile, strings.Join(stale, "\n  "))
+		t.Errorf("%d stale entries in %s (these cases no longer fail; remove them or run -update):\n  %s", len(stale), c.expected, strings.Join(stale, "\n  "))
 	}
 	if len(unknown) > 0 {
-		t.Errorf("%d entries in %s name no case of the corpus:\n  %s", len(unknown), expectedFile, strings.Join(unknown, "\n  "))
+		t.Errorf("%d entries in %s name no case of the corpus:\n  %s", len(unknown), c.expected, strings.Join(unknown, "\n  "))
 	}
 
 	cr, fr := CaseRates(rs), FileRates(rs)
 	strict := os.Getenv("XLAJIT_CONFORM_STRICT") == "1"
-	for _, c := range []struct {
-		rate      Rate
-		threshold float64
-		what      string
-	}{
-		{cr["interpret"], interpretCaseThreshold, "interpret/ cases"},
-		{fr["testdata"], testdataFileThreshold, "testdata/ files"},
-	} {
-		if c.rate.Percent() >= c.threshold {
+	for _, th := range c.thresholds {
+		rate, what := cr[th.tree], th.tree+"/ cases"
+		if th.files {
+			rate, what = fr[th.tree], th.tree+"/ files"
+		}
+		if rate.Percent() >= th.percent {
 			continue
 		}
-		msg := fmt.Sprintf("%s pass rate %.1f%% (%d/%d) is under the acceptance threshold %.0f%%", c.what, c.rate.Percent(), c.rate.Passed, c.rate.Total, c.threshold)
+		msg := fmt.Sprintf("%s pass rate %.1f%% (%d/%d) is under the acceptance threshold %.0f%%", what, rate.Percent(), rate.Passed, rate.Total, th.percent)
 		if strict {
 			t.Error(msg)
 		} else {
@@ -155,25 +184,30 @@ func reportPhases(w *bytes.Buffer, rs []*Result) {
 // on the host), and requires the same outcome for every case but those the
 // seam skips as SkipProbe or SkipPrint: the seam path is what --device uses for every
 // other device.
-func TestCorpusThroughSeam(t *testing.T) {
+func TestCorpusThroughSeam(t *testing.T) { runThroughSeam(t, stablehloCorpus) }
+
+// TestIREECorpusThroughSeam is TestCorpusThroughSeam for IREE's tests.
+func TestIREECorpusThroughSeam(t *testing.T) { runThroughSeam(t, ireeCorpus) }
+
+func runThroughSeam(t *testing.T, c corpus) {
 	if testing.Short() {
 		t.Skip("the whole corpus twice; run without -short")
 	}
-	root, err := FindCorpus(".")
+	root, err := FindCorpusDir(".", c.dir)
 	if err != nil {
 		t.Skipf("conformance corpus not found (%v)", err)
 	}
 	var paths []string
-	for _, tr := range corpusTrees {
+	for _, tr := range c.trees {
 		paths = append(paths, filepath.Join(root, tr))
 	}
 	direct, err := Run(Options{Root: root}, paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := host.NewClient(1)
-	defer c.Close()
-	seam, err := Run(Options{Root: root, Client: c}, paths...)
+	client := host.NewClient(1)
+	defer client.Close()
+	seam, err := Run(Options{Root: root, Client: client}, paths...)
 	if err != nil {
 		t.Fatal(err)
 	}

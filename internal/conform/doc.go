@@ -1,7 +1,8 @@
 // Package conform runs StableHLO conformance files: the reference
 // interpreter's tests (interpret/) and JAX-generated programs with expected
-// outputs (testdata/) under shared/conformance/stablehlo, or any .mlir file
-// written the same way.
+// outputs (testdata/) under shared/conformance/stablehlo, IREE's end-to-end
+// op tests under shared/conformance/iree, or any .mlir file written the same
+// way.
 //
 // Place in the flow: it sits beside the stack, not in it. It parses with
 // hlo, runs on the embedded device (pjrt/host, directly, so that every
@@ -12,11 +13,18 @@
 //
 // A file is split at "// -----" (hlo.SplitInputFile); each part is a case
 // named path#index (from 0) with its entry, the only function or else @main.
+// A part with several functions and no @main is IREE's layout: each public
+// function is a case of its own (funcs.go), numbered on through the file,
+// its function the entry; a function that does not parse fails alone.
+// IREE's test helpers are lowered to StableHLO before compiling (lower.go);
+// its check dialect (parsed as iree_check.*) runs as kernels of the embedded
+// device; files checked by iree-run-mlir and FileCheck run every exported
+// function with the RUN line's inputs (ireerun.go, ireeio.go).
 // A case passes when it ran and every check op reported and held (a case
 // without checks passes when it runs), and, in a file whose RUN lines pipe
-// the interpreter into FileCheck, when the results printed as upstream's
-// interpreter prints them match the case's CHECK / CHECK-NEXT directives
-// (filecheck.go: --args and --interpreter-print-dense are honoured); it
+// the interpreter (or iree-run-mlir) into FileCheck, when the results
+// printed as the upstream tool prints them match the case's directives
+// (filecheck.go, filecheck_match.go); it
 // fails with a Kind and a reason; it is skipped only for one of
 // SkipReasons, decided from its content. One
 // result, as `xlajit conform --json` prints it:
@@ -24,8 +32,9 @@
 //	{"file":"interpret/add.mlir","case":0,"line":3,"function":"add_op_test_si4",
 //	 "status":"pass","checks":1,"duration":0.0004}
 //
-// TestCorpus runs the whole visible corpus against
+// TestCorpus runs the whole visible StableHLO corpus against
 // testdata/expected_failures.txt (`path#case reason` lines; -update rewrites
 // it keeping reasons) and reports pass rates per tree, failures by op and
-// where the time goes.
+// where the time goes; TestIREECorpus does the same for IREE's tests against
+// testdata/iree_expected_failures.txt.
 package conform

@@ -79,7 +79,11 @@ func judge(m *hlo.Module, entry *hlo.Func, log *kernel.CheckLog, res []kernel.Va
 		return
 	}
 	if ran := log.Passed; ran < len(checks) {
-		r.fail(KindNoCheck, checkName(checks[0]), "only %d of the %d check ops at the top of @%s reported a verdict", ran, len(checks), entry.Name)
+		name := r.Func
+		if name == "" {
+			name = entry.Name
+		}
+		r.fail(KindNoCheck, checkName(checks[0]), "only %d of the %d check ops at the top of @%s reported a verdict", ran, len(checks), name)
 		return
 	}
 	for _, i := range verdictResults(entry) {
@@ -136,7 +140,7 @@ func classifyCompileError(m *hlo.Module, err error, r *Result) {
 func classifyRunError(err error, r *Result) {
 	var oe *kernel.OpError
 	if errors.As(err, &oe) {
-		if strings.HasPrefix(oe.Op, "check.") {
+		if strings.HasPrefix(oe.Op, "check.") || strings.HasPrefix(oe.Op, "iree_check.") {
 			r.fail(KindCheck, oe.Op, "%v", err)
 			return
 		}

@@ -148,8 +148,13 @@ func writeNested(b *strings.Builder, l *hlo.Literal, dim, off int) int {
 }
 
 // LoadCase reads a file and parses one of its cases: the only one when
-// index < 0, else the index-th split part.
-func LoadCase(path string, index int) (*hlo.Module, error) {
+// index < 0, else the index-th split part. IREE's test helpers are lowered
+// to StableHLO (lower.go).
+func LoadCase(path string, index int) (*hlo.Module, error) { return LoadFunc(path, index, "") }
+
+// LoadFunc is LoadCase with the function fn as the entry ("" keeps the
+// case's entry: its only function, else @main).
+func LoadFunc(path string, index int, fn string) (*hlo.Module, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -163,5 +168,9 @@ func LoadCase(path string, index int) (*hlo.Module, error) {
 	case index >= len(parts):
 		return nil, fmt.Errorf("%s has %d cases; case %d does not exist", path, len(parts), index)
 	}
-	return parseChunk(path, parts[index].text, parts[index].line)
+	p, err := prepare(job{name: path, text: parts[index].text, line: parts[index].line}, fn)
+	if err != nil {
+		return nil, err
+	}
+	return p.m, nil
 }

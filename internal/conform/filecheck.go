@@ -2,39 +2,58 @@ package conform
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
-// FileCheck-verified files. Some interpreter tests check what
-// `stablehlo-translate --interpret` prints (the entry's results) with
-// FileCheck, not with check ops:
+// FileCheck-verified files. Some tests check what a tool prints with
+// FileCheck, not with check ops. The StableHLO interpreter's tests check
+// what `stablehlo-translate --interpret` prints (the entry's results):
 //
 //	// RUN: stablehlo-translate --interpret --split-input-file %s | FileCheck %s
 //	// CHECK:      tensor<4xi8> {
 //	// CHECK-NEXT:   [1, 2, -3, -4]
 //	// CHECK-NEXT: }
 //
+// IREE's programs check what `iree-run-mlir` prints: every exported (public)
+// function, or the one --function names, runs in order with the --input
+// values as arguments, printing `EXEC @name` and its results (ireeio.go):
+//
+//	// RUN: iree-run-mlir --Xcompiler,iree-input-type=stablehlo %s --input="2xf32=1 2" | FileCheck %s
+//	// CHECK-LABEL: EXEC @double
+//	// CHECK: 2xf32=2 4
+//
 // The runner reproduces such a RUN line when all of it is understood: the
 // interpreter stage may carry --args (the entry's arguments) and
 // --interpreter-print-dense (results as dense<...> : type, FormatLiteral,
-// else the interpreter's own layout, FormatTensor), FileCheck may carry
-// --check-prefix(es). Directives are CHECK and CHECK-NEXT, optionally
-// {LITERAL}, with FileCheck's whitespace rule (runs of spaces and tabs
-// compare as one space) and no regex or variable syntax. Each case is
-// checked against its own output with the directives written in its own
-// split part (upstream checks the concatenated output of all parts with all
-// directives in order; per part is the same test, localized). A case whose
-// directives need more (CHECK-SAME, CHECK-NOT, {{regex}}, an unknown RUN
-// option) stays skipped as SkipFileCheck, with the reason. RUN lines that
-// start with `not` check the upstream tool's own diagnostics for malformed
-// options and are not reproduced.
+// else the interpreter's own layout, FormatTensor); iree-run-mlir may carry
+// --input, --function, --output_max_element_count and the compiler options
+// that choose an input type or target (they do not change the results);
+// FileCheck may carry --check-prefix(es). The directives are
+// filecheck_match.go's subset. Each case is checked against its own output
+// with the directives written in its own split part (upstream checks the
+// concatenated output of all parts with all directives in order; per part
+// is the same test, localized). A case whose directives need more
+// (CHECK-DAG, {{regex}}, an unknown RUN option) stays skipped as
+// SkipFileCheck, with the reason. RUN lines that start with `not` check the
+// upstream tool's own diagnostics and are not reproduced.
 
-// fcRun is one RUN line piping the interpreter into FileCheck.
+// Tools whose output a RUN line checks.
+const (
+	toolInterpret = "interpret"     // stablehlo-translate --interpret
+	toolIREERun   = "iree-run-mlir" // IREE's compile-and-run tool
+)
+
+// fcRun is one RUN line piping a tool into FileCheck.
 type fcRun struct {
 	line     int    // the RUN line's number in the file
+	tool     string // toolInterpret or toolIREERun
 	args     string // the --args value
 	hasArgs  bool
 	dense    bool     // --interpreter-print-dense
+	inputs   []string // iree-run-mlir's --input values, in order
+	function string   // iree-run-mlir's --function ("" runs every exported one)
+	maxElems int      // iree-run-mlir's --output_max_element_count
 	prefixes []string // FileCheck's check prefixes
 	// unsupported says why the RUN line cannot be reproduced ("" if it
 	// can); it matters only to cases that hold directives for its prefixes.
@@ -72,7 +91,8 @@ func fileCheckRuns(src string) []fcRun {
 }
 
 // parseFileCheckRun reads `tool options | FileCheck options`; ok is false
-// for a command that is not an interpreter run checked by FileCheck.
+// for a command that is not a run of the interpreter or of iree-run-mlir
+// checked by FileCheck.
 func parseFileCheckRun(cmd string) (fcRun, bool) {
 	var r fcRun
 	stages := splitStages(shellWords(cmd))
@@ -83,15 +103,33 @@ func parseFileCheckRun(cmd string) (fcRun, bool) {
 	if len(last) == 0 || last[0] != "FileCheck" {
 		return r, false
 	}
-	interp := false
+	// `(tool ...) | FileCheck` runs the tool in a subshell: the same.
+	if st := stages[0]; strings.HasPrefix(st[0], "(") && strings.HasSuffix(st[len(st)-1], ")") {
+		st = append([]string(nil), st...)
+		st[0] = strings.TrimPrefix(st[0], "(")
+		st[len(st)-1] = strings.TrimSuffix(st[len(st)-1], ")")
+		if st[0] == "" {
+			st = st[1:]
+		}
+		if len(st) > 0 && st[len(st)-1] == "" {
+			st = st[:len(st)-1]
+		}
+		stages[0] = st
+	}
+	if len(stages[0]) == 0 {
+		return r, false
+	}
 	for _, st := range stages[:len(stages)-1] {
 		for _, w := range st {
 			if w == "--interpret" || w == "-interpret" {
-				interp = true
+				r.tool = toolInterpret
 			}
 		}
 	}
-	if !interp {
+	if stages[0][0] == toolIREERun {
+		r.tool = toolIREERun
+	}
+	if r.tool == "" {
 		return r, false
 	}
 	// The first reason the line cannot be reproduced is kept.
@@ -103,7 +141,29 @@ func parseFileCheckRun(cmd string) (fcRun, bool) {
 	if len(stages) != 2 {
 		bad(fmt.Sprintf("a pipeline of %d stages", len(stages)))
 	}
-	tool := stages[0]
+	if r.tool == toolIREERun {
+		parseIREERunOptions(&r, stages[0][1:], bad)
+	} else {
+		parseInterpretOptions(&r, stages[0], bad)
+	}
+	for _, w := range last[1:] {
+		opt, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		switch {
+		case w == "%s":
+		case (opt == "check-prefix" || opt == "check-prefixes") && hasVal:
+			r.prefixes = append(r.prefixes, strings.Split(val, ",")...)
+		default:
+			bad("FileCheck option " + w)
+		}
+	}
+	if len(r.prefixes) == 0 {
+		r.prefixes = []string{"CHECK"}
+	}
+	return r, true
+}
+
+// parseInterpretOptions reads stablehlo-translate's words.
+func parseInterpretOptions(r *fcRun, tool []string, bad func(string)) {
 	if tool[0] != "stablehlo-translate" {
 		bad("tool " + tool[0])
 	}
@@ -126,20 +186,47 @@ func parseFileCheckRun(cmd string) (fcRun, bool) {
 			bad("option " + w)
 		}
 	}
-	for _, w := range last[1:] {
+}
+
+// ireeIgnoredOptions are iree-run-mlir's options that choose how the
+// program is compiled (input dialect, target) without changing its
+// results; with --Xcompiler, the compiler option after the comma counts.
+var ireeIgnoredOptions = map[string]bool{
+	"iree-input-type": true, "iree-hal-target-backends": true, "iree-hal-target-device": true,
+	"iree-hal-local-target-device-backends": true, "device": true, "split-input-file": true,
+}
+
+// parseIREERunOptions reads iree-run-mlir's options (after its name).
+func parseIREERunOptions(r *fcRun, words []string, bad func(string)) {
+	r.maxElems = defaultMaxElements
+	for i := 0; i < len(words); i++ {
+		w := words[i]
 		opt, val, hasVal := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if c, ok := strings.CutPrefix(opt, "Xcompiler,"); ok {
+			opt = c
+		}
 		switch {
 		case w == "%s":
-		case (opt == "check-prefix" || opt == "check-prefixes") && hasVal:
-			r.prefixes = append(r.prefixes, strings.Split(val, ",")...)
+		case !strings.HasPrefix(w, "-"):
+			bad("argument " + w)
+		case (opt == "input" || opt == "function-input") && hasVal:
+			r.inputs = append(r.inputs, val)
+		case (opt == "input" || opt == "function-input") && i+1 < len(words):
+			i++
+			r.inputs = append(r.inputs, words[i])
+		case opt == "function" && hasVal:
+			r.function = strings.TrimPrefix(val, "@")
+		case opt == "output_max_element_count" && hasVal:
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				bad("option " + w)
+			}
+			r.maxElems = n
+		case ireeIgnoredOptions[opt]:
 		default:
-			bad("FileCheck option " + w)
+			bad("option " + w)
 		}
 	}
-	if len(r.prefixes) == 0 {
-		r.prefixes = []string{"CHECK"}
-	}
-	return r, true
 }
 
 // shellWords splits a command into words as a shell would for the forms RUN
@@ -193,14 +280,6 @@ func splitStages(words []string) [][]string {
 	return stages
 }
 
-// directive is one CHECK or CHECK-NEXT line.
-type directive struct {
-	next    bool
-	pattern string // whitespace-canonical
-	line    int    // in the file
-	text    string // as written, for messages
-}
-
 // caseCheck is one RUN line's verification of one case.
 type caseCheck struct {
 	run  fcRun
@@ -227,152 +306,4 @@ func caseFileChecks(runs []fcRun, text string, first int) ([]caseCheck, error) {
 		out = append(out, caseCheck{run: r, dirs: dirs})
 	}
 	return out, nil
-}
-
-// directives extracts the directives of prefixes from text, in order.
-func directives(text string, first int, prefixes []string) ([]directive, error) {
-	var out []directive
-	for n, line := range strings.Split(text, "\n") {
-		d, ok, err := lineDirective(line, prefixes)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", first+n, err)
-		}
-		if !ok {
-			continue
-		}
-		d.line = first + n
-		if d.next && len(out) == 0 {
-			return nil, fmt.Errorf("line %d: %s comes before any CHECK", d.line, d.text)
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// lineDirective finds the first directive of a line: a prefix at a word
-// start followed by ":", "-NEXT:" (either with {LITERAL} before the colon).
-// A prefix followed by another suffix FileCheck knows is an error; one
-// followed by anything else is not a directive (CHECK-DENSE: is no CHECK
-// directive).
-func lineDirective(line string, prefixes []string) (directive, bool, error) {
-	var d directive
-	best := -1
-	for _, p := range prefixes {
-		for from := 0; ; {
-			i := strings.Index(line[from:], p)
-			if i < 0 {
-				break
-			}
-			at := from + i
-			from = at + len(p)
-			if at > 0 && isWordByte(line[at-1]) {
-				continue
-			}
-			rest := line[at+len(p):]
-			kind, body, known := directiveSuffix(rest)
-			if !known {
-				continue
-			}
-			if best >= 0 && at >= best {
-				break
-			}
-			if kind != "" && kind != "NEXT" {
-				return d, false, fmt.Errorf("%s-%s is outside the supported FileCheck subset (CHECK, CHECK-NEXT)", p, kind)
-			}
-			literal := strings.HasPrefix(rest, "{LITERAL}") || strings.HasPrefix(rest, "-NEXT{LITERAL}")
-			pat := strings.TrimSpace(body)
-			if pat == "" {
-				return d, false, fmt.Errorf("%s has an empty pattern", strings.TrimSpace(line[at:]))
-			}
-			if !literal && (strings.Contains(pat, "{{") || strings.Contains(pat, "[[")) {
-				return d, false, fmt.Errorf("%q uses FileCheck regex or variable syntax, outside the supported subset", pat)
-			}
-			best = at
-			d = directive{next: kind == "NEXT", pattern: canonicalSpace(pat), text: strings.TrimSpace(line[at:])}
-			break
-		}
-	}
-	return d, best >= 0, nil
-}
-
-// directiveSuffix reads what follows a prefix: kind "" for a plain check,
-// "NEXT", or another FileCheck suffix; body is the text after the colon.
-func directiveSuffix(rest string) (kind, body string, known bool) {
-	rest = strings.TrimPrefix(rest, "{LITERAL}")
-	if strings.HasPrefix(rest, ":") {
-		return "", rest[1:], true
-	}
-	if !strings.HasPrefix(rest, "-") {
-		return "", "", false
-	}
-	for _, k := range []string{"NEXT", "SAME", "NOT", "DAG", "LABEL", "EMPTY", "COUNT"} {
-		s := rest[1:]
-		if !strings.HasPrefix(s, k) {
-			continue
-		}
-		s = strings.TrimPrefix(s[len(k):], "{LITERAL}")
-		if k == "COUNT" {
-			s = strings.TrimLeft(strings.TrimPrefix(s, "-"), "0123456789")
-		}
-		if strings.HasPrefix(s, ":") {
-			return k, s[1:], true
-		}
-	}
-	return "", "", false
-}
-
-func isWordByte(c byte) bool {
-	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// canonicalSpace collapses runs of spaces and tabs into one space, as
-// FileCheck does to its input and patterns without --strict-whitespace.
-func canonicalSpace(s string) string {
-	var b strings.Builder
-	blank := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == ' ' || c == '\t' {
-			if !blank {
-				b.WriteByte(' ')
-			}
-			blank = true
-			continue
-		}
-		blank = false
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// matchDirectives runs the directives over output as FileCheck does: each
-// CHECK matches the first occurrence after the previous match, each
-// CHECK-NEXT must match on the line after the previous match's line.
-func matchDirectives(output string, dirs []directive) error {
-	lines := strings.Split(canonicalSpace(output), "\n")
-	li, ci, prev := 0, 0, -1
-	for _, d := range dirs {
-		fl, fc := -1, -1
-		for l := li; l < len(lines); l++ {
-			from := 0
-			if l == li {
-				from = ci
-			}
-			if from > len(lines[l]) {
-				continue
-			}
-			if i := strings.Index(lines[l][from:], d.pattern); i >= 0 {
-				fl, fc = l, from+i
-				break
-			}
-		}
-		switch {
-		case fl < 0:
-			return fmt.Errorf("line %d: %s: not found in the output after output line %d", d.line, d.text, li+1)
-		case d.next && fl != prev+1:
-			return fmt.Errorf("line %d: %s: matched output line %d, not the line after the previous match (%d)", d.line, d.text, fl+1, prev+1)
-		}
-		prev, li, ci = fl, fl, fc+len(d.pattern)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -41,27 +42,39 @@ func TestDirectives(t *testing.T) {
 // XCHECK: not at a word start
 // CHECK-NEXT{LITERAL}: [[1, 2]]
 // DENSE{LITERAL}: {{x}}
-// CHECK-ERROR-NOT-ARRAY: unknown suffix`
+// CHECK-ERROR-NOT-ARRAY: unknown suffix
+// CHECK-SAME: s
+// CHECK-EMPTY:
+// CHECK-NOT: n
+// CHECK-LABEL: l
+// CHECK-COUNT-3: c`
 	dirs, err := directives(text, 10, []string{"CHECK"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dirs) != 2 || dirs[0].pattern != "a b" || dirs[0].next || dirs[0].line != 10 ||
-		!dirs[1].next || dirs[1].pattern != "[[1, 2]]" || dirs[1].line != 13 {
-		t.Fatalf("directives %+v", dirs)
+	var got []string
+	for _, d := range dirs {
+		got = append(got, fmt.Sprintf("%d %s %q", d.line, d.kind, d.pattern))
+	}
+	want := []string{`10  "a b"`, `13 NEXT "[[1, 2]]"`, `16 SAME "s"`, `17 EMPTY ""`, `18 NOT "n"`, `19 LABEL "l"`, `20  "c"`, `20  "c"`, `20  "c"`}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("directives\n got %v\nwant %v", got, want)
 	}
 	dense, err := directives(text, 10, []string{"CHECK-DENSE", "DENSE"})
 	if err != nil || len(dense) != 2 || dense[0].pattern != "not a CHECK directive" || dense[1].pattern != "{{x}}" {
 		t.Fatalf("CHECK-DENSE, DENSE: %+v, %v", dense, err)
 	}
 	for text, want := range map[string]string{
-		"// CHECK-NOT: x":               "CHECK-NOT is outside",
-		"// CHECK-SAME{LITERAL}: x":     "CHECK-SAME is outside",
-		"// CHECK-COUNT-2: x":           "CHECK-COUNT is outside",
-		"// CHECK: {{[0-9]+}}":          "regex or variable syntax",
-		"// CHECK: [[X:.*]]":            "regex or variable syntax",
-		"// CHECK:":                     "empty pattern",
-		"// CHECK-NEXT: x\n// CHECK: y": "comes before any CHECK",
+		"// CHECK-DAG: x":                   "CHECK-DAG is outside",
+		"// CHECK-DAG{LITERAL}: x":          "CHECK-DAG is outside",
+		"// CHECK-COUNT-0: x":               "needs a positive count",
+		"// CHECK: x\n// CHECK-EMPTY: y":    "CHECK-EMPTY takes none",
+		"// CHECK: {{[0-9]+}}":              "regex or variable syntax",
+		"// CHECK: [[X:.*]]":                "regex or variable syntax",
+		"// CHECK:":                         "empty pattern",
+		"// CHECK-NEXT: x\n// CHECK: y":     "comes before any CHECK",
+		"// CHECK-NOT: x\n// CHECK-SAME: y": "comes before any CHECK",
+		"// CHECK-EMPTY:\n// CHECK: y":      "comes before any CHECK",
 	} {
 		_, err := directives(text, 1, []string{"CHECK"})
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -71,20 +84,38 @@ func TestDirectives(t *testing.T) {
 }
 
 func TestMatchDirectives(t *testing.T) {
-	out := "a  b\n\t c d\ne\n"
-	dir := func(next bool, p string) directive { return directive{next: next, pattern: canonicalSpace(p), text: p} }
+	out := "a  b\n\t c d\ne\n\nf a\ng b\n"
+	dir := func(kind, p string) directive {
+		return directive{kind: kind, pattern: canonicalSpace(p), text: kind + ": " + p}
+	}
 	for _, c := range []struct {
 		dirs []directive
 		want string // "" for a match
 	}{
-		{[]directive{dir(false, "a b"), dir(true, "c"), dir(true, "e")}, ""},
-		{[]directive{dir(false, "a"), dir(false, "b"), dir(false, "d")}, ""}, // same line, after the match
-		{[]directive{dir(false, "b"), dir(true, "c  d")}, ""},                // whitespace runs are one space
-		{[]directive{dir(false, "a"), dir(true, "e")}, "not the line after"}, // e is two lines on
-		{[]directive{dir(false, "a"), dir(true, "b")}, "not the line after"}, // b is on the same line
-		{[]directive{dir(false, "e"), dir(false, "a")}, "not found"},         // order matters
-		{[]directive{dir(false, "c d e")}, "not found"},                      // a pattern stays on one line
-		{[]directive{dir(false, "x")}, "not found in the output after output line 1"},
+		{[]directive{dir("", "a b"), dir("NEXT", "c"), dir("NEXT", "e")}, ""},
+		{[]directive{dir("", "a"), dir("", "b"), dir("", "d")}, ""},         // same line, after the match
+		{[]directive{dir("", "b"), dir("NEXT", "c  d")}, ""},                // whitespace runs are one space
+		{[]directive{dir("", "a"), dir("NEXT", "e")}, "not the line after"}, // e is two lines on
+		{[]directive{dir("", "a"), dir("NEXT", "b")}, "not the line after"}, // b is on the same line
+		{[]directive{dir("", "e"), dir("", "a")}, ""},                       // a again on line 5
+		{[]directive{dir("", "f"), dir("", "e")}, "not found"},              // order matters
+		{[]directive{dir("", "c d e")}, "not found"},                        // a pattern stays on one line
+		{[]directive{dir("", "x")}, "not found in the output after output line 1"},
+		{[]directive{dir("", "c"), dir("SAME", "d")}, ""},
+		{[]directive{dir("", "c"), dir("SAME", "e")}, "not the line of the previous match"},
+		{[]directive{dir("", "e"), dir("EMPTY", "")}, ""},
+		{[]directive{dir("", "d"), dir("EMPTY", "")}, "output line 3 is not empty"},
+		{[]directive{dir("", "a"), dir("NOT", "x"), dir("", "e")}, ""},
+		{[]directive{dir("", "a"), dir("NOT", "d"), dir("", "e")}, "NOT: d: found at output line 2"},
+		{[]directive{dir("", "e"), dir("NOT", "b")}, "NOT: b: found at output line 6"}, // to the end
+		{[]directive{dir("NOT", "z"), dir("", "a")}, ""},
+		// Labels split the output: "b" after the label "f" must lie before
+		// the label "g", where the only b is after it.
+		{[]directive{dir("LABEL", "f"), dir("", "b"), dir("LABEL", "g")}, "not found"},
+		{[]directive{dir("LABEL", "f"), dir("", "a"), dir("LABEL", "g"), dir("SAME", "b")}, ""},
+		{[]directive{dir("LABEL", "a"), dir("NEXT", "c"), dir("LABEL", "e"), dir("EMPTY", "")}, ""},
+		{[]directive{dir("LABEL", "g"), dir("LABEL", "f")}, "not found"},
+		{[]directive{dir("", "c"), dir("LABEL", "a")}, "not found"}, // the label is found first, c must precede it
 	} {
 		err := matchDirectives(out, c.dirs)
 		switch {

@@ -50,21 +50,28 @@ func Files(paths ...string) ([]string, error) {
 // CorpusDir is the corpus location relative to an ancestor directory.
 const CorpusDir = "shared/conformance/stablehlo"
 
+// IREECorpusDir is the location of IREE's end-to-end op tests, likewise.
+const IREECorpusDir = "shared/conformance/iree"
+
 // FindCorpus walks up from dir to the first directory holding
 // shared/conformance/stablehlo and returns that corpus root.
-func FindCorpus(dir string) (string, error) {
+func FindCorpus(dir string) (string, error) { return FindCorpusDir(dir, CorpusDir) }
+
+// FindCorpusDir walks up from dir to the first directory holding rel and
+// returns that directory's rel.
+func FindCorpusDir(dir, rel string) (string, error) {
 	d, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	for {
-		c := filepath.Join(d, filepath.FromSlash(CorpusDir))
+		c := filepath.Join(d, filepath.FromSlash(rel))
 		if st, err := os.Stat(c); err == nil && st.IsDir() {
 			return c, nil
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return "", fmt.Errorf("conform: no %s above %s", CorpusDir, dir)
+			return "", fmt.Errorf("conform: no %s above %s", rel, dir)
 		}
 		d = up
 	}

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -41,14 +42,17 @@ type Phases struct {
 	Parse, Compile, Run time.Duration
 }
 
-// job is one split part of one file.
+// job is one case: a split part of one file, or one test function of it.
 type job struct {
 	path     string // file as found
 	name     string // file name for results
 	index    int
-	line     int
+	line     int // first line of the part
 	text     string
+	fn       string  // the test function, "" for the part's entry
+	fnLine   int     // the test function's line
 	fcRuns   []fcRun // RUN lines verified by FileCheck
+	ireeRun  bool    // the file's RUN lines run iree-run-mlir (ireerun.go)
 	upstream string
 }
 
@@ -103,12 +107,26 @@ func RunFiles(opts Options, files []string) ([]*Result, error) {
 		}
 		text := string(src)
 		up := upstreamDisabled(text)
-		var fc []fcRun
-		if checkedByFileCheck(text) {
-			fc = fileCheckRuns(text)
+		fc := fileCheckRuns(text)
+		ireeRun := false
+		for _, r := range fc {
+			ireeRun = ireeRun || r.tool == toolIREERun
 		}
-		for i, c := range splitFile(text) {
-			jobs <- job{path: f, name: name, index: i, line: c.line, text: c.text, fcRuns: fc, upstream: up}
+		index := 0
+		for _, c := range splitFile(text) {
+			j := job{path: f, name: name, line: c.line, text: c.text, fcRuns: fc, ireeRun: ireeRun, upstream: up}
+			fns, perFunc := testFuncs(funcItems(c.text))
+			if !perFunc || ireeRun {
+				j.index = index
+				index++
+				jobs <- j
+				continue
+			}
+			for _, fn := range fns {
+				j.index, j.fn, j.fnLine = index, fn.name, c.line+fn.line
+				index++
+				jobs <- j
+			}
 		}
 	}
 	close(jobs)
@@ -132,7 +150,7 @@ func runJob(opts Options, j job) *Result {
 	done := make(chan *Result, 1)
 	stop := newStopper()
 	go func() {
-		r := &Result{File: j.name, Case: j.index, Line: j.line}
+		r := newResult(j)
 		defer func() {
 			if p := recover(); p != nil {
 				r.fail(KindPanic, r.Op, "panic: %v\n%s", p, panicSite(debug.Stack()))
@@ -148,7 +166,7 @@ func runJob(opts Options, j job) *Result {
 	case r = <-done:
 	case <-t.C:
 		stop.stop()
-		r = &Result{File: j.name, Case: j.index, Line: j.line}
+		r = newResult(j)
 		// A goroutine cannot be killed: the executor's loops watch the
 		// cancel channel; one that does not is left running.
 		how := "still running: the executor ignored the cancel"
@@ -168,6 +186,15 @@ func runJob(opts Options, j job) *Result {
 	return r
 }
 
+// newResult is the result of job j before it ran.
+func newResult(j job) *Result {
+	r := &Result{File: j.name, Case: j.index, Line: j.line, Func: j.fn}
+	if j.fn != "" {
+		r.Line = j.fnLine
+	}
+	return r
+}
+
 // panicSite keeps the frames of a panic's stack that point into the
 // project, so the report shows where it happened without the runtime noise.
 func panicSite(stack []byte) string {
@@ -183,22 +210,29 @@ func panicSite(stack []byte) string {
 
 // runCase parses, classifies, compiles and runs one case into r.
 func runCase(opts Options, j job, r *Result, stop *stopper) {
-	t0 := time.Now()
-	m, err := parseChunk(j.name, j.text, j.line)
-	r.Phases.Parse = time.Since(t0)
-	if err != nil {
-		r.fail(KindParse, "", "%v", err)
+	if j.ireeRun {
+		runIREECase(opts, j, r, stop)
 		return
 	}
+	t0 := time.Now()
+	p, err := prepare(j, j.fn)
+	r.Phases.Parse = time.Since(t0)
+	if err != nil {
+		failPrep(r, err)
+		return
+	}
+	m, entry := p.m, p.entry
+	reprepare := func() (*prepared, error) { return prepare(j, j.fn) }
 	if len(m.Funcs) == 0 {
 		// An empty module runs trivially, as upstream's interpreter does.
 		r.Status = Pass
 		return
 	}
-	entry := m.Entry()
 	if entry != nil {
-		r.Func = entry.Name
-		stop.entry.Store(&entry.Name)
+		if r.Func == "" {
+			r.Func = entry.Name
+		}
+		stop.entry.Store(&r.Func)
 	}
 	if s := skipReason(m, entry, opts.Client != nil); s != "" {
 		r.Status, r.Skip, r.Reason = Skip, s, SkipDoc(s)
@@ -215,10 +249,10 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 	}
 	if len(fcs) == 0 {
 		if len(entry.Args) > 0 {
-			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", entry.Name, len(entry.Args))
+			r.fail(KindEntry, "", "entry @%s takes %d arguments; a case must take none", r.Func, len(entry.Args))
 			return
 		}
-		execute(opts, j, m, entry, nil, r, stop)
+		execute(opts, reprepare, m, entry, nil, r, stop)
 	}
 	// A FileCheck-verified case runs once per RUN line (each may pass
 	// other --args), its check ops judged every time.
@@ -231,10 +265,10 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 			}
 		}
 		if len(args) != len(entry.Args) {
-			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", entry.Name, len(entry.Args), fc.run.line, len(args))
+			r.fail(KindEntry, "", "entry @%s takes %d arguments, RUN line %d passes %d", r.Func, len(entry.Args), fc.run.line, len(args))
 			return
 		}
-		res, printed, ok := execute(opts, j, m, entry, args, r, stop)
+		res, printed, ok := execute(opts, reprepare, m, entry, args, r, stop)
 		if !ok || r.Status == Fail {
 			return
 		}
@@ -251,21 +285,32 @@ func runCase(opts Options, j job, r *Result, stop *stopper) {
 
 // execute runs a case once with args, judging its check ops into r, and
 // returns the entry's results and what the program printed; ok is false
-// when the run failed (r says why). Through a client the case is parsed
-// again for each run, since lifting the checks rewrites the module, and
-// prints stay on the device (SkipPrint keeps such cases off the seam).
-func execute(opts Options, j job, m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string, bool) {
+// when the run failed (r says why). Through a client the case is prepared
+// again (by again) for each run, since lifting the checks rewrites the
+// module, and prints stay on the device (SkipPrint keeps such cases off the
+// seam).
+func execute(opts Options, again func() (*prepared, error), m *hlo.Module, entry *hlo.Func, args []*hlo.Literal, r *Result, stop *stopper) ([]*hlo.Literal, string, bool) {
 	if opts.Client == nil {
 		res, printed := runEmbedded(m, entry, args, r, stop)
 		return res, printed, r.Status != Fail
 	}
-	m, err := parseChunk(j.name, j.text, j.line)
+	p, err := again()
 	if err != nil {
-		r.fail(KindParse, "", "%v", err)
+		failPrep(r, err)
 		return nil, "", false
 	}
-	res := runOnClient(opts.Client, m, m.Entry(), args, r)
+	res := runOnClient(opts.Client, p.m, p.entry, args, r)
 	return res, "", r.Status != Fail
+}
+
+// failPrep records why prepare failed.
+func failPrep(r *Result, err error) {
+	var pe *prepError
+	if errors.As(err, &pe) {
+		r.fail(pe.kind, pe.op, "%v", pe.err)
+		return
+	}
+	r.fail(KindParse, "", "%v", err)
 }
 
 // formatOutput is what stablehlo-translate --interpret prints for the

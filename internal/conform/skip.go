@@ -56,29 +56,9 @@ func SkipDoc(r SkipReason) string {
 	return ""
 }
 
-// fileCheckRun matches a RUN line that feeds the interpreter's stdout to
-// FileCheck (not one that checks diagnostics of an expected failure, which
-// starts with `not`).
-var fileCheckRun = regexp.MustCompile(`^//\s*RUN:\s*(\S+)(.*)\|\s*FileCheck\b`)
-
 // checkedByFileCheck reports whether a file's RUN lines verify the
-// interpreter's stdout with FileCheck.
-func checkedByFileCheck(src string) bool {
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "//") {
-			continue
-		}
-		m := fileCheckRun.FindStringSubmatch(line)
-		if m == nil || m[1] == "not" {
-			continue
-		}
-		if strings.Contains(m[0], "--interpret") {
-			return true
-		}
-	}
-	return false
-}
+// interpreter's or iree-run-mlir's stdout with FileCheck.
+func checkedByFileCheck(src string) bool { return len(fileCheckRuns(src)) > 0 }
 
 // disabledRun matches a RUN line that upstream has disabled, with the
 // reason in parentheses: `// RUN-DISABLED(inaccurate): stablehlo-opt ...`.

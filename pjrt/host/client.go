@@ -231,11 +231,18 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		e.prog.putRun(r)
 		return nil, err
 	}
+	for _, i := range opts.Donate {
+		if i >= 0 && i < len(args) {
+			r.donated = append(r.donated, r.in[i].(*hlo.Literal))
+		}
+	}
 	res, err := e.prog.execute(r)
 	if err != nil {
 		e.prog.putRun(r)
 		return nil, err
 	}
+	// Donated arguments are gone before the results count as in use: their
+	// storage may be the results'.
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
 			args[i].Delete()

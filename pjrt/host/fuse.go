@@ -164,9 +164,12 @@ type fusion struct {
 	outType  []*hlo.TensorType
 	outOf    []int // per output: its member
 	inPlace  []int // per output: the input whose storage it takes, or -1
-	single   bool  // one member: run its TileFn on whole literals
-	bufSize  []int // per scratch buffer: bytes per element
-	states   sync.Pool
+	// argInPlace (per output, or nil): the entry argument inputs whose
+	// storage the output may take when the execution donated them.
+	argInPlace [][]int
+	single     bool  // one member: run its TileFn on whole literals
+	bufSize    []int // per scratch buffer: bytes per element
+	states     sync.Pool
 }
 
 // fuse compiles the members of g. Members whose result nobody reads are
@@ -384,7 +387,7 @@ func tileFor(bytesPerElem int) int {
 func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner) {
 	for j := range f.outVals {
 		for k, iv := range f.inVals {
-			if f.inScalar[k] || iv.TensorType().DType != f.outType[j].DType || f.lastRead[k] > f.outOf[j] {
+			if f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] {
 				continue
 			}
 			pos := -1
@@ -404,6 +407,59 @@ func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner) {
 			break
 		}
 	}
+}
+
+// sameType reports equal element types and dims (an output taking an
+// input's storage takes its literal, dims included).
+func sameType(a, b *hlo.TensorType) bool { return a.DType == b.DType && slices.Equal(a.Dims, b.Dims) }
+
+// planArgInPlace lists, per output, the entry arguments dying at this step
+// (s.argFree) whose storage it may take when an execution donates them:
+// same element type and size, read by no member after the one writing the
+// output.
+func (f *fusion) planArgInPlace(s *step) {
+	for j := range f.outVals {
+		if f.inPlace[j] >= 0 {
+			continue
+		}
+		for k, iv := range f.inVals {
+			if f.consts[k] != nil || f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] || !slices.Contains(s.argFree, int32(iv.ID)) || slices.Contains(f.inPlace, k) {
+				continue
+			}
+			if f.argInPlace == nil {
+				f.argInPlace = make([][]int, len(f.outVals))
+			}
+			f.argInPlace[j] = append(f.argInPlace[j], k)
+		}
+	}
+}
+
+// donatedOutput returns the storage output j takes in place from a donated
+// argument among ins (one not taken by an earlier output of outs), or nil.
+func (f *fusion) donatedOutput(x *kernel.Ctx, j int, ins, outs []*hlo.Literal) *hlo.Literal {
+	if f.argInPlace == nil {
+		return nil
+	}
+	for _, k := range f.argInPlace[j] {
+		if l := ins[k]; x.IsDonated(l) && !slices.Contains(outs[:j], l) {
+			return l
+		}
+	}
+	return nil
+}
+
+// donatedSingle is donatedOutput for a one-member fusion reading the
+// frame.
+func (f *fusion) donatedSingle(x *kernel.Ctx, frame []kernel.Value, s *step) *hlo.Literal {
+	if f.argInPlace == nil {
+		return nil
+	}
+	for _, k := range f.argInPlace[0] {
+		if l, _ := f.input(frame, s, k); l != nil && x.IsDonated(l) {
+			return l
+		}
+	}
+	return nil
 }
 
 // fuseState is one worker's view of a fused step: tile views of the
@@ -471,6 +527,8 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	for j, t := range f.outType {
 		if k := f.inPlace[j]; k >= 0 {
 			st.outs[j] = st.ins[k]
+		} else if l := f.donatedOutput(x, j, st.ins, st.outs); l != nil {
+			st.outs[j] = l
 		} else {
 			st.outs[j] = allocLiteral(x, t.DType, f.dims)
 		}
@@ -537,6 +595,7 @@ func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	var dst *hlo.Literal
 	if k := f.inPlace[0]; k >= 0 {
 		dst, _ = f.input(frame, s, k)
+	} else if dst = f.donatedSingle(x, frame, s); dst != nil {
 	} else {
 		dst = allocLiteral(x, m.dt, f.dims)
 	}

@@ -35,6 +35,11 @@ type step struct {
 	// first nrecycle of them hold storage that goes back to the pool.
 	free     []int32
 	nrecycle int
+	// argFree lists entry arguments whose last use is this step and whose
+	// readers cannot alias them: a fused output may take the storage of
+	// one the execution donated. (Donated storage is not put in the pool:
+	// no later allocation of the plan is sure to take it back out.)
+	argFree []int32
 }
 
 // blockPlan is a compiled block: its arguments, steps and result slots.
@@ -112,7 +117,7 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 	}
 	nvals := fn.Number()
 	fp := &funcPlan{fn: fn}
-	c := &planner{prog: p, fn: fn, fresh: make([]bool, nvals), nslots: nvals}
+	c := &planner{prog: p, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: p.entry == nil && fn == p.mod.Entry()}
 	body, err := c.block(fn.Body.Blocks[0], fn.Args)
 	if err != nil {
 		p.mu.Lock()
@@ -138,6 +143,9 @@ type planner struct {
 	fn     *hlo.Func
 	fresh  []bool // slot produced by a Fresh kernel (or a fused step)
 	nslots int    // frame size so far: values, then block scratch areas
+	// entry is set while planning the entry function, whose top block's
+	// arguments an execution may donate.
+	entry bool
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
@@ -303,6 +311,16 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 		if s.fused != nil {
 			s.fused.planInPlace(s, su[i].reads, c)
 		}
+		if c.entry && len(bp.steps) > 0 && b == c.fn.Body.Blocks[0] {
+			for _, a := range args {
+				if lastUse[a.ID] == i && !resultSet[a.ID] && readersCannotAlias(a, uses) && readIn(a, su[i].reads) {
+					s.argFree = append(s.argFree, int32(a.ID))
+				}
+			}
+			if s.fused != nil {
+				s.fused.planArgInPlace(s)
+			}
+		}
 	}
 	bp.scratch = c.nslots
 	c.nslots += bp.maxIn + bp.maxOut
@@ -321,6 +339,32 @@ func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
 		}
 	}
 	return true
+}
+
+// readersCannotAlias reports whether every op reading v is a fused member
+// or a Fresh kernel (none can hand v's storage on in a result).
+func readersCannotAlias(v *hlo.Value, uses *useInfo) bool {
+	if v.TensorType() == nil {
+		return false
+	}
+	for _, op := range uses.users[v] {
+		if uses.fusedMember[op] {
+			continue
+		}
+		if e := kernel.Lookup(op.Name); e == nil || !e.Fresh {
+			return false
+		}
+	}
+	return true
+}
+
+func readIn(v *hlo.Value, reads []*hlo.Value) bool {
+	for _, r := range reads {
+		if r == v {
+			return true
+		}
+	}
+	return false
 }
 
 // recyclable reports whether v's storage is owned by the plan once v is
@@ -541,6 +585,7 @@ type runState struct {
 	pool    kernel.Pool
 	in, res []kernel.Value
 	frame   []kernel.Value // the entry function's frame
+	donated []*hlo.Literal // the arguments the caller donated
 }
 
 func (p *Program) getRun() *runState {
@@ -554,7 +599,8 @@ func (p *Program) getRun() *runState {
 func (p *Program) putRun(r *runState) {
 	clear(r.in)
 	clear(r.res)
-	r.in, r.res = r.in[:0], r.res[:0]
+	clear(r.donated)
+	r.in, r.res, r.donated = r.in[:0], r.res[:0], r.donated[:0]
 	r.x = kernel.Ctx{}
 	p.runs.Put(r)
 }
@@ -563,7 +609,7 @@ func (p *Program) putRun(r *runState) {
 // pool; args is r.in, filled by the caller. The results (in r.res) are
 // valid until putRun.
 func (p *Program) execute(r *runState) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool}
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Donated: r.donated}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

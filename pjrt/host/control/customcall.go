@@ -5,9 +5,9 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-// custom_call runs only the check targets that JAX-exported test programs
-// use (as upstream's interpreter does); any other target is a compile error
-// naming it.
+// custom_call runs the check targets that JAX-exported test programs use
+// (as upstream's interpreter does) and the targets of
+// customcall_targets.go; any other target is a compile error naming it.
 func init() {
 	kernel.Register(kernel.Entry{Name: "stablehlo.custom_call", Compile: compileCustomCall})
 }
@@ -27,8 +27,12 @@ func compileCustomCall(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return compileCustomCheck(c, target, almost(1e-3))
 	case "check.eq":
 		return compileCheckEq(c)
+	case "ProductOfElementaryHouseholderReflectors":
+		return compileHouseholderProduct(c)
+	case "shape_assertion":
+		return compileShapeAssertion(c)
 	}
-	return nil, c.Errorf("unsupported custom_call target %q (the embedded device runs only the check.* targets)", target)
+	return nil, c.Errorf("unsupported custom_call target %q (the embedded device runs the check.* targets, ProductOfElementaryHouseholderReflectors and shape_assertion)", target)
 }
 
 func compileCustomCheck(c *kernel.OpCtx, target string, cmp comparer) (kernel.RunFn, error) {

@@ -170,6 +170,19 @@ type Ctx struct {
 	// Pool recycles tensor storage within one execution on this goroutine
 	// (nil: plain allocation). See NewLiteral.
 	Pool *Pool
+	// Donated are the entry arguments the caller gave up: their storage
+	// may hold results once they are dead.
+	Donated []*hlo.Literal
+}
+
+// IsDonated reports whether l is a donated entry argument.
+func (x *Ctx) IsDonated(l *hlo.Literal) bool {
+	for _, d := range x.Donated {
+		if d == l {
+			return true
+		}
+	}
+	return false
 }
 
 // Fork returns a copy of x with its own copy of the frame, for running a

@@ -23,6 +23,11 @@ import (
 //     (only its low word is written back). Each counter gives four 32-bit
 //     outputs (or two 64-bit ones) used in order.
 //   - Outputs narrower than 32 bits keep the low bits of 32-bit values.
+//   - The state is 64-bit words (ui64, or i64 with the same bits). IREE
+//     also takes a state of four 32-bit elements, the only implementation
+//     that does; it is read as IREE reads it: the key is s[0] | s[1]<<32,
+//     the counter s[2]<<32 | s[3] (high half first), and the new counter
+//     is written back low half first (s[2] low, s[3] high).
 
 func init() {
 	kernel.Register(kernel.Entry{Name: "stablehlo.rng_bit_generator", Compile: compileRngBitGenerator, Fresh: true})
@@ -51,16 +56,25 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if algo == "DEFAULT" {
 		algo = "PHILOX"
 	}
-	if st.DType != hlo.U64 || st.Rank() != 1 || !ost.Equal(st) {
-		return nil, c.Errorf("initial state %s and output state %s must be the same 1-D ui64 tensor", st.ShapeString(), ost.ShapeString())
+	sw := st.DType.Bits()
+	if st.Rank() != 1 || !ost.Equal(st) || !st.IsStatic() || st.DType.IsBool() || st.DType.IsComplex() || sw != 64 && sw != 32 {
+		return nil, c.Errorf("initial state %s and output state %s must be the same 1-D tensor of 64-bit words (ui64), or IREE's four 32-bit elements", st.ShapeString(), ost.ShapeString())
+	}
+	narrow := sw == 32
+	words := st.Dims[0]
+	switch {
+	case narrow && st.Dims[0] != 4:
+		return nil, c.Errorf("a state of 32-bit elements must have 4 (two 64-bit words), got %s", st.ShapeString())
+	case narrow:
+		words = 2
 	}
 	switch algo {
 	case "THREE_FRY":
-		if st.Dims[0] != 2 {
+		if words != 2 {
 			return nil, c.Errorf("THREE_FRY needs a state of 2 words, got %s", st.ShapeString())
 		}
 	case "PHILOX":
-		if st.Dims[0] != 2 && st.Dims[0] != 3 {
+		if words != 2 && words != 3 {
 			return nil, c.Errorf("PHILOX needs a state of 2 or 3 words, got %s", st.ShapeString())
 		}
 	default:
@@ -75,7 +89,15 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		state := append([]uint64(nil), sl.U64()...)
+		state := make([]uint64, words)
+		if narrow {
+			state[0] = sl.Bits(0) | sl.Bits(1)<<32
+			state[1] = sl.Bits(2)<<32 | sl.Bits(3)
+		} else {
+			for k := range state {
+				state[k] = sl.Bits(k)
+			}
+		}
 		out := x.NewLiteralUninit(ot.DType, ot.Dims)
 		vals := make([]uint64, out.NumElements())
 		var newState []uint64
@@ -86,7 +108,17 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		storeBits(out, vals)
 		so := x.NewLiteralUninit(ost.DType, ost.Dims)
-		copy(so.U64(), newState)
+		if narrow {
+			for k := 0; k < 2; k++ {
+				so.SetBits(k, sl.Bits(k))
+			}
+			so.SetBits(2, newState[1]&0xFFFFFFFF)
+			so.SetBits(3, newState[1]>>32)
+		} else {
+			for k, w := range newState {
+				so.SetBits(k, w)
+			}
+		}
 		results[0], results[1] = so, out
 		return nil
 	}, nil

@@ -3,9 +3,11 @@ package linalg_test
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -178,5 +180,57 @@ func corpusFile(t *testing.T, rel string) string {
 			t.Skipf("conformance corpus not found above the package directory (looked for shared/conformance/stablehlo/%s)", rel)
 		}
 		dir = parent
+	}
+}
+
+// A state of four 32-bit elements is read as IREE reads it: key s[0] |
+// s[1]<<32 and counter s[2]<<32 | s[3]; the outputs are those of the ui64
+// state holding those words, for both algorithms and random states and
+// shapes, and the new counter is written back low half first.
+func TestRng32BitState(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, algo := range []string{"THREE_FRY", "PHILOX", "DEFAULT"} {
+		for _, sdt := range []hlo.DType{hlo.I32, hlo.U32} {
+			for _, out := range []*hlo.TensorType{tt(hlo.I32, 8), tt(hlo.U32, 3, 5), tt(hlo.F32, 2, 2, 3), tt(hlo.U64, 7), tt(hlo.I16, 9)} {
+				s := hlo.NewLiteral(sdt, 4)
+				for i := 0; i < 4; i++ {
+					s.SetBits(i, uint64(r.Uint32()))
+				}
+				if algo == "PHILOX" {
+					s.SetBits(3, 0xFFFFFFF0) // the low counter half carries
+				}
+				res := mustRun(t, "stablehlo.rng_bit_generator", []*hlo.Literal{s}, []hlo.Type{s.Type(), out}, rngAttr(algo))
+				key := s.Bits(0) | s.Bits(1)<<32
+				ctr := s.Bits(2)<<32 | s.Bits(3)
+				wst, want := runRng(t, algo, []uint64{key, ctr}, out)
+				if !res[1].Equal(want) {
+					t.Fatalf("%s %s state %s -> %s: outputs differ from the ui64 state [%#x %#x]", algo, sdt, hlo.ShapeString(sdt, []int64{4}), out.ShapeString(), key, ctr)
+				}
+				nc := wst.U64()[1]
+				st := res[0]
+				if st.DType != sdt || st.Bits(0) != s.Bits(0) || st.Bits(1) != s.Bits(1) || st.Bits(2) != nc&0xFFFFFFFF || st.Bits(3) != nc>>32 {
+					t.Fatalf("%s: new state %s, want key unchanged and counter %#x low half first", algo, st, nc)
+				}
+			}
+		}
+	}
+}
+
+func TestRngStateErrors(t *testing.T) {
+	for _, c := range []struct {
+		algo  string
+		state *hlo.TensorType
+		want  string
+	}{
+		{"THREE_FRY", tt(hlo.I32, 2), "must have 4"},
+		{"PHILOX", tt(hlo.U32, 6), "must have 4"},
+		{"THREE_FRY", tt(hlo.U64, 4), "THREE_FRY needs a state of 2 words"},
+		{"PHILOX", tt(hlo.I16, 8), "64-bit words"},
+		{"PHILOX", tt(hlo.U64, 2, 2), "64-bit words"},
+	} {
+		_, err := runOp("stablehlo.rng_bit_generator", []*hlo.Literal{hlo.NewLiteral(c.state.DType, c.state.Dims...)}, []hlo.Type{c.state, tt(hlo.U32, 4)}, rngAttr(c.algo))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: got %v, want an error containing %q", c.algo, c.state.ShapeString(), err, c.want)
+		}
 	}
 }

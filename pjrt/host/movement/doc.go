@@ -4,7 +4,7 @@
 // gather, scatter, sort, reduce, reduce_window, select_and_scatter, map and
 // the dynamic-shape variants (dynamic_broadcast_in_dim, dynamic_iota,
 // dynamic_reshape, real_dynamic_slice, dynamic_gather, dynamic_pad,
-// get_dimension_size).
+// get_dimension_size), and torch_index_select.
 //
 // Place in the flow: registered into kernel's op table (register.go); run by
 // package host. Imports hlo and pjrt/host/kernel only.

@@ -29,9 +29,20 @@ func.func @main(%arg0: tensor<2xi32>) -> tensor<2xi32> {
 
 // -----
 
-// CHECK-SAME is outside the supported subset: the case stays skipped.
+// CHECK-DAG is outside the supported subset: the case stays skipped.
 func.func @main(%arg0: tensor<2xi32>) -> tensor<2xi32> {
   return %arg0 : tensor<2xi32>
 }
-// CHECK:      tensor<2xi32>
-// CHECK-SAME: {
+// CHECK:     tensor<2xi32>
+// CHECK-DAG: {
+
+// -----
+
+// CHECK-LABEL, CHECK-SAME, CHECK-NOT and CHECK-COUNT.
+func.func @main(%arg0: tensor<2xi32>) -> (tensor<2xi32>, tensor<2xi32>) {
+  return %arg0, %arg0 : tensor<2xi32>, tensor<2xi32>
+}
+// CHECK-LABEL: tensor<2xi32>
+// CHECK-SAME:  {
+// CHECK-NOT:   [2, 1]
+// CHECK-COUNT-2: [1, 2]

@@ -1,0 +1,5 @@
+//go:build race
+
+package jit_test
+
+const raceBuild = true

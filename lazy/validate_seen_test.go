@@ -117,7 +117,14 @@ var panicLowering = &OpDef{
 	Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value { return []*hlo.Value{in[len(in)]} },
 }
 
-// TestTryKeepsBugs: Try converts lazy and builder errors only. A Go
+// reported is a failure another package reports by panicking.
+type reported struct{}
+
+func (reported) Error() string  { return "reported" }
+func (reported) ReportedError() {}
+
+// TestTryKeepsBugs: Try converts lazy and builder errors (and reported
+// failures of packages built on lazy) only. A Go
 // runtime error, a user's own panic, a literal misused and a bug in a
 // lowering go on as panics with their original values.
 func TestTryKeepsBugs(t *testing.T) {
@@ -143,6 +150,9 @@ func TestTryKeepsBugs(t *testing.T) {
 				t.Errorf("%s: panic value %T, want the runtime.Error", name, bug)
 			}
 		}
+	}
+	if err := Try(func() { panic(reported{}) }); err == nil || err.Error() != "reported" {
+		t.Errorf("Try(panic(ReportedError)) = %v", err)
 	}
 	// The compile cache forgets a compile that panicked: compiling the same
 	// graph again panics again instead of waiting for it forever.

@@ -40,14 +40,14 @@ func broadcastPair(code opCode, attrs Attrs, x, y *Tensor) (*Tensor, *Tensor) {
 // converted to x's dtype, checking first that the op takes x's dtype.
 func (x *Tensor) scalarOp(code opCode, attrs Attrs, v float64) *Tensor {
 	needTensors(table[code].Name, "x", x)
-	if _, err := inferShapes(table[code], attrs, []Shape{x.shape, x.shape}); err != nil {
-		throw(table[code].Name, []Shape{x.shape}, "%v", err)
+	if c := binaryClass[code]; !c.accepts(x.DType()) {
+		throw(table[code].Name, []Shape{x.shape}, "needs %s tensors, got %s", c, x.DType())
 	}
 	c := x.scalarLike(v)
-	if code == opCompare {
-		return x.compare(attrs.Str("dir"), c)
+	if x.Rank() > 0 {
+		c = c.BroadcastTo(x.Dims()...)
 	}
-	return x.binary(code, c)
+	return apply1(code, attrs, x, c)
 }
 
 func (x *Tensor) scalarLike(v float64) *Tensor { return FullOn(x.dev, x.DType(), v) }

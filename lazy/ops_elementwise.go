@@ -63,6 +63,10 @@ func inferBinary(class typeClass) func([]Shape, Attrs) ([]Shape, error) {
 	}
 }
 
+// binaryClass is each binary op's operand class (anyType for the rest):
+// what inferBinary checks of two operands of one shape and dtype.
+var binaryClass [numOps]typeClass
+
 type unaryRow struct {
 	code  opCode
 	name  string
@@ -180,6 +184,7 @@ func init() {
 	}
 	for _, r := range binary {
 		r := r
+		binaryClass[r.code] = r.class
 		d := &OpDef{Name: r.name, Infer: inferBinary(r.class), NoGrad: r.vjp == nil}
 		d.Lower = func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			return []*hlo.Value{r.lower(lc.S, in[0], in[1])}

@@ -7,7 +7,10 @@ import (
 )
 
 // Full returns a tensor of dims filled with v (a constant in the IR: no
-// transfer).
+// transfer). As torch.full, v must fit dt: an integer type takes values in
+// its range (truncated toward zero; unsigned types also down to -max,
+// wrapping), a float type finite values up to its largest, infinities and
+// NaN; anything else is an error.
 func Full(dt DType, v float64, dims ...int64) *Tensor {
 	needDType("Full", nil, dt)
 	needDims("Full", nil, dt, dims)
@@ -19,7 +22,10 @@ func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
 	needDevice("Full", dev)
 	needDType("Full", nil, dt)
 	needDims("Full", nil, dt, dims)
-	c := constOn(dev, hlo.ScalarLiteral(dt, v))
+	if err := checkFill(dt, v); err != nil {
+		throw("Full", nil, "%v", err)
+	}
+	c := constOn(dev, scalarLiteral(dt, v))
 	if len(dims) == 0 {
 		return c
 	}

@@ -1,24 +1,87 @@
 package lazy
 
 // Elementwise methods. Binary methods broadcast their operands numpy-style
-// (both must have the same dtype); the *Scalar forms take a Go number
-// converted to the tensor's dtype.
+// and promote their types as PyTorch does (promote.go); the *Scalar forms
+// take a Go number that promotes like a Python scalar: an integral value
+// like an int, any other like a float. Ops that always compute in floating
+// point (Div, Exp, Sqrt, ...) make integer and bool operands f32.
+
+// Each method checks its operands (nil, promotion, broadcasting, the op's
+// element types) before it records the casts and broadcasts it is made of,
+// so that a rejected op records nothing.
 
 func (x *Tensor) unary(code opCode) *Tensor {
 	needTensors(table[code].Name, "x", x)
 	return apply1(code, nil, x)
 }
 
+// floatUnary is a unary op of floating-point math: integer and bool
+// operands are converted to the default float type first (torch.exp of an
+// int tensor is f32).
+func (x *Tensor) floatUnary(code opCode) *Tensor {
+	needTensors(table[code].Name, "x", x)
+	dt := floatResult(x.DType())
+	if _, err := inferShapes(table[code], nil, []Shape{x.shape.with(dt)}); err != nil {
+		throw(table[code].Name, []Shape{x.shape}, "%v", err)
+	}
+	return apply1(code, nil, x.Cast(dt))
+}
+
+// binary promotes x and y to their result type, broadcasts them and
+// applies code.
 func (x *Tensor) binary(code opCode, y *Tensor) *Tensor {
-	x, y = broadcastPair(code, nil, x, y)
+	needTensors(table[code].Name, "x,y", x, y)
+	dt := mustResultType(table[code].Name, []*Tensor{x, y})
+	if dt == Bool {
+		code = boolOp(table[code].Name, code, x, y)
+	}
+	return x.binaryAs(code, dt, y)
+}
+
+// binaryAs converts both operands to dt, broadcasts and applies code.
+func (x *Tensor) binaryAs(code opCode, dt DType, y *Tensor) *Tensor {
+	checkBinary(table[code].Name, code, x, y, dt, dt)
+	x, y = broadcastPair(table[code].Name, x.Cast(dt), y.Cast(dt))
 	return apply1(code, nil, x, y)
 }
 
-// broadcastPair broadcasts x and y to their common shape, after checking
-// that op (with attrs) accepts the broadcast operands, so that a rejected
-// op records no broadcast.
-func broadcastPair(code opCode, attrs Attrs, x, y *Tensor) (*Tensor, *Tensor) {
-	op := table[code].Name
+// rawBinary applies code to operands of one dtype without promotion (the
+// op's own semantics: integer division for Div).
+func (x *Tensor) rawBinary(code opCode, y *Tensor) *Tensor {
+	needTensors(table[code].Name, "x,y", x, y)
+	checkBinary(table[code].Name, code, x, y, x.DType(), y.DType())
+	x, y = broadcastPair(table[code].Name, x, y)
+	return apply1(code, nil, x, y)
+}
+
+// checkBinary checks, recording nothing, that binary op code takes x and y
+// converted to xdt and ydt and broadcast: their shapes broadcast to a valid
+// shape, and the op's shape rule (one element type of its class) accepts
+// them. It panics with an *Error naming op and the operands' own shapes.
+func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) []int64 {
+	needTensors(op, "x,y", x, y)
+	in := []Shape{x.shape, y.shape}
+	dims := x.Dims()
+	if !sameDims(x.Dims(), y.Dims()) {
+		var ok bool
+		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
+			throw(op, in, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
+		}
+	}
+	if err := checkDims(xdt, dims); err != nil {
+		throw(op, in, "%v", err)
+	}
+	switch c := binaryClass[code]; {
+	case xdt != ydt:
+		throw(op, in, "element types differ (%s vs %s); use Cast", xdt, ydt)
+	case !c.accepts(xdt):
+		throw(op, in, "needs %s tensors, got %s", c, xdt)
+	}
+	return dims
+}
+
+// broadcastPair broadcasts x and y to their common shape.
+func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 	needTensors(op, "x,y", x, y)
 	if sameDims(x.Dims(), y.Dims()) {
 		return x, y
@@ -27,105 +90,256 @@ func broadcastPair(code opCode, attrs Attrs, x, y *Tensor) (*Tensor, *Tensor) {
 	if !ok {
 		throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
 	}
-	if err := checkDims(x.DType(), dims); err != nil {
-		throw(op, []Shape{x.shape, y.shape}, "%v", err)
-	}
-	if _, err := inferShapes(table[code], attrs, []Shape{{x.DType(), dims}, {y.DType(), dims}}); err != nil {
-		throw(op, []Shape{x.shape, y.shape}, "%v", err)
-	}
+	needDims(op, []Shape{x.shape, y.shape}, x.DType(), dims)
 	return x.BroadcastTo(dims...), y.BroadcastTo(dims...)
 }
 
-// scalarOp applies binary op code (with attrs) to x and the scalar v
-// converted to x's dtype, checking first that the op takes x's dtype.
-func (x *Tensor) scalarOp(code opCode, attrs Attrs, v float64) *Tensor {
-	needTensors(table[code].Name, "x", x)
-	if c := binaryClass[code]; !c.accepts(x.DType()) {
-		throw(table[code].Name, []Shape{x.shape}, "needs %s tensors, got %s", c, x.DType())
+// number returns the Go number v as a 0-d constant of dt (converted as
+// PyTorch converts a Python scalar: integer types wrap; an integral value
+// is an integer, so -0 is 0).
+func (x *Tensor) number(dt DType, v float64) *Tensor {
+	if numberType(v) == I64 {
+		v += 0 // -0 + 0 = +0
 	}
-	c := x.scalarLike(v)
-	if x.Rank() > 0 {
-		c = c.BroadcastTo(x.Dims()...)
-	}
-	return apply1(code, attrs, x, c)
+	return constOn(x.dev, scalarLiteral(dt, v))
 }
 
-func (x *Tensor) scalarLike(v float64) *Tensor { return FullOn(x.dev, x.DType(), v) }
+// scalarOp applies code to x and the Go number v in their result type.
+func (x *Tensor) scalarOp(op string, code opCode, v float64) *Tensor {
+	needTensors(op, "x", x)
+	dt := mustResultType(op, []*Tensor{x}, v)
+	if dt == Bool {
+		code = boolOp(op, code, x)
+	}
+	checkScalar(op, code, x, dt)
+	return x.Cast(dt).rawBinary(code, x.number(dt, v))
+}
 
-func (x *Tensor) Neg() *Tensor      { return x.unary(opNeg) }
-func (x *Tensor) Abs() *Tensor      { return x.unary(opAbs) }
-func (x *Tensor) Exp() *Tensor      { return x.unary(opExp) }
-func (x *Tensor) Expm1() *Tensor    { return x.unary(opExpm1) }
-func (x *Tensor) Log() *Tensor      { return x.unary(opLog) }
-func (x *Tensor) Log1p() *Tensor    { return x.unary(opLog1p) }
-func (x *Tensor) Sqrt() *Tensor     { return x.unary(opSqrt) }
-func (x *Tensor) Rsqrt() *Tensor    { return x.unary(opRsqrt) }
-func (x *Tensor) Tanh() *Tensor     { return x.unary(opTanh) }
-func (x *Tensor) Sigmoid() *Tensor  { return x.unary(opSigmoid) }
-func (x *Tensor) Sin() *Tensor      { return x.unary(opSin) }
-func (x *Tensor) Cos() *Tensor      { return x.unary(opCos) }
-func (x *Tensor) Floor() *Tensor    { return x.unary(opFloor) }
-func (x *Tensor) Ceil() *Tensor     { return x.unary(opCeil) }
-func (x *Tensor) Round() *Tensor    { return x.unary(opRound) }
-func (x *Tensor) Sign() *Tensor     { return x.unary(opSign) }
-func (x *Tensor) Not() *Tensor      { return x.unary(opNot) }
-func (x *Tensor) Relu() *Tensor     { return x.unary(opRelu) }
-func (x *Tensor) Erf() *Tensor      { return x.unary(opErf) }
-func (x *Tensor) IsFinite() *Tensor { return x.unary(opIsFinite) }
+// checkScalar checks, recording nothing, that binary op code takes x
+// converted to dt (and a number of dt).
+func checkScalar(op string, code opCode, x *Tensor, dt DType) {
+	needDims(op, []Shape{x.shape}, dt, x.Dims())
+	if c := binaryClass[code]; !c.accepts(dt) {
+		throw(op, []Shape{x.shape}, "needs %s tensors, got %s", c, dt)
+	}
+}
 
-// Square returns x*x.
+// boolOp is the op PyTorch applies to two bool operands: Add and Max are
+// a logical or, Mul and Min a logical and; Sub is an error.
+func boolOp(op string, code opCode, operands ...*Tensor) opCode {
+	switch code {
+	case opAdd, opMax:
+		return opOr
+	case opMul, opMin:
+		return opAnd
+	case opSub:
+		throw(op, shapesOf(operands), "subtraction of bool tensors is not supported (use Xor or Not)")
+	}
+	return code
+}
+
+func (x *Tensor) Neg() *Tensor     { return x.unary(opNeg) }
+func (x *Tensor) Abs() *Tensor     { return x.unary(opAbs) }
+func (x *Tensor) Exp() *Tensor     { return x.floatUnary(opExp) }
+func (x *Tensor) Expm1() *Tensor   { return x.floatUnary(opExpm1) }
+func (x *Tensor) Log() *Tensor     { return x.floatUnary(opLog) }
+func (x *Tensor) Log1p() *Tensor   { return x.floatUnary(opLog1p) }
+func (x *Tensor) Sqrt() *Tensor    { return x.floatUnary(opSqrt) }
+func (x *Tensor) Rsqrt() *Tensor   { return x.floatUnary(opRsqrt) }
+func (x *Tensor) Tanh() *Tensor    { return x.floatUnary(opTanh) }
+func (x *Tensor) Sigmoid() *Tensor { return x.floatUnary(opSigmoid) }
+func (x *Tensor) Sin() *Tensor     { return x.floatUnary(opSin) }
+func (x *Tensor) Cos() *Tensor     { return x.floatUnary(opCos) }
+func (x *Tensor) Erf() *Tensor     { return x.floatUnary(opErf) }
+
+// Sign is -1, 0 or 1 as x is negative, zero or positive; NaN gives 0
+// (torch.sign) and a bool tensor is itself.
+func (x *Tensor) Sign() *Tensor {
+	if x != nil && x.DType() == Bool {
+		return x
+	}
+	return x.unary(opSign)
+}
+func (x *Tensor) Not() *Tensor  { return x.unary(opNot) }
+func (x *Tensor) Relu() *Tensor { return x.unary(opRelu) }
+
+// Floor, Ceil and Round of an integer tensor are the tensor itself.
+func (x *Tensor) Floor() *Tensor { return x.rounding(opFloor) }
+func (x *Tensor) Ceil() *Tensor  { return x.rounding(opCeil) }
+func (x *Tensor) Round() *Tensor { return x.rounding(opRound) }
+
+func (x *Tensor) rounding(code opCode) *Tensor {
+	if x != nil && x.DType().IsInt() {
+		return x
+	}
+	return x.unary(code)
+}
+
+// IsFinite is true where x is neither infinite nor NaN (everywhere for
+// integer and bool tensors).
+func (x *Tensor) IsFinite() *Tensor {
+	if x != nil && (x.DType().IsInt() || x.DType().IsBool()) {
+		return FullOn(x.dev, Bool, 1, x.Dims()...)
+	}
+	return x.unary(opIsFinite)
+}
+
+// Square returns x*x (i64 for a bool tensor, as torch.square).
 func (x *Tensor) Square() *Tensor {
 	needTensors("Square", "x", x)
-	if _, err := inferShapes(table[opMul], nil, []Shape{x.shape, x.shape}); err != nil {
-		throw("Square", []Shape{x.shape}, "%v", err)
+	if x.DType() == Bool {
+		x = x.Cast(I64)
 	}
 	return x.Mul(x)
 }
 
-// Reciprocal returns 1/x.
+// Reciprocal returns 1/x (f32 for integer tensors).
 func (x *Tensor) Reciprocal() *Tensor {
 	needTensors("Reciprocal", "x", x)
-	if _, err := inferShapes(table[opDiv], nil, []Shape{x.shape, x.shape}); err != nil {
-		throw("Reciprocal", []Shape{x.shape}, "%v", err)
-	}
-	return x.scalarLike(1).Div(x)
+	dt := floatResult(x.DType())
+	checkScalar("Reciprocal", opDiv, x, dt)
+	return x.number(dt, 1).rawBinary(opDiv, x.Cast(dt))
 }
 
-func (x *Tensor) Add(y *Tensor) *Tensor   { return x.binary(opAdd, y) }
-func (x *Tensor) Sub(y *Tensor) *Tensor   { return x.binary(opSub, y) }
-func (x *Tensor) Mul(y *Tensor) *Tensor   { return x.binary(opMul, y) }
-func (x *Tensor) Div(y *Tensor) *Tensor   { return x.binary(opDiv, y) }
-func (x *Tensor) Pow(y *Tensor) *Tensor   { return x.binary(opPow, y) }
-func (x *Tensor) Max(y *Tensor) *Tensor   { return x.binary(opMax, y) }
-func (x *Tensor) Min(y *Tensor) *Tensor   { return x.binary(opMin, y) }
-func (x *Tensor) Rem(y *Tensor) *Tensor   { return x.binary(opRem, y) }
-func (x *Tensor) Atan2(y *Tensor) *Tensor { return x.binary(opAtan2, y) }
-func (x *Tensor) And(y *Tensor) *Tensor   { return x.binary(opAnd, y) }
-func (x *Tensor) Or(y *Tensor) *Tensor    { return x.binary(opOr, y) }
-func (x *Tensor) Xor(y *Tensor) *Tensor   { return x.binary(opXor, y) }
+func (x *Tensor) Add(y *Tensor) *Tensor { return x.binary(opAdd, y) }
 
-func (x *Tensor) AddScalar(v float64) *Tensor { return x.scalarOp(opAdd, nil, v) }
-func (x *Tensor) SubScalar(v float64) *Tensor { return x.scalarOp(opSub, nil, v) }
-func (x *Tensor) MulScalar(v float64) *Tensor { return x.scalarOp(opMul, nil, v) }
-func (x *Tensor) DivScalar(v float64) *Tensor { return x.scalarOp(opDiv, nil, v) }
-func (x *Tensor) PowScalar(v float64) *Tensor { return x.scalarOp(opPow, nil, v) }
-func (x *Tensor) MaxScalar(v float64) *Tensor { return x.scalarOp(opMax, nil, v) }
-func (x *Tensor) MinScalar(v float64) *Tensor { return x.scalarOp(opMin, nil, v) }
+// Sub is x - y; bool operands are an error (as in PyTorch).
+func (x *Tensor) Sub(y *Tensor) *Tensor {
+	if x != nil && y != nil && (x.DType() == Bool || y.DType() == Bool) {
+		throw("Sub", []Shape{x.shape, y.shape}, "subtraction of a bool tensor is not supported (use Xor or Not)")
+	}
+	return x.binary(opSub, y)
+}
+func (x *Tensor) Mul(y *Tensor) *Tensor { return x.binary(opMul, y) }
 
-// The comparison attributes, shared by every call.
-var (
-	cmpEQ = Attrs{{"dir", "EQ"}}
-	cmpNE = Attrs{{"dir", "NE"}}
-	cmpLT = Attrs{{"dir", "LT"}}
-	cmpLE = Attrs{{"dir", "LE"}}
-	cmpGT = Attrs{{"dir", "GT"}}
-	cmpGE = Attrs{{"dir", "GE"}}
-)
+// Div is true division: integer and bool operands give f32 (torch.div).
+func (x *Tensor) Div(y *Tensor) *Tensor {
+	needTensors("Div", "x,y", x, y)
+	return x.binaryAs(opDiv, floatResult(mustResultType("Div", []*Tensor{x, y})), y)
+}
 
+// Pow raises x to y; integer operands give integer powers (a negative
+// exponent gives 0 unless the base is 1 or -1, as torch.pow).
+func (x *Tensor) Pow(y *Tensor) *Tensor { return x.binary(opPow, y) }
+func (x *Tensor) Max(y *Tensor) *Tensor { return x.binary(opMax, y) }
+func (x *Tensor) Min(y *Tensor) *Tensor { return x.binary(opMin, y) }
+
+// Rem is the remainder with the dividend's sign (torch.fmod). An integer
+// remainder by zero is an error of the cut that computes it.
+func (x *Tensor) Rem(y *Tensor) *Tensor {
+	needTensors("Rem", "x,y", x, y)
+	dt := mustResultType("Rem", []*Tensor{x, y})
+	checkBinary("Rem", opRem, x, y, dt, dt)
+	defer relabel("Rem", x, y)()
+	if dt.IsInt() {
+		y = checked(y.Cast(dt), y.Cast(dt).NeScalar(0), "Rem", "integer remainder by zero", x, y)
+	}
+	return x.binaryAs(opRem, dt, y)
+}
+
+// Atan2 is the angle of (y=x, x=other); integer operands give f32.
+func (x *Tensor) Atan2(y *Tensor) *Tensor {
+	needTensors("Atan2", "x,y", x, y)
+	return x.binaryAs(opAtan2, floatResult(mustResultType("Atan2", []*Tensor{x, y})), y)
+}
+func (x *Tensor) And(y *Tensor) *Tensor { return x.binary(opAnd, y) }
+func (x *Tensor) Or(y *Tensor) *Tensor  { return x.binary(opOr, y) }
+func (x *Tensor) Xor(y *Tensor) *Tensor { return x.binary(opXor, y) }
+
+func (x *Tensor) AddScalar(v float64) *Tensor { return x.scalarOp("AddScalar", opAdd, v) }
+
+// SubScalar is x - v; a bool tensor is an error (as in PyTorch).
+func (x *Tensor) SubScalar(v float64) *Tensor {
+	if x != nil && x.DType() == Bool {
+		throw("SubScalar", []Shape{x.shape}, "subtraction of a bool tensor is not supported (use Xor or Not)")
+	}
+	return x.scalarOp("SubScalar", opSub, v)
+}
+func (x *Tensor) MulScalar(v float64) *Tensor { return x.scalarOp("MulScalar", opMul, v) }
+
+// MaxScalar is max(x, v) (torch.clamp_min): v must fit an integer result
+// type, and a NaN v leaves x as it is.
+func (x *Tensor) MaxScalar(v float64) *Tensor { return x.bound("MaxScalar", opMax, v) }
+
+// MinScalar is min(x, v) (torch.clamp_max), as MaxScalar.
+func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opMin, v) }
+
+func (x *Tensor) bound(op string, code opCode, v float64) *Tensor {
+	needTensors(op, "x", x)
+	dt := mustResultType(op, []*Tensor{x}, v)
+	if v != v {
+		return x.Cast(dt)
+	}
+	checkBound(op, x, dt, v)
+	return x.scalarOp(op, code, v)
+}
+
+// checkBound: a clamp bound must fit an integer result type (PyTorch
+// converts it with an overflow check).
+func checkBound(op string, x *Tensor, dt DType, v float64) {
+	if dt.IsInt() {
+		if err := checkFill(dt, v); err != nil {
+			throw(op, []Shape{x.shape}, "bound: %v", err)
+		}
+	}
+}
+
+// DivScalar is true division by v (f32 for integer tensors).
+func (x *Tensor) DivScalar(v float64) *Tensor {
+	needTensors("DivScalar", "x", x)
+	dt := floatResult(mustResultType("DivScalar", []*Tensor{x}, v))
+	checkScalar("DivScalar", opDiv, x, dt)
+	return x.Cast(dt).rawBinary(opDiv, x.number(dt, v))
+}
+
+// PowScalar raises x to v. An integer tensor with an integral exponent
+// stays integer, and a negative integral exponent is then an error (as
+// torch.pow raises); a fractional exponent gives f32.
+func (x *Tensor) PowScalar(v float64) *Tensor {
+	needTensors("PowScalar", "x", x)
+	dt := mustResultType("PowScalar", []*Tensor{x}, v)
+	checkScalar("PowScalar", opPow, x, dt)
+	if dt.IsInt() && v < 0 {
+		throw("PowScalar", []Shape{x.shape}, "integers to negative integer powers are not allowed (exponent %v)", v)
+	}
+	xc := x.Cast(dt)
+	if dt.IsFloat() {
+		// PyTorch's exponents with their own kernels (sqrt(-inf) is NaN
+		// where pow(-inf, 0.5) is +inf, sqrt(-0) is -0).
+		defer relabel("PowScalar", x)()
+		switch v {
+		case 0.5:
+			return xc.Sqrt()
+		case -0.5:
+			return xc.Rsqrt()
+		case 2:
+			return xc.Mul(xc)
+		case 3:
+			return xc.Mul(xc).Mul(xc)
+		case -1:
+			return xc.Reciprocal()
+		case -2:
+			return xc.Mul(xc).Reciprocal()
+		}
+	}
+	return xc.rawBinary(opPow, x.number(dt, v))
+}
+
+// compare promotes x and y to their result type and compares them.
 func (x *Tensor) compare(dir string, y *Tensor) *Tensor {
-	attrs := Attrs{{"dir", dir}}
-	x, y = broadcastPair(opCompare, attrs, x, y)
-	return apply1(opCompare, attrs, x, y)
+	needTensors("Compare", "x,y", x, y)
+	dt := mustResultType("Compare", []*Tensor{x, y})
+	checkBinary("Compare", opCompare, x, y, dt, dt)
+	x, y = broadcastPair("Compare", x.Cast(dt), y.Cast(dt))
+	return apply1(opCompare, Attrs{{"dir", dir}}, x, y)
+}
+
+func (x *Tensor) compareScalar(op, dir string, v float64) *Tensor {
+	needTensors(op, "x", x)
+	dt := mustResultType(op, []*Tensor{x}, v)
+	checkScalar(op, opCompare, x, dt)
+	a, b := broadcastPair(op, x.Cast(dt), x.number(dt, v))
+	return apply1(opCompare, Attrs{{"dir", dir}}, a, b)
 }
 
 func (x *Tensor) Eq(y *Tensor) *Tensor { return x.compare("EQ", y) }
@@ -135,29 +349,32 @@ func (x *Tensor) Le(y *Tensor) *Tensor { return x.compare("LE", y) }
 func (x *Tensor) Gt(y *Tensor) *Tensor { return x.compare("GT", y) }
 func (x *Tensor) Ge(y *Tensor) *Tensor { return x.compare("GE", y) }
 
-func (x *Tensor) EqScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpEQ, v) }
-func (x *Tensor) NeScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpNE, v) }
-func (x *Tensor) LtScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpLT, v) }
-func (x *Tensor) LeScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpLE, v) }
-func (x *Tensor) GtScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpGT, v) }
-func (x *Tensor) GeScalar(v float64) *Tensor { return x.scalarOp(opCompare, cmpGE, v) }
+func (x *Tensor) EqScalar(v float64) *Tensor { return x.compareScalar("EqScalar", "EQ", v) }
+func (x *Tensor) NeScalar(v float64) *Tensor { return x.compareScalar("NeScalar", "NE", v) }
+func (x *Tensor) LtScalar(v float64) *Tensor { return x.compareScalar("LtScalar", "LT", v) }
+func (x *Tensor) LeScalar(v float64) *Tensor { return x.compareScalar("LeScalar", "LE", v) }
+func (x *Tensor) GtScalar(v float64) *Tensor { return x.compareScalar("GtScalar", "GT", v) }
+func (x *Tensor) GeScalar(v float64) *Tensor { return x.compareScalar("GeScalar", "GE", v) }
 
-// Where selects a where cond is true and b elsewhere (all three broadcast).
+// Where selects a where cond is true and b elsewhere (all three broadcast;
+// a and b promote to their result type).
 func Where(cond, a, b *Tensor) *Tensor {
 	needTensors("Where", "cond,a,b", cond, a, b)
+	dt := mustResultType("Where", []*Tensor{a, b})
+	in := []Shape{cond.shape, a.shape, b.shape}
 	ab, ok := broadcastDims(a.Dims(), b.Dims())
 	if !ok {
-		throw("Where", []Shape{cond.shape, a.shape, b.shape}, "shapes %v and %v do not broadcast", a.Dims(), b.Dims())
+		throw("Where", in, "shapes %v and %v do not broadcast", a.Dims(), b.Dims())
 	}
 	dims, ok := broadcastDims(cond.Dims(), ab)
 	if !ok {
 		throw("Where", []Shape{cond.shape, a.shape}, "condition shape %v does not broadcast with %v", cond.Dims(), ab)
 	}
-	in := []Shape{cond.shape, a.shape, b.shape}
-	needDims("Where", in, a.DType(), dims)
-	if _, err := inferShapes(table[opWhere], nil, []Shape{{cond.DType(), dims}, {a.DType(), dims}, {b.DType(), dims}}); err != nil {
+	needDims("Where", in, dt, dims)
+	if _, err := inferShapes(table[opWhere], nil, []Shape{{cond.DType(), dims}, {dt, dims}, {dt, dims}}); err != nil {
 		throw("Where", in, "%v", err)
 	}
+	a, b = broadcastPair("Where", a.Cast(dt), b.Cast(dt))
 	cond, a, b = cond.BroadcastTo(dims...), a.BroadcastTo(dims...), b.BroadcastTo(dims...)
 	return apply1(opWhere, nil, cond, a, b)
 }
@@ -172,8 +389,15 @@ func (x *Tensor) Cast(dt DType) *Tensor {
 	return apply1(opCast, Attrs{{"dtype", dt}}, x)
 }
 
-// Clamp limits x to [lo, hi].
+// Clamp limits x to [lo, hi] (promoting with the bounds as with scalars:
+// an integer tensor clamped to fractional bounds is f32).
 func (x *Tensor) Clamp(lo, hi float64) *Tensor {
 	needTensors("Clamp", "x", x)
-	return apply1(opClamp, Attrs{{"lo", lo}, {"hi", hi}}, x)
+	dt := mustResultType("Clamp", []*Tensor{x}, lo, hi)
+	if _, err := inferShapes(table[opClamp], nil, []Shape{x.shape.with(dt)}); err != nil {
+		throw("Clamp", []Shape{x.shape}, "%v", err)
+	}
+	checkBound("Clamp", x, dt, lo)
+	checkBound("Clamp", x, dt, hi)
+	return apply1(opClamp, Attrs{{"lo", lo}, {"hi", hi}}, x.Cast(dt))
 }

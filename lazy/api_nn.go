@@ -154,7 +154,7 @@ func Einsum(spec string, ts ...*Tensor) *Tensor {
 			}
 		}
 		if len(axes) > 0 {
-			ops[i] = ops[i].Sum(axes...)
+			ops[i] = inAcc(ops[i], func(x *Tensor) *Tensor { return x.reduce(opReduceSum, false, axes) })
 		}
 		labels[i] = string(kept)
 	}
@@ -217,23 +217,33 @@ func sortRunes(rs []rune) {
 	}
 }
 
-// Softmax normalises exp(x) along axis.
+// Softmax normalises exp(x) along axis (f16 and bf16 compute in f32 and
+// round once).
 func (x *Tensor) Softmax(axis int) *Tensor {
 	needTensors("Softmax", "x", x)
 	needAxis("Softmax", x, axis)
 	needRealFloat("Softmax", x)
 	defer relabel("Softmax", x)()
-	e := x.Sub(x.ReduceMaxKeepDims(axis)).Exp()
-	return e.Div(e.SumKeepDims(axis))
+	return inAcc(x, func(x *Tensor) *Tensor {
+		e := x.Sub(x.reduce(opReduceMax, true, []int{axis})).Exp()
+		return e.Div(e.SumKeepDims(axis))
+	})
 }
 
-// LogSoftmax is log(Softmax(x)) computed stably.
+// LogSoftmax is log(Softmax(x)), computed as (x - m) - log(sum(exp(x - m)))
+// with m the maximum along axis, so that large logits keep their
+// differences (f16 and bf16 compute in f32 and round once).
 func (x *Tensor) LogSoftmax(axis int) *Tensor {
 	needTensors("LogSoftmax", "x", x)
 	needAxis("LogSoftmax", x, axis)
 	needRealFloat("LogSoftmax", x)
 	defer relabel("LogSoftmax", x)()
-	return x.Sub(x.LogSumExp(true, axis))
+	return inAcc(x, func(x *Tensor) *Tensor { return x.logSoftmax(axis) })
+}
+
+func (x *Tensor) logSoftmax(axis int) *Tensor {
+	d := x.Sub(x.finiteMaxKeepDims(axis))
+	return d.Sub(d.Exp().SumKeepDims(axis).Log())
 }
 
 // LayerNorm normalises over the last len(shape) axes and applies weight and
@@ -255,17 +265,20 @@ func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Te
 	for i := range axes {
 		axes[i] = x.Rank() - normalized + i
 	}
-	mu := x.MeanKeepDims(axes...)
-	d := x.Sub(mu)
-	v := d.Square().MeanKeepDims(axes...)
-	y := d.Mul(v.AddScalar(eps).Rsqrt())
-	if weight != nil {
-		y = y.Mul(weight)
-	}
-	if bias != nil {
-		y = y.Add(bias)
-	}
-	return y
+	// f16 and bf16 compute in f32 (weight and bias too) and round once.
+	return inAcc(x, func(xa *Tensor) *Tensor {
+		mu := xa.MeanKeepDims(axes...)
+		d := xa.Sub(mu)
+		v := d.Square().MeanKeepDims(axes...)
+		y := d.Mul(v.AddScalar(eps).Rsqrt())
+		if weight != nil {
+			y = y.Mul(weight.Cast(accType(weight.DType())))
+		}
+		if bias != nil {
+			y = y.Add(bias.Cast(accType(bias.DType())))
+		}
+		return y
+	})
 }
 
 // Conv2dOpts configures Conv2d (zero values mean stride 1, no padding,
@@ -336,6 +349,14 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 }
 
 func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
+	w := x.poolWindow(op, kind, kernel, stride, pad)
+	defer relabel(op, x)()
+	return apply1(opReduceWindow, w.attrs(), x)
+}
+
+// poolWindow checks a pooling's arguments (recording nothing) and returns
+// its window.
+func (x *Tensor) poolWindow(op, kind string, kernel, stride, pad [2]int64) windowParams {
 	needTensors(op, "x", x)
 	if x.Rank() != 4 {
 		throw(op, []Shape{x.shape}, "input must be 4-D (NCHW)")
@@ -359,10 +380,8 @@ func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
 			throw(op, []Shape{x.shape}, "kernel %v is larger than the padded input %v (padding %v)", kernel, x.Dims()[2:], pad)
 		}
 	}
-	defer relabel(op, x)()
-	w := windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
+	return windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
 		[]int64{0, 0, pad[0], pad[1]}, []int64{0, 0, pad[0], pad[1]}}
-	return apply1(opReduceWindow, w.attrs(), x)
 }
 
 // MaxPool2d takes the maximum over kernel windows of x [N, C, H, W]
@@ -372,14 +391,23 @@ func (x *Tensor) MaxPool2d(kernel, stride, pad [2]int64) *Tensor {
 	return x.pool2d("MaxPool2d", "max", kernel, stride, pad)
 }
 
-// AvgPool2d averages over kernel windows (padding counts as zeros) of a
-// floating-point x.
+// AvgPool2d averages over kernel windows (padding counts as zeros; f16
+// and bf16 sum in f32) of a floating-point x.
 func (x *Tensor) AvgPool2d(kernel, stride, pad [2]int64) *Tensor {
-	return x.pool2d("AvgPool2d", "sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
+	x.poolWindow("AvgPool2d", "sum", kernel, stride, pad) // before the casts
+	return inAcc(x, func(x *Tensor) *Tensor {
+		return x.pool2d("AvgPool2d", "sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
+	})
 }
 
-// CrossEntropy is the mean negative log-likelihood of integer labels
-// [N] under logits [N, C].
+// IgnoreIndex is the label CrossEntropy leaves out of its mean
+// (PyTorch's default ignore_index).
+const IgnoreIndex = -100
+
+// CrossEntropy is the mean negative log-likelihood of integer labels [N]
+// under logits [N, C], over the labels that are not IgnoreIndex (NaN when
+// all are). A label outside [0, C) that is not IgnoreIndex is an error of
+// the cut that computes the loss.
 func CrossEntropy(logits, labels *Tensor) *Tensor {
 	needTensors("CrossEntropy", "logits,labels", logits, labels)
 	if logits.Rank() != 2 || labels.Rank() != 1 || labels.Dims()[0] != logits.Dims()[0] || !labels.DType().IsInt() {
@@ -393,12 +421,25 @@ func CrossEntropy(logits, labels *Tensor) *Tensor {
 	if !logits.isDry() {
 		dryRun(func() { CrossEntropy(logits.dry(), labels.dry()) })
 	}
-	lp := logits.LogSoftmax(1)
-	picked := lp.TakeAlong(1, labels.Unsqueeze(1))
-	return picked.Mean().Neg()
+	c := logits.Dims()[1]
+	keep := labels.NeScalar(IgnoreIndex)
+	if labels.DType().IsUnsigned() { // no unsigned label is IgnoreIndex
+		keep = FullOn(labels.dev, Bool, 1, labels.Dims()...)
+	}
+	ok := labels.GeScalar(0).And(labels.LtScalar(float64(c))).Or(keep.Not())
+	safe := Where(keep, labels, ZerosLike(labels))
+	safe = checked(safe, ok, "CrossEntropy", fmt.Sprintf("class label out of range (labels must be in [0, %d) or %d)", c, IgnoreIndex), logits, labels)
+	return inAcc(logits, func(lg *Tensor) *Tensor {
+		lp := lg.logSoftmax(1)
+		picked := apply1(opTakeAlong, Attrs{{"axis", int64(1)}}, lp, safe.Unsqueeze(1)).Reshape(-1)
+		picked = Where(keep, picked, ZerosLike(picked))
+		return picked.Sum().Neg().Div(keep.Cast(lp.DType()).Sum())
+	})
 }
 
-// OneHot encodes integer indices as dt vectors of length n (a new last axis).
+// OneHot encodes integer indices as dt vectors of length n (a new last
+// axis). An index outside [0, n) is an error of the cut that computes it
+// (as torch.nn.functional.one_hot raises).
 func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 	needTensors("OneHot", "idx", idx)
 	if !idx.DType().IsInt() {
@@ -412,9 +453,11 @@ func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 	if !idx.isDry() {
 		dryRun(func() { OneHot(idx.dry(), n, dt) })
 	}
+	checkedIdx := checked(idx, idx.GeScalar(0).And(idx.LtScalar(float64(n))), "OneHot",
+		fmt.Sprintf("index out of range (indices must be in [0, %d))", n), idx)
 	dims := append(append([]int64(nil), idx.Dims()...), n)
 	io := IotaOn(idx.dev, idx.DType(), idx.Rank(), dims...)
-	return idx.Unsqueeze(-1).BroadcastTo(dims...).Eq(io).Cast(dt)
+	return checkedIdx.Unsqueeze(-1).BroadcastTo(dims...).Eq(io).Cast(dt)
 }
 
 // Dropout zeroes elements with probability p and scales the rest by
@@ -435,14 +478,17 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 	return Where(keep, x.MulScalar(1/(1-p)), ZerosLike(x))
 }
 
-// Cumsum is the running sum along axis.
+// Cumsum is the running sum along axis (types as Sum: i64 for integers,
+// f16 and bf16 accumulated in f32).
 func (x *Tensor) Cumsum(axis int) *Tensor {
 	needTensors("Cumsum", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Cumsum", []Shape{x.shape}, "axis %d out of range", axis)
 	}
-	return apply1(opCumsum, Attrs{{"axis", int64(a)}, {"reverse", false}}, x)
+	return inAcc(x.Cast(sumType(x.DType())), func(x *Tensor) *Tensor {
+		return apply1(opCumsum, Attrs{{"axis", int64(a)}, {"reverse", false}}, x)
+	})
 }
 
 // Sort sorts along axis and returns the values and their i64 source
@@ -472,7 +518,8 @@ func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
 }
 
 // TakeAlong is torch.gather: out[..., j, ...] = x[..., idx[..., j, ...], ...]
-// along axis; idx has x's rank and may be smaller on the other axes.
+// along axis; idx has x's rank and may be smaller on the other axes. An
+// index outside [0, size) is an error of the cut that computes the result.
 func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
 	needTensors("TakeAlong", "x,idx", x, idx)
 	a, ok := normAxis(axis, x.Rank())
@@ -489,27 +536,46 @@ func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
 		}
 	}
 	inferOut(table[opTakeAlong], Attrs{{"axis", int64(a)}}, []Shape{{DType: x.DType(), Dims: narrowed}, idx.shape})
+	defer relabel("TakeAlong", x, idx)()
 	xs := x
 	for d := 0; d < x.Rank(); d++ {
 		if d != a && idx.Dims()[d] < x.Dims()[d] {
 			xs = xs.Narrow(d, 0, idx.Dims()[d])
 		}
 	}
-	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, xs, idx)
+	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, xs, checkIndex("TakeAlong", idx, x.Dims()[a], a, x, idx))
 }
 
-// ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add).
+// checkIndex guards integer indices idx into an axis of size n: any index
+// outside [0, n) fails the cut (PyTorch raises for index_select, gather and
+// scatter_add).
+func checkIndex(op string, idx *Tensor, n int64, axis int, operands ...*Tensor) *Tensor {
+	if !idx.DType().IsInt() {
+		return idx // the op's shape rule names the bad type
+	}
+	ok := idx.GeScalar(0).And(idx.LtScalar(float64(n)))
+	return checked(idx, ok, op, fmt.Sprintf("index out of range (indices must be in [0, %d) along axis %d)", n, axis), operands...)
+}
+
+// ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add;
+// an index outside [0, size) is an error of the cut).
 func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	needTensors("ScatterAdd", "x,idx,src", x, idx, src)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("ScatterAdd", []Shape{x.shape, idx.shape, src.shape}, "axis %d out of range", axis)
 	}
+	in := []Shape{x.shape, idx.shape, src.shape}
+	if _, err := inferShapes(table[opScatterAddAlong], Attrs{{"axis", int64(a)}}, in); err != nil {
+		throw("ScatterAdd", in, "%v", err)
+	}
 	defer relabel("ScatterAdd", x, idx, src)()
-	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, idx, src)
+	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, checkIndex("ScatterAdd", idx, x.Dims()[a], a, x, idx, src), src)
 }
 
-// IndexSelect picks the entries idx (1-D integers) of axis.
+// IndexSelect picks the entries idx (1-D integers) of axis. An index
+// outside [0, size) is an error of the cut that computes the result
+// (torch.index_select raises; negative indices do not count from the end).
 func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	needTensors("IndexSelect", "x,idx", x, idx)
 	a, ok := normAxis(axis, x.Rank())
@@ -527,6 +593,7 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	if !x.isDry() {
 		dryRun(func() { x.dry().IndexSelect(axis, idx.dry()) })
 	}
+	idx = checkIndex("IndexSelect", idx, x.Dims()[a], a, x, idx)
 	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, x, idx.Reshape(shape...).BroadcastTo(dims...))
 }
 
@@ -612,11 +679,15 @@ func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor {
 	return apply1(opMaskedSelect, nil, x, mask)
 }
 
-// GELU is the tanh approximation of the Gaussian error linear unit.
+// GELU is the tanh approximation of the Gaussian error linear unit
+// (f16 and bf16 compute in f32 and round once).
 func (x *Tensor) GELU() *Tensor {
 	needTensors("GELU", "x", x)
 	needRealFloat("GELU", x)
-	c := math.Sqrt(2 / math.Pi)
-	inner := x.Add(x.Mul(x).Mul(x).MulScalar(0.044715)).MulScalar(c)
-	return x.Mul(inner.Tanh().AddScalar(1)).MulScalar(0.5)
+	defer relabel("GELU", x)()
+	return inAcc(x, func(x *Tensor) *Tensor {
+		c := math.Sqrt(2 / math.Pi)
+		inner := x.Add(x.Mul(x).Mul(x).MulScalar(0.044715)).MulScalar(c)
+		return x.Mul(inner.Tanh().AddScalar(1)).MulScalar(0.5)
+	})
 }

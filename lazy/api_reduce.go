@@ -36,41 +36,93 @@ func (x *Tensor) reduce(code opCode, keep bool, axes []int) *Tensor {
 	return y
 }
 
-// Sum sums over axes (all when none).
-func (x *Tensor) Sum(axes ...int) *Tensor { return x.reduce(opReduceSum, false, axes) }
+// accType is the type reductions of dt accumulate in: f32 for f16 and
+// bf16 (as PyTorch and XLA do), dt itself otherwise.
+func accType(dt DType) DType {
+	if dt == F16 || dt == BF16 {
+		return F32
+	}
+	return dt
+}
+
+// inAcc computes f on x converted to its accumulation type and rounds the
+// result once to x's type.
+func inAcc(x *Tensor, f func(x *Tensor) *Tensor) *Tensor {
+	if x == nil {
+		return f(x)
+	}
+	dt := x.DType()
+	if at := accType(dt); at != dt {
+		return f(x.Cast(at)).Cast(dt)
+	}
+	return f(x)
+}
+
+// sumType is the result type of a sum or product of dt: i64 for bool and
+// integer types (u64 stays u64), as torch.sum.
+func sumType(dt DType) DType {
+	switch {
+	case dt == U64:
+		return U64
+	case dt.IsInt() || dt.IsBool():
+		return I64
+	}
+	return dt
+}
+
+// accumulate reduces x with code over axes: integers in sumType, f16 and
+// bf16 in f32 rounded once.
+func (x *Tensor) accumulate(code opCode, keep bool, axes []int) *Tensor {
+	x.normAxes(table[code].Name, axes) // before the casts
+	return inAcc(x.Cast(sumType(x.DType())), func(x *Tensor) *Tensor { return x.reduce(code, keep, axes) })
+}
+
+// Sum sums over axes (all when none). Bool and integer tensors sum to i64;
+// f16 and bf16 accumulate in f32.
+func (x *Tensor) Sum(axes ...int) *Tensor { return x.accumulate(opReduceSum, false, axes) }
 
 // SumKeepDims sums over axes keeping them as size 1.
-func (x *Tensor) SumKeepDims(axes ...int) *Tensor { return x.reduce(opReduceSum, true, axes) }
+func (x *Tensor) SumKeepDims(axes ...int) *Tensor { return x.accumulate(opReduceSum, true, axes) }
 
-// Prod multiplies over axes.
-func (x *Tensor) Prod(axes ...int) *Tensor { return x.reduce(opReduceProd, false, axes) }
+// Prod multiplies over axes (types as Sum).
+func (x *Tensor) Prod(axes ...int) *Tensor { return x.accumulate(opReduceProd, false, axes) }
 
-// ReduceMax is the maximum over axes.
-func (x *Tensor) ReduceMax(axes ...int) *Tensor { return x.reduce(opReduceMax, false, axes) }
+// ReduceMax is the maximum over axes (torch.amax: an empty axis is an
+// error, it has no maximum).
+func (x *Tensor) ReduceMax(axes ...int) *Tensor { return x.extremum(opReduceMax, false, axes) }
 
 // ReduceMaxKeepDims is ReduceMax keeping the axes.
-func (x *Tensor) ReduceMaxKeepDims(axes ...int) *Tensor { return x.reduce(opReduceMax, true, axes) }
+func (x *Tensor) ReduceMaxKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMax, true, axes) }
 
-// ReduceMin is the minimum over axes.
-func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.reduce(opReduceMin, false, axes) }
+// ReduceMin is the minimum over axes (an empty axis is an error).
+func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.extremum(opReduceMin, false, axes) }
 
 // ReduceMinKeepDims is ReduceMin keeping the axes.
-func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.reduce(opReduceMin, true, axes) }
+func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMin, true, axes) }
 
-// Mean averages over axes.
+func (x *Tensor) extremum(code opCode, keep bool, axes []int) *Tensor {
+	for _, a := range x.normAxes(table[code].Name, axes) {
+		if x.Dims()[a] == 0 {
+			throw(table[code].Name, []Shape{x.shape}, "reduction over axis %d of size 0 has no result", a)
+		}
+	}
+	return x.reduce(code, keep, axes)
+}
+
+// Mean averages over axes (f16 and bf16 in f32, rounded once).
 func (x *Tensor) Mean(axes ...int) *Tensor {
 	n := x.countOver("Mean", axes)
-	return x.Sum(axes...).DivScalar(float64(n))
+	return inAcc(x, func(x *Tensor) *Tensor { return x.Sum(axes...).DivScalar(float64(n)) })
 }
 
 // MeanKeepDims averages over axes keeping them.
 func (x *Tensor) MeanKeepDims(axes ...int) *Tensor {
 	n := x.countOver("MeanKeepDims", axes)
-	return x.SumKeepDims(axes...).DivScalar(float64(n))
+	return inAcc(x, func(x *Tensor) *Tensor { return x.SumKeepDims(axes...).DivScalar(float64(n)) })
 }
 
 // countOver is the number of elements a mean over axes averages. Means
-// need a floating-point tensor: an integer mean would truncate silently.
+// need a floating-point tensor, as torch.mean.
 func (x *Tensor) countOver(op string, axes []int) int64 {
 	needTensors(op, "x", x)
 	if !floating.accepts(x.DType()) {
@@ -83,15 +135,18 @@ func (x *Tensor) countOver(op string, axes []int) int64 {
 	return n
 }
 
-// Var is the (biased) variance over axes, keeping them when keep is set.
+// Var is the biased variance over axes (torch.var with unbiased=False),
+// keeping them when keep is set; f16 and bf16 compute in f32.
 func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
-	needTensors("Var", "x", x)
+	x.countOver("Var", axes) // before the casts
 	defer relabel("Var", x)()
-	d := x.Sub(x.MeanKeepDims(axes...))
-	if keep {
-		return d.Square().MeanKeepDims(axes...)
-	}
-	return d.Square().Mean(axes...)
+	return inAcc(x, func(x *Tensor) *Tensor {
+		d := x.Sub(x.MeanKeepDims(axes...))
+		if keep {
+			return d.Square().MeanKeepDims(axes...)
+		}
+		return d.Square().Mean(axes...)
+	})
 }
 
 func (x *Tensor) arg(code opCode, axis int, keep bool) *Tensor {
@@ -114,18 +169,29 @@ func (x *Tensor) ArgMax(axis int, keep bool) *Tensor { return x.arg(opArgMax, ax
 // ArgMin returns the i64 index of the minimum along axis.
 func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, axis, keep) }
 
-// LogSumExp computes log(sum(exp(x))) over axes, stably.
+// LogSumExp computes log(sum(exp(x))) over axes, stably (f16 and bf16 in
+// f32; integer and bool tensors in f32).
 func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
 	needTensors("LogSumExp", "x", x)
 	x.normAxes("LogSumExp", axes)
-	needRealFloat("LogSumExp", x)
-	defer relabel("LogSumExp", x)()
-	m := x.ReduceMaxKeepDims(axes...)
-	// A -inf maximum (all -inf) would give NaN from -inf - -inf: use 0 there.
-	m = Where(m.IsFinite(), m, ZerosLike(m))
-	s := x.Sub(m).Exp().SumKeepDims(axes...).Log().Add(m)
-	if keep {
-		return s
+	if x.DType().IsComplex() {
+		throw("LogSumExp", []Shape{x.shape}, "needs a real tensor, got %s", x.DType())
 	}
-	return s.Squeeze(int64sToInts(x.normAxes("LogSumExp", axes))...)
+	defer relabel("LogSumExp", x)()
+	x = x.Cast(floatResult(x.DType()))
+	return inAcc(x, func(x *Tensor) *Tensor {
+		m := x.finiteMaxKeepDims(axes...)
+		s := x.Sub(m).Exp().SumKeepDims(axes...).Log().Add(m)
+		if keep {
+			return s
+		}
+		return s.Squeeze(int64sToInts(x.normAxes("LogSumExp", axes))...)
+	})
+}
+
+// finiteMaxKeepDims is the maximum over axes, 0 where it is not finite
+// (an all -inf lane would give NaN from -inf - -inf).
+func (x *Tensor) finiteMaxKeepDims(axes ...int) *Tensor {
+	m := x.reduce(opReduceMax, true, axes)
+	return Where(m.IsFinite(), m, ZerosLike(m))
 }

@@ -194,9 +194,25 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 		throw("Concat", nil, "no tensors")
 	}
 	needList("Concat", "ts", ts, false)
+	dt := mustResultType("Concat", ts)
 	a, ok := normAxis(axis, ts[0].Rank())
 	if !ok {
 		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
+	}
+	in := make([]Shape, len(ts))
+	for i, t := range ts {
+		in[i] = t.shape.with(dt)
+	}
+	if _, err := inferShapes(table[opConcat], Attrs{{"axis", int64(a)}}, in); err != nil {
+		throw("Concat", shapesOf(ts), "%v", err)
+	}
+	// Operands of different types promote (torch.cat).
+	if !sameDType(ts, dt) {
+		cs := make([]*Tensor, len(ts))
+		for i, t := range ts {
+			cs[i] = t.Cast(dt)
+		}
+		ts = cs
 	}
 	if len(ts) == 1 {
 		return ts[0]
@@ -211,7 +227,7 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 	}
 	needList("Stack", "ts", ts, false)
 	for _, t := range ts[1:] {
-		if !t.shape.Equal(ts[0].shape) {
+		if !sameDims(t.Dims(), ts[0].Dims()) {
 			throw("Stack", shapesOf(ts), "tensors have different shapes %s and %s", ts[0].shape, t.shape)
 		}
 	}
@@ -313,4 +329,13 @@ func (x *Tensor) Flip(axes ...int) *Tensor {
 	}
 	sort.Slice(ax, func(i, j int) bool { return ax[i] < ax[j] })
 	return apply1(opReverse, Attrs{{"axes", ax}}, x)
+}
+
+func sameDType(ts []*Tensor, dt DType) bool {
+	for _, t := range ts {
+		if t.DType() != dt {
+			return false
+		}
+	}
+	return true
 }

@@ -39,8 +39,14 @@ type Executable struct {
 	Hash    Hash
 	Module  *hlo.Module
 	NParams int
-	NOut    int
+	NOut    int    // results, not counting the run-time check flags
 	graph   *Graph // the graph it was built for (dumps)
+	// checks are the messages of the program's run-time checks (checks.go).
+	checks []string
+	// pre is the program of the checks alone, run before an execution
+	// that donates inputs (built on first use).
+	preOnce sync.Once
+	pre     *preCheck
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -202,7 +208,12 @@ func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 		return nil, fmt.Errorf("compiling graph %s: %w", g.Hash, err)
 	}
 	e := m.Entry()
-	return &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: exe.NumOutputs(), graph: g}, nil
+	checks := moduleChecks(m)
+	nout := exe.NumOutputs()
+	if len(checks) > 0 {
+		nout--
+	}
+	return &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, graph: g, checks: checks}, nil
 }
 
 func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
@@ -222,10 +233,20 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	if dumping {
 		saveGraph(x.graph, x)
 	}
+	if len(donate) > 0 && len(x.checks) > 0 {
+		// A failed check must leave the inputs as they were: run the checks
+		// alone first, then the program (whose own flags then hold).
+		if err := x.runPreCheck(args); err != nil {
+			return nil, err
+		}
+	}
 	start := nanotime()
 	out, err := x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	cExecute.v.Add(1)
 	tExecute.sinceNano(start)
+	if err == nil && len(x.checks) > 0 {
+		return verifyChecks(x.checks, out)
+	}
 	return out, err
 }
 

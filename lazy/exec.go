@@ -151,7 +151,7 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	for i, r := range g.Roots {
 		outs[i] = vals[r.Node][r.Index]
 	}
-	f.Return(outs...)
+	f.ReturnWithAttrs(lc.lowerChecks(outs))
 	return b.Build()
 }
 
@@ -235,6 +235,9 @@ func syncTensors(reason string, ts []*Tensor) error {
 		cDonated.v.Add(int64(len(donateIdx)))
 	}
 	if err != nil {
+		if ce := g.checkError(err); ce != err {
+			return ce
+		}
 		return fmt.Errorf("lazy: executing graph %s: %w", g.Hash, err)
 	}
 	datas := make([]*deviceData, len(outs))

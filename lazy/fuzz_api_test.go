@@ -174,7 +174,7 @@ type fuzzOp struct {
 	call func(s *fuzzState) []*Tensor
 }
 
-func one(t *Tensor) []*Tensor { return []*Tensor{t} }
+func oneT(t *Tensor) []*Tensor { return []*Tensor{t} }
 
 func fuzzOps() []fuzzOp {
 	unary := map[string]func(*Tensor) *Tensor{
@@ -202,62 +202,62 @@ func fuzzOps() []fuzzOp {
 	var ops []fuzzOp
 	for _, name := range sortedKeys(unary) {
 		fn := unary[name]
-		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return one(fn(s.t())) }})
+		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return oneT(fn(s.t())) }})
 	}
 	for _, name := range sortedKeys(binary) {
 		fn := binary[name]
-		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return one(fn(s.t(), s.t())) }})
+		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return oneT(fn(s.t(), s.t())) }})
 	}
 	for _, name := range sortedKeys(scalar) {
 		fn := scalar[name]
-		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return one(fn(s.t(), s.r.f())) }})
+		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return oneT(fn(s.t(), s.r.f())) }})
 	}
 	for _, name := range sortedKeys(reduce) {
 		fn := reduce[name]
-		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return one(fn(s.t(), s.r.axes()...)) }})
+		ops = append(ops, fuzzOp{name, func(s *fuzzState) []*Tensor { return oneT(fn(s.t(), s.r.axes()...)) }})
 	}
 	r := func(s *fuzzState) *fz { return s.r }
 	ops = append(ops, []fuzzOp{
 		// Host ops compute their operands: only small ones.
-		{"NonZero", func(s *fuzzState) []*Tensor { return one(s.small().NonZero()) }},
-		{"Unique", func(s *fuzzState) []*Tensor { return one(s.small().Unique()) }},
-		{"MaskedSelect", func(s *fuzzState) []*Tensor { return one(s.small().MaskedSelect(s.small())) }},
-		{"Zeros", func(s *fuzzState) []*Tensor { return one(Zeros(r(s).dtype(), r(s).dims()...)) }},
-		{"Full", func(s *fuzzState) []*Tensor { return one(Full(r(s).dtype(), r(s).f(), r(s).dims()...)) }},
-		{"Scalar", func(s *fuzzState) []*Tensor { return one(Scalar(r(s).dtype(), r(s).f())) }},
-		{"ZerosLike", func(s *fuzzState) []*Tensor { return one(ZerosLike(s.t())) }},
-		{"Iota", func(s *fuzzState) []*Tensor { return one(Iota(r(s).dtype(), r(s).axis(), r(s).dims()...)) }},
-		{"Arange", func(s *fuzzState) []*Tensor { return one(Arange(r(s).dtype(), r(s).f(), r(s).f()*10, r(s).f())) }},
+		{"NonZero", func(s *fuzzState) []*Tensor { return oneT(s.small().NonZero()) }},
+		{"Unique", func(s *fuzzState) []*Tensor { return oneT(s.small().Unique()) }},
+		{"MaskedSelect", func(s *fuzzState) []*Tensor { return oneT(s.small().MaskedSelect(s.small())) }},
+		{"Zeros", func(s *fuzzState) []*Tensor { return oneT(Zeros(r(s).dtype(), r(s).dims()...)) }},
+		{"Full", func(s *fuzzState) []*Tensor { return oneT(Full(r(s).dtype(), r(s).f(), r(s).dims()...)) }},
+		{"Scalar", func(s *fuzzState) []*Tensor { return oneT(Scalar(r(s).dtype(), r(s).f())) }},
+		{"ZerosLike", func(s *fuzzState) []*Tensor { return oneT(ZerosLike(s.t())) }},
+		{"Iota", func(s *fuzzState) []*Tensor { return oneT(Iota(r(s).dtype(), r(s).axis(), r(s).dims()...)) }},
+		{"Arange", func(s *fuzzState) []*Tensor { return oneT(Arange(r(s).dtype(), r(s).f(), r(s).f()*10, r(s).f())) }},
 		{"FromSlice", func(s *fuzzState) []*Tensor {
 			d := r(s).dims()
 			n := hlo.NumElements(d)
 			if n < 0 || n > fuzzCutLimit || checkDims(F32, d) != nil {
 				n = int64(r(s).n(4))
 			}
-			return one(FromSlice(make([]float32, n), d...))
+			return oneT(FromSlice(make([]float32, n), d...))
 		}},
-		{"RandN", func(s *fuzzState) []*Tensor { return one(RandN(r(s).dtype(), r(s).dims()...)) }},
+		{"RandN", func(s *fuzzState) []*Tensor { return oneT(RandN(r(s).dtype(), r(s).dims()...)) }},
 		{"RandUniform", func(s *fuzzState) []*Tensor {
-			return one(RandUniform(r(s).dtype(), r(s).f(), r(s).f(), r(s).dims()...))
+			return oneT(RandUniform(r(s).dtype(), r(s).f(), r(s).f(), r(s).dims()...))
 		}},
-		{"Dropout", func(s *fuzzState) []*Tensor { return one(s.t().Dropout(r(s).f()/4, r(s).n(2) == 0)) }},
-		{"Cast", func(s *fuzzState) []*Tensor { return one(s.t().Cast(r(s).dtype())) }},
-		{"Clamp", func(s *fuzzState) []*Tensor { return one(s.t().Clamp(r(s).f(), r(s).f())) }},
-		{"Where", func(s *fuzzState) []*Tensor { return one(Where(s.t(), s.t(), s.t())) }},
-		{"Var", func(s *fuzzState) []*Tensor { return one(s.t().Var(r(s).n(2) == 0, r(s).axes()...)) }},
-		{"ArgMax", func(s *fuzzState) []*Tensor { return one(s.t().ArgMax(r(s).axis(), r(s).n(2) == 0)) }},
-		{"LogSumExp", func(s *fuzzState) []*Tensor { return one(s.t().LogSumExp(r(s).n(2) == 0, r(s).axes()...)) }},
-		{"Reshape", func(s *fuzzState) []*Tensor { return one(s.t().Reshape(r(s).dims()...)) }},
-		{"Transpose", func(s *fuzzState) []*Tensor { return one(s.t().Transpose(r(s).axis(), r(s).axis())) }},
-		{"BroadcastTo", func(s *fuzzState) []*Tensor { return one(s.t().BroadcastTo(r(s).dims()...)) }},
-		{"Expand", func(s *fuzzState) []*Tensor { return one(s.t().Expand(r(s).dims()...)) }},
-		{"Unsqueeze", func(s *fuzzState) []*Tensor { return one(s.t().Unsqueeze(r(s).axis())) }},
+		{"Dropout", func(s *fuzzState) []*Tensor { return oneT(s.t().Dropout(r(s).f()/4, r(s).n(2) == 0)) }},
+		{"Cast", func(s *fuzzState) []*Tensor { return oneT(s.t().Cast(r(s).dtype())) }},
+		{"Clamp", func(s *fuzzState) []*Tensor { return oneT(s.t().Clamp(r(s).f(), r(s).f())) }},
+		{"Where", func(s *fuzzState) []*Tensor { return oneT(Where(s.t(), s.t(), s.t())) }},
+		{"Var", func(s *fuzzState) []*Tensor { return oneT(s.t().Var(r(s).n(2) == 0, r(s).axes()...)) }},
+		{"ArgMax", func(s *fuzzState) []*Tensor { return oneT(s.t().ArgMax(r(s).axis(), r(s).n(2) == 0)) }},
+		{"LogSumExp", func(s *fuzzState) []*Tensor { return oneT(s.t().LogSumExp(r(s).n(2) == 0, r(s).axes()...)) }},
+		{"Reshape", func(s *fuzzState) []*Tensor { return oneT(s.t().Reshape(r(s).dims()...)) }},
+		{"Transpose", func(s *fuzzState) []*Tensor { return oneT(s.t().Transpose(r(s).axis(), r(s).axis())) }},
+		{"BroadcastTo", func(s *fuzzState) []*Tensor { return oneT(s.t().BroadcastTo(r(s).dims()...)) }},
+		{"Expand", func(s *fuzzState) []*Tensor { return oneT(s.t().Expand(r(s).dims()...)) }},
+		{"Unsqueeze", func(s *fuzzState) []*Tensor { return oneT(s.t().Unsqueeze(r(s).axis())) }},
 		{"SliceStrided", func(s *fuzzState) []*Tensor {
-			return one(s.t().SliceStrided(r(s).ints(4), r(s).ints(4), r(s).ints(4)))
+			return oneT(s.t().SliceStrided(r(s).ints(4), r(s).ints(4), r(s).ints(4)))
 		}},
-		{"Narrow", func(s *fuzzState) []*Tensor { return one(s.t().Narrow(r(s).axis(), r(s).dim(), r(s).dim())) }},
-		{"Concat", func(s *fuzzState) []*Tensor { return one(Concat(r(s).axis(), s.ts(3)...)) }},
-		{"Stack", func(s *fuzzState) []*Tensor { return one(Stack(r(s).axis(), s.ts(3)...)) }},
+		{"Narrow", func(s *fuzzState) []*Tensor { return oneT(s.t().Narrow(r(s).axis(), r(s).dim(), r(s).dim())) }},
+		{"Concat", func(s *fuzzState) []*Tensor { return oneT(Concat(r(s).axis(), s.ts(3)...)) }},
+		{"Stack", func(s *fuzzState) []*Tensor { return oneT(Stack(r(s).axis(), s.ts(3)...)) }},
 		{"Split", func(s *fuzzState) []*Tensor { return s.t().Split(r(s).axis(), r(s).ints(3)...) }},
 		{"Chunk", func(s *fuzzState) []*Tensor {
 			x := s.t()
@@ -268,26 +268,26 @@ func fuzzOps() []fuzzOp {
 			return x.Chunk(r(s).axis(), n)
 		}},
 		{"PadWith", func(s *fuzzState) []*Tensor {
-			return one(s.t().PadWith(r(s).ints(4), r(s).ints(4), r(s).ints(4), r(s).f()))
+			return oneT(s.t().PadWith(r(s).ints(4), r(s).ints(4), r(s).ints(4), r(s).f()))
 		}},
-		{"Pad", func(s *fuzzState) []*Tensor { return one(s.t().Pad(r(s).ints(4)...)) }},
-		{"Linear", func(s *fuzzState) []*Tensor { return one(Linear(s.t(), s.t(), s.t())) }},
+		{"Pad", func(s *fuzzState) []*Tensor { return oneT(s.t().Pad(r(s).ints(4)...)) }},
+		{"Linear", func(s *fuzzState) []*Tensor { return oneT(Linear(s.t(), s.t(), s.t())) }},
 		{"Einsum", func(s *fuzzState) []*Tensor {
 			specs := []string{"ij,jk->ik", "ij->ji", "ij->", "i,i->", "bij,bjk->bik", "ij->ii", "ij,kj->ik", "i->j", "ij", "->", "ij,jk"}
-			return one(Einsum(specs[r(s).n(len(specs))], s.ts(2)...))
+			return oneT(Einsum(specs[r(s).n(len(specs))], s.ts(2)...))
 		}},
-		{"Softmax", func(s *fuzzState) []*Tensor { return one(s.t().Softmax(r(s).axis())) }},
-		{"LogSoftmax", func(s *fuzzState) []*Tensor { return one(s.t().LogSoftmax(r(s).axis())) }},
-		{"LayerNorm", func(s *fuzzState) []*Tensor { return one(LayerNorm(s.t(), r(s).axis(), s.t(), s.t(), r(s).f())) }},
+		{"Softmax", func(s *fuzzState) []*Tensor { return oneT(s.t().Softmax(r(s).axis())) }},
+		{"LogSoftmax", func(s *fuzzState) []*Tensor { return oneT(s.t().LogSoftmax(r(s).axis())) }},
+		{"LayerNorm", func(s *fuzzState) []*Tensor { return oneT(LayerNorm(s.t(), r(s).axis(), s.t(), s.t(), r(s).f())) }},
 		{"Conv2d", func(s *fuzzState) []*Tensor {
 			o := Conv2dOpts{Stride: r(s).pair(), Padding: r(s).pair(), Dilation: r(s).pair(), Groups: r(s).dim()}
-			return one(Conv2d(s.t(), s.t(), s.t(), o))
+			return oneT(Conv2d(s.t(), s.t(), s.t(), o))
 		}},
-		{"MaxPool2d", func(s *fuzzState) []*Tensor { return one(s.t().MaxPool2d(r(s).pair(), r(s).pair(), r(s).pair())) }},
-		{"AvgPool2d", func(s *fuzzState) []*Tensor { return one(s.t().AvgPool2d(r(s).pair(), r(s).pair(), r(s).pair())) }},
-		{"CrossEntropy", func(s *fuzzState) []*Tensor { return one(CrossEntropy(s.t(), s.t())) }},
-		{"OneHot", func(s *fuzzState) []*Tensor { return one(OneHot(s.t(), r(s).dim(), r(s).dtype())) }},
-		{"Cumsum", func(s *fuzzState) []*Tensor { return one(s.t().Cumsum(r(s).axis())) }},
+		{"MaxPool2d", func(s *fuzzState) []*Tensor { return oneT(s.t().MaxPool2d(r(s).pair(), r(s).pair(), r(s).pair())) }},
+		{"AvgPool2d", func(s *fuzzState) []*Tensor { return oneT(s.t().AvgPool2d(r(s).pair(), r(s).pair(), r(s).pair())) }},
+		{"CrossEntropy", func(s *fuzzState) []*Tensor { return oneT(CrossEntropy(s.t(), s.t())) }},
+		{"OneHot", func(s *fuzzState) []*Tensor { return oneT(OneHot(s.t(), r(s).dim(), r(s).dtype())) }},
+		{"Cumsum", func(s *fuzzState) []*Tensor { return oneT(s.t().Cumsum(r(s).axis())) }},
 		{"Sort", func(s *fuzzState) []*Tensor {
 			v, i := s.t().Sort(r(s).axis(), r(s).n(2) == 0)
 			return []*Tensor{v, i}
@@ -296,17 +296,17 @@ func fuzzOps() []fuzzOp {
 			v, i := s.t().TopK(r(s).dim())
 			return []*Tensor{v, i}
 		}},
-		{"TakeAlong", func(s *fuzzState) []*Tensor { return one(s.t().TakeAlong(r(s).axis(), s.t())) }},
-		{"ScatterAdd", func(s *fuzzState) []*Tensor { return one(s.t().ScatterAdd(r(s).axis(), s.t(), s.t())) }},
-		{"IndexSelect", func(s *fuzzState) []*Tensor { return one(s.t().IndexSelect(r(s).axis(), s.t())) }},
-		{"DynamicSlice", func(s *fuzzState) []*Tensor { return one(s.t().DynamicSlice(s.ts(3), r(s).ints(3))) }},
+		{"TakeAlong", func(s *fuzzState) []*Tensor { return oneT(s.t().TakeAlong(r(s).axis(), s.t())) }},
+		{"ScatterAdd", func(s *fuzzState) []*Tensor { return oneT(s.t().ScatterAdd(r(s).axis(), s.t(), s.t())) }},
+		{"IndexSelect", func(s *fuzzState) []*Tensor { return oneT(s.t().IndexSelect(r(s).axis(), s.t())) }},
+		{"DynamicSlice", func(s *fuzzState) []*Tensor { return oneT(s.t().DynamicSlice(s.ts(3), r(s).ints(3))) }},
 		{"DynamicUpdateSlice", func(s *fuzzState) []*Tensor {
-			return one(s.t().DynamicUpdateSlice(s.t(), s.ts(3)))
+			return oneT(s.t().DynamicUpdateSlice(s.t(), s.ts(3)))
 		}},
 		{"Assign", func(s *fuzzState) []*Tensor {
 			x := s.t()
 			x.Assign(s.t())
-			return one(x)
+			return oneT(x)
 		}},
 		{"Grad", func(s *fuzzState) []*Tensor { return fuzzGrad(s, s.t(), s.ts(2)) }},
 		{"HostFunc", func(s *fuzzState) []*Tensor {
@@ -389,12 +389,12 @@ func fuzzHostFunc(specs []Shape) (string, HostFn) {
 // fuzzAttrs makes attributes for a table op: the right keys, random values.
 func fuzzAttrs(op string, r *fz) Attrs {
 	ints := func() []int64 { return r.ints(4) }
-	one := func() int64 { return r.dim() }
+	oneInt := func() int64 { return r.dim() }
 	switch op {
 	case "Constant":
 		return Attrs{{"value", hlo.ScalarLiteral(F32, r.f())}}
 	case "Iota", "RngBits":
-		return Attrs{{"dtype", r.dtype()}, {"dims", ints()}, {"axis", one()}}
+		return Attrs{{"dtype", r.dtype()}, {"dims", ints()}, {"axis", oneInt()}}
 	case "Reshape":
 		return Attrs{{"dims", ints()}}
 	case "Transpose":
@@ -404,7 +404,7 @@ func fuzzAttrs(op string, r *fz) Attrs {
 	case "Slice":
 		return Attrs{{"start", ints()}, {"limit", ints()}, {"strides", ints()}}
 	case "Concat", "ArgMax", "ArgMin", "TakeAlong", "ScatterAddAlong":
-		return Attrs{{"axis", one()}}
+		return Attrs{{"axis", oneInt()}}
 	case "Pad":
 		return Attrs{{"lo", ints()}, {"hi", ints()}, {"interior", ints()}, {"value", r.f()}}
 	case "Reverse", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd":
@@ -413,7 +413,7 @@ func fuzzAttrs(op string, r *fz) Attrs {
 		return Attrs{{"lhs_batch", ints()}, {"rhs_batch", ints()}, {"lhs_contract", ints()}, {"rhs_contract", ints()}}
 	case "Conv":
 		return Attrs{{"strides", ints()}, {"pad_lo", ints()}, {"pad_hi", ints()}, {"lhs_dilation", ints()},
-			{"rhs_dilation", ints()}, {"groups", one()}, {"batch_groups", one()},
+			{"rhs_dilation", ints()}, {"groups", oneInt()}, {"batch_groups", oneInt()},
 			{"lhs_spec", ints()}, {"rhs_spec", ints()}, {"out_spec", ints()}}
 	case "DynamicSlice":
 		return Attrs{{"sizes", ints()}}
@@ -422,9 +422,9 @@ func fuzzAttrs(op string, r *fz) Attrs {
 		return Attrs{{"kind", kinds[r.n(4)]}, {"window", ints()}, {"strides", ints()}, {"pad_lo", ints()}, {"pad_hi", ints()},
 			{"select", []string{"GE", "LE", "XX"}[r.n(3)]}}
 	case "Cumsum":
-		return Attrs{{"axis", one()}, {"reverse", r.n(2) == 0}}
+		return Attrs{{"axis", oneInt()}, {"reverse", r.n(2) == 0}}
 	case "Sort":
-		return Attrs{{"axis", one()}, {"descending", r.n(2) == 0}}
+		return Attrs{{"axis", oneInt()}, {"descending", r.n(2) == 0}}
 	case "Cast":
 		return Attrs{{"dtype", r.dtype()}}
 	case "Clamp":

@@ -515,6 +515,7 @@ var forwardTests = map[string]string{
 	"NonZero": "TestOpsNonZero", "Unique": "TestOpsUnique", "MaskedSelect": "TestOpsMaskedSelect",
 	"MaskedScatter": "TestOpsMaskedScatter",
 	"HostFunc":      "TestOpsHostFunc",
+	"Check":         "TestTorchIndexChecks",
 }
 
 func TestForwardCoverage(t *testing.T) {

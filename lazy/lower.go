@@ -10,6 +10,8 @@ import (
 // function.
 type LowerCtx struct {
 	S *hlo.Scope
+	// checks are the flags of the run-time checks lowered so far.
+	checks []loweredCheck
 }
 
 // scalar returns a 0-d constant of dt.

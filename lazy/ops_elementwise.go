@@ -154,20 +154,15 @@ func init() {
 			da := dy.Div(b)
 			return da, da.Mul(y).Neg()
 		}},
-		{opPow, "Pow", floating, (*hlo.Scope).Pow, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		{opPow, "Pow", numeric, (*hlo.Scope).Pow, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			da := dy.Mul(b).Mul(a.Pow(b.SubScalar(1)))
-			// d/db a^b = a^b log a, taken as 0 where a == 0 (the limit for b > 0).
-			logA := Where(a.EqScalar(0), ZerosLike(a), a.Log())
-			return da, dy.Mul(y).Mul(logA)
+			// d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (the
+			// limit), as PyTorch.
+			db := Where(a.EqScalar(0).And(b.GeScalar(0)), ZerosLike(a), y.Mul(a.Log()))
+			return da, dy.Mul(db)
 		}},
-		{opMax, "Max", numeric, (*hlo.Scope).Max, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
-			m := a.Ge(b)
-			return Where(m, dy, ZerosLike(dy)), Where(m, ZerosLike(dy), dy)
-		}},
-		{opMin, "Min", numeric, (*hlo.Scope).Min, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
-			m := a.Le(b)
-			return Where(m, dy, ZerosLike(dy)), Where(m, ZerosLike(dy), dy)
-		}},
+		{opMax, "Max", numeric, (*hlo.Scope).Max, tieVJP("GT")},
+		{opMin, "Min", numeric, (*hlo.Scope).Min, tieVJP("LT")},
 		{opRem, "Rem", realNumber, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			// a - trunc(a/b)*b
 			q := a.Div(b)
@@ -258,8 +253,13 @@ func init() {
 		},
 	})
 	define(opClamp, &OpDef{
-		Name:  "Clamp",
-		Infer: inferUnary(numeric),
+		Name: "Clamp",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			if !numeric.accepts(in[0].DType) || in[0].DType.IsComplex() {
+				return nil, fmt.Errorf("needs a real numeric tensor, got %s", in[0].DType)
+			}
+			return []Shape{in[0]}, nil
+		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			t := tensorType(in[0])
 			lo := lc.splat(t, n.attrs.Float("lo"))
@@ -273,6 +273,21 @@ func init() {
 	})
 }
 
+// tieVJP is the gradient of maximum (dir GT) or minimum (LT): the operand
+// that wins takes dy, and a tie gives each operand half (as PyTorch).
+func tieVJP(dir string) func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+	return func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		z := ZerosLike(dy)
+		half := dy.MulScalar(0.5)
+		tie := a.Eq(b)
+		aWins := a.compare(dir, b)
+		bWins := b.compare(dir, a)
+		ga := Where(aWins, dy, Where(tie, half, z))
+		gb := Where(bWins, dy, Where(tie, half, z))
+		return ga, gb
+	}
+}
+
 // lowerAbs: StableHLO abs takes no unsigned integers, whose |x| is x.
 func lowerAbs(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 	if tensorType(x).DType.IsUnsigned() {
@@ -282,13 +297,20 @@ func lowerAbs(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 }
 
 // lowerSign: StableHLO sign takes no unsigned integers: theirs is x != 0.
+// Real floats follow torch.sign: (x > 0) - (x < 0), so NaN and -0 give 0.
 func lowerSign(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 	t := tensorType(x)
-	if !t.DType.IsUnsigned() {
-		return s.Sign(x)
-	}
 	lc := &LowerCtx{S: s}
-	return s.Select(s.Compare(hlo.CmpNE, x, lc.splat(t, 0)), lc.splat(t, 1), lc.splat(t, 0))
+	switch {
+	case t.DType.IsUnsigned():
+		return s.Select(s.Compare(hlo.CmpNE, x, lc.splat(t, 0)), lc.splat(t, 1), lc.splat(t, 0))
+	case t.DType.IsFloat():
+		zero, one := lc.splat(t, 0), lc.splat(t, 1)
+		pos := s.Select(s.Compare(hlo.CmpGT, x, zero), one, zero)
+		neg := s.Select(s.Compare(hlo.CmpLT, x, zero), one, zero)
+		return s.Sub(pos, neg)
+	}
+	return s.Sign(x)
 }
 
 func lowerRelu(s *hlo.Scope, x *hlo.Value) *hlo.Value {

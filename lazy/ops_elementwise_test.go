@@ -27,16 +27,15 @@ type unaryCase struct {
 
 func goRound(x float64) float64 { return math.RoundToEven(x) }
 
+// goSign is torch.sign: (x > 0) - (x < 0), so NaN gives 0.
 func goSign(x float64) float64 {
 	switch {
-	case math.IsNaN(x):
-		return x
 	case x > 0:
 		return 1
 	case x < 0:
 		return -1
 	}
-	return x
+	return 0
 }
 
 func boolF(b bool) float64 {
@@ -252,20 +251,21 @@ func TestOpsBinary(t *testing.T) {
 					a, ar := mk(av, dt)
 					b, br := mk(bv, dt)
 					ref := c.ref
+					rt := dt // result type
 					if dt.IsInt() {
 						switch c.name {
-						case "Div":
-							ref = intOf(func(x, y int64) int64 { return x / y })
+						case "Div": // true division, in f32
+							rt = F32
 						case "Rem":
 							ref = intOf(func(x, y int64) int64 { return x % y })
 						}
 					}
 					want := zipND(ar, br, ref)
 					tl := exact
-					if dt.IsFloat() {
-						tl = ulpsTol(dt, max(c.ulps, 1), 1)
+					if rt.IsFloat() {
+						tl = ulpsTol(rt, max(c.ulps, 1), 1)
 					}
-					expectT(t, c.name, c.f(a, b), dt, want, tl)
+					expectT(t, c.name, c.f(a, b), rt, want, tl)
 				})
 			}
 		}
@@ -318,10 +318,11 @@ func TestOpsScalarForms(t *testing.T) {
 			expectT(t, c.name+"/"+dt.String(), c.f(x, c.v), dt, want, ulpsTol(dt, 8, 1))
 		}
 	}
-	// Integer tensors take the scalar converted to their dtype.
+	// Integer tensors keep their dtype with integral scalars; division is
+	// true division (f32).
 	xi := ndOf([]float64{-7, -1, 0, 3, 9}, 5)
 	expectT(t, "AddScalar/i32", mkT(xi, I32).AddScalar(3), I32, mapND(xi, func(a float64) float64 { return a + 3 }), exact)
-	expectT(t, "DivScalar/i32", mkT(xi, I32).DivScalar(2), I32, mapND(xi, func(a float64) float64 { return float64(int64(a) / 2) }), exact)
+	expectT(t, "DivScalar/i32", mkT(xi, I32).DivScalar(2), F32, mapND(xi, func(a float64) float64 { return a / 2 }), exact)
 }
 
 func TestOpsCompare(t *testing.T) {

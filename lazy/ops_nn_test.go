@@ -271,24 +271,21 @@ func TestOpsCumsum(t *testing.T) {
 			if dt.IsFloat() {
 				tl = ulpsTol(dt, 24, 5)
 			}
-			expectT(t, fmt.Sprintf("Cumsum/%s/%d", dt, axis), x.Cumsum(axis), dt, want, tl)
+			expectT(t, fmt.Sprintf("Cumsum/%s/%d", dt, axis), x.Cumsum(axis), sumType(dt), want, tl)
 		}
 	}
 }
 
-// totalLess is the sort order of the Sort op: -NaN < -inf < ... < -0 < +0
-// < ... < +inf < NaN.
+// totalLess is the sort order of the Sort op (PyTorch's): -inf < ... <
+// +inf < NaN, with -0 equal to +0 (a stable sort keeps them in place).
 func totalLess(a, b float64) bool {
-	ka, kb := totalKey(a), totalKey(b)
-	return ka < kb
-}
-
-func totalKey(x float64) int64 {
-	b := int64(math.Float64bits(x))
-	if b < 0 {
-		b ^= math.MaxInt64
+	switch {
+	case math.IsNaN(a):
+		return false
+	case math.IsNaN(b):
+		return true
 	}
-	return b
+	return a < b
 }
 
 func TestOpsSortTopK(t *testing.T) {
@@ -341,7 +338,7 @@ func TestOpsSortTopK(t *testing.T) {
 				name := fmt.Sprintf("Sort/%s/desc=%v/axis=%d", dt, desc, axis)
 				expectT(t, name+"/values", v, dt, vals, exact)
 				expectT(t, name+"/indices", i, I64, perm, exact)
-				// -0 sorts before +0: check signs too.
+				// -0 and +0 keep their order: check signs too.
 				gv := valuesOf(v)
 				for k := range gv.v {
 					if math.Signbit(gv.v[k]) != math.Signbit(vals.v[k]) && !math.IsNaN(vals.v[k]) {

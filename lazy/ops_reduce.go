@@ -155,8 +155,8 @@ func init() {
 		Name: "ReduceProd", Infer: inferReduce(numeric), Lower: lowerReduce("prod"),
 		VJP: prodVJP,
 	})
-	define(opReduceMax, &OpDef{Name: "ReduceMax", Infer: inferReduce(numeric), Lower: lowerReduce("max"), VJP: chooserVJP})
-	define(opReduceMin, &OpDef{Name: "ReduceMin", Infer: inferReduce(numeric), Lower: lowerReduce("min"), VJP: chooserVJP})
+	define(opReduceMax, &OpDef{Name: "ReduceMax", Infer: inferReduce(anyType), Lower: lowerReduce("max"), VJP: chooserVJP})
+	define(opReduceMin, &OpDef{Name: "ReduceMin", Infer: inferReduce(anyType), Lower: lowerReduce("min"), VJP: chooserVJP})
 
 	argInfer := func(in []Shape, a Attrs) ([]Shape, error) {
 		if !numeric.accepts(in[0].DType) || in[0].DType.IsComplex() {

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -173,9 +174,19 @@ func init() {
 			if n.attrs.Bool("descending") {
 				dir = "GT"
 			}
-			return lc.S.Sort([]*hlo.Value{in[0], idx}, axis, true, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
+			cmp := func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
 				return s.CompareWithType(hlo.CompareDir(dir), args[0], args[1], totalOrderType(t.DType))
-			})
+			}
+			if !t.DType.IsFloat() {
+				return lc.S.Sort([]*hlo.Value{in[0], idx}, axis, true, cmp)
+			}
+			// PyTorch's order: -0 and +0 are equal (a stable sort keeps
+			// them in place) and every NaN is above +inf. Sort on a key with
+			// +0 for -0 and +NaN for any NaN, in total order.
+			key := lc.S.Add(in[0], lc.splat(t, 0))
+			key = lc.S.Select(lc.S.Compare(hlo.CmpNE, in[0], in[0]), lc.splat(t, math.NaN()), key)
+			res := lc.S.Sort([]*hlo.Value{key, in[0], idx}, axis, true, cmp)
+			return res[1:]
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			if dy[0] == nil {

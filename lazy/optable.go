@@ -119,6 +119,8 @@ const (
 	opMaskedSelect
 	opMaskedScatter
 	opHostFunc
+	// run-time checks
+	opCheck
 	numOps
 )
 
@@ -151,7 +153,7 @@ func operandCount(code opCode) [2]int {
 	case opReduceSum, opReduceMax, opReduceMin, opReduceProd, opArgMax, opArgMin, opReshape, opTranspose, opBroadcast,
 		opSlice, opPad, opReverse, opReduceWindow, opCumsum, opSort, opRngBits, opNonZero, opUnique:
 		return [2]int{1, 1}
-	case opDotGeneral, opConv, opTakeAlong, opSelectAndScatterMax, opMaskedSelect, opMaskedScatter:
+	case opDotGeneral, opConv, opTakeAlong, opSelectAndScatterMax, opMaskedSelect, opMaskedScatter, opCheck:
 		return [2]int{2, 2}
 	case opConcat, opDynamicSlice:
 		return [2]int{1, -1}

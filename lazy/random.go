@@ -101,11 +101,11 @@ func RandUniformOn(dev *Device, dt DType, lo, hi float64, dims ...int64) *Tensor
 	var u *Tensor
 	if dt == F64 {
 		bits := dev.randomBits(U64, dims)
-		u = bits.Div(FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
+		u = bits.rawBinary(opDiv, FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
 	} else {
 		keep := uniformBits[dt]
 		bits := dev.randomBits(U32, dims)
-		u = bits.Div(FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
+		u = bits.rawBinary(opDiv, FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
 	}
 	if lo == hi {
 		return u.MulScalar(0).AddScalar(lo).Cast(dt)

@@ -116,7 +116,7 @@ func binKernels(k binKind, dt hlo.DType) (acc accFn, fold foldFn, ok bool) {
 func floatKernels[T floatT](k binKind) (accFn, foldFn, bool) {
 	switch k {
 	case binAdd:
-		return accAdd[T], foldAdd[T], true
+		return accAdd[T], foldSum[T], true
 	case binMul:
 		return accMul[T], foldMul[T], true
 	case binMax:
@@ -150,7 +150,7 @@ func intKernels[T intT](k binKind) (accFn, foldFn, bool) {
 func cplxKernels[T cplxT](k binKind, dt hlo.DType) (accFn, foldFn, bool) {
 	switch k {
 	case binAdd:
-		return accAdd[T], foldAdd[T], true
+		return accAdd[T], foldSum[T], true
 	case binMul:
 		return accMul[T], foldMul[T], true
 	case binMax, binMin:
@@ -497,7 +497,13 @@ func rowsKernel(k binKind, dt hlo.DType) rowsFn {
 }
 
 func addRows[T numT](dst []byte, dOff int, src []byte, sOff, rs, nRows, n int) {
-	d, s := asT[T](dst)[dOff:dOff+n], asT[T](src)
+	addRowsT(asT[T](dst)[dOff:dOff+n], asT[T](src), sOff, rs, nRows)
+}
+
+// addRowsT adds nRows rows of s (the first at sOff, row stride rs) to d,
+// row by row in order.
+func addRowsT[T numT](d, s []T, sOff, rs, nRows int) {
+	n := len(d)
 	r := 0
 	for ; r+4 <= nRows; r += 4 {
 		o := sOff + r*rs

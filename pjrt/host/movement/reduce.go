@@ -124,7 +124,12 @@ type reduceOp struct {
 	acc     accFn // fast path (n == 1, body a single binary op)
 	fold    foldFn
 	rows    rowsFn
-	initBuf [][]byte // scratch for converted init values (fast path)
+	sum     *sumKernels // float and complex add (sum.go)
+	initBuf [][]byte    // scratch for converted init values (fast path)
+	// widen is the body's type when an f16 or bf16 input is summed in a
+	// wider float body: the input is converted first and reduced with
+	// that type's kernels.
+	widen hlo.DType
 }
 
 func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -184,9 +189,26 @@ func compileReduce(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		ro.static = L
 	}
-	if n == 1 && ro.inDT[0] == ro.body.args[0] {
-		ro.acc, ro.fold, _ = binKernels(ro.body.kind, ro.inDT[0])
-		ro.rows = rowsKernel(ro.body.kind, ro.inDT[0])
+	if n == 1 && ro.inDT[0] != ro.body.args[0] && ro.body.kind == binAdd &&
+		(ro.inDT[0] == hlo.F16 || ro.inDT[0] == hlo.BF16) && (ro.body.args[0] == hlo.F32 || ro.body.args[0] == hlo.F64) {
+		ro.widen = ro.body.args[0]
+	}
+	if n == 1 && (ro.inDT[0] == ro.body.args[0] || ro.widen != 0) {
+		et := ro.body.args[0]
+		ro.acc, ro.fold, _ = binKernels(ro.body.kind, et)
+		ro.rows = rowsKernel(ro.body.kind, et)
+		if ro.body.kind == binAdd {
+			switch et {
+			case hlo.F32:
+				ro.sum = sumKernelsOf[float32]()
+			case hlo.F64:
+				ro.sum = sumKernelsOf[float64]()
+			case hlo.C64:
+				ro.sum = sumKernelsOf[complex64]()
+			case hlo.C128:
+				ro.sum = sumKernelsOf[complex128]()
+			}
+		}
 	}
 	return ro.run, nil
 }
@@ -276,12 +298,43 @@ func (ro *reduceOp) runOne(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	dt := ro.outT[0].DType
 	out := newOut(x, dt, L.outDims)
+	if ro.widen != 0 {
+		// The spec promotes the input to the body's type: convert it once
+		// (and the init value), then reduce with the wider type's kernels.
+		wide := x.NewLiteralUninit(ro.widen, in.Dims)
+		if x != nil {
+			defer x.Pool.Put(wide)
+		}
+		widenFloats(wide, in)
+		w := hlo.NewLiteral(ro.widen)
+		convertElem(ro.widen, w.Data, init.DType, init.Data)
+		in, init = wide, w
+	}
 	kernel.Fill(out.Data, init.Data[:dt.Size()])
 	results[0] = out
 	if L.nOut > 0 && L.nRed > 0 {
 		ro.runFast(L, out.Data, in.Data, init.Data)
 	}
 	return nil
+}
+
+// widenFloats converts the f16 or bf16 literal src into the f32 or f64
+// literal dst of the same shape.
+func widenFloats(dst, src *hlo.Literal) {
+	n := src.NumElements()
+	parallelFor(n, reduceGrain, func(lo, hi int) {
+		if dst.DType == hlo.F32 {
+			d := dst.F32()
+			for i := lo; i < hi; i++ {
+				d[i] = float32(src.Float(i))
+			}
+			return
+		}
+		d := dst.F64()
+		for i := lo; i < hi; i++ {
+			d[i] = src.Float(i)
+		}
+	})
 }
 
 func (ro *reduceOp) layout(in *hlo.Literal) (*reduceLayout, error) {
@@ -301,7 +354,7 @@ const reduceGrain = 1 << 15
 
 // runFast reduces with the typed kernels of a single-op body.
 func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
-	es := ro.inDT[0].Size()
+	es := ro.body.args[0].Size()
 	if len(L.red) == 0 {
 		// Nothing to reduce but size-1 dimensions: out = op(init, in).
 		ro.acc(out, 0, 1, in, 0, 1, L.nOut)
@@ -324,8 +377,13 @@ func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
 }
 
 // runRows reduces outputs [lo, hi) when the operand's innermost dimension
-// is reduced: one fold per run of it.
+// is reduced: one fold per run of it (a cascade over the runs for long
+// float sums).
 func (ro *reduceOp) runRows(L *reduceLayout, out, in []byte, lo, hi int) {
+	if ro.sum != nil && len(L.red) > 1 && L.nRed > sumSequential {
+		ro.sum.rows(L, out, in, lo, hi)
+		return
+	}
 	last := L.red[len(L.red)-1]
 	for o := lo; o < hi; o++ {
 		base := L.keptBase(o)
@@ -359,7 +417,11 @@ func (ro *reduceOp) runSplit(L *reduceLayout, out, in, init []byte) {
 				ro.fold(part, k, in, base+s+1, e-s-1)
 			}
 		})
-		ro.acc(out, o, 0, part, 0, 1, chunks)
+		if ro.sum != nil {
+			ro.sum.combine(out, o, part, chunks)
+		} else {
+			ro.acc(out, o, 0, part, 0, 1, chunks)
+		}
 	}
 }
 
@@ -385,6 +447,10 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 // runColumnBlocks reduces column blocks [lo, hi) (block t is output row
 // t/nb, columns of block t%nb).
 func (ro *reduceOp) runColumnBlocks(L, outer *reduceLayout, out, in []byte, nb, colsPer, lo, hi int) {
+	if ro.sum != nil && L.nRed > sumSequential {
+		ro.sum.cols(L, outer, out, in, nb, colsPer, lo, hi)
+		return
+	}
 	nc := L.kept[len(L.kept)-1].n
 	{
 		for t := lo; t < hi; t++ {

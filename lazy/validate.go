@@ -105,13 +105,6 @@ func needDims(op string, in []Shape, dt DType, dims []int64) {
 	}
 }
 
-// needFloat panics unless x's element type is a real or complex float.
-func needFloat(op string, in []Shape, dt DType) {
-	if !floating.accepts(dt) {
-		throw(op, in, "needs a floating-point tensor, got %s (use Cast)", dt)
-	}
-}
-
 // needAxis normalises a PyTorch-style axis (-rank..rank-1) or panics.
 func needAxis(op string, x *Tensor, axis int) int {
 	a, ok := normAxis(axis, x.Rank())

@@ -74,7 +74,8 @@ func checkDims(dt DType, dims []int64) error {
 		}
 		n = lo
 	}
-	if hi, lo := bits.Mul64(n, uint64(max(dt.Size(), 1))); hi != 0 || lo > math.MaxInt64 {
+	// hlo's limit: an int64 less AlignedBytes' rounding to 16-byte words.
+	if hi, lo := bits.Mul64(n, uint64(max(dt.Size(), 1))); hi != 0 || lo > math.MaxInt64&^15 {
 		return fmt.Errorf("%s[%s] needs more than 2^63-1 bytes", dt, joinDims(dims))
 	}
 	return nil

@@ -3,6 +3,7 @@ package lazy
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
@@ -18,6 +19,11 @@ type Device struct {
 
 	rngMu sync.Mutex
 	rng   *Tensor // RNG state (u64[2]), device data advanced by each random op
+
+	// dryOf is the device a shadow device stands for (nil on real
+	// devices); shadow is this device's shadow, made on first use (dry.go).
+	dryOf  *Device
+	shadow atomic.Pointer[Device]
 }
 
 // clientState is what all devices of one client share: the compile cache.
@@ -36,7 +42,12 @@ var (
 )
 
 // String returns "cpu:0".
-func (d *Device) String() string { return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord) }
+func (d *Device) String() string {
+	if d == nil {
+		return "<nil device>"
+	}
+	return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord)
+}
 
 // Client returns the device's pjrt client.
 func (d *Device) Client() pjrt.Client { return d.client }
@@ -75,7 +86,7 @@ func devicesLocked(c pjrt.Client) []*Device {
 func DefaultDevice() *Device {
 	d, err := DefaultDeviceE()
 	if err != nil {
-		panic(err)
+		panic(&Error{Op: "DefaultDevice", Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 	return d
 }
@@ -117,7 +128,7 @@ func SetDefaultDevice(d *Device) {
 // type of the op's trial lowering is supported. Results are cached per
 // device by the node's hash.
 func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
-	if op.Lower == nil {
+	if dev == nil || op == nil || op.Lower == nil {
 		return false
 	}
 	caps, ok := dev.client.(pjrt.Capabilities)

@@ -156,7 +156,11 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 			v = substitute(v)
 			in[i] = vals[v.Node][v.Index]
 		}
-		vals[n] = n.op.Lower(lc, n, in)
+		out, err := lowerNode(b, lc, n, in)
+		if err != nil {
+			return nil, err
+		}
+		vals[n] = out
 	}
 	outs := make([]*hlo.Value, len(g.Roots))
 	for i, r := range g.Roots {
@@ -167,7 +171,16 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 }
 
 // Sync computes every pending tensor of ts in one graph (a cut).
-func Sync(ts ...*Tensor) error { return syncTensors("Sync", ts) }
+// Its error is an *Error.
+func Sync(ts ...*Tensor) error {
+	if err := syncTensors("Sync", ts); err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return &Error{Op: "Sync", Msg: err.Error(), Site: callerSite(), Err: err}
+	}
+	return nil
+}
 
 // syncTensors is every cut: it collects the pending IR of ts, finds or
 // compiles the graph by hash, executes it and stores the results.

@@ -320,6 +320,7 @@ var noOracle = map[string]string{
 	"DynamicSlice":       "XLA's dynamic_slice (start indices clamped into range) has no PyTorch op with run-time starts; TestOpsDynamicSlice",
 	"DynamicUpdateSlice": "as DynamicSlice",
 	"Apply":              "the generic entry of the op table; every case goes through it",
+	"Record":             "Apply without eager computation or host ops, for rebuilding graphs to lower; compared by the jit and difftest tests",
 	"FromSlice":          "every case's inputs are made from host data; the conversion is a copy",
 	"FromLiteral":        "as FromSlice",
 	"FromLiteralOn":      "as FromSlice",

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/xlajit/xlajit/bridge"
+	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 	"github.com/xlajit/xlajit/partitioner"
 )
@@ -70,6 +71,9 @@ type entry struct {
 	capStripes uint64
 	rng        *sync.Mutex
 	results    []*outPlan
+	// fresh are the result slots holding tensors the function made from
+	// host data: each replay returns new tensors holding their data.
+	fresh []int
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -404,7 +408,9 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 		e.capStripes = stripeMask(e.captures)
 		s.mutCaps.Store(s.mutCaps.Load().with(e.captures))
 	}
-	identify(e.results, tensors, e.captures, rp.tensors)
+	out := traced.Graph.Output()
+	e.fresh = identify(e.results, tensors, e.captures, rp.tensors, traced.Created,
+		func(slot int) bool { return out.Args[slot].Node.Kind == fx.Placeholder })
 	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
 		e.direct, e.params = p.Direct()
 		e.slot = e.results[0].slot
@@ -535,5 +541,12 @@ func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) 
 	if lazy.DebugLevel() >= 3 {
 		log.Printf("xlajit: jit replay %s", s.name)
 	}
-	return e.run.Run(args, e.captures)
+	outs, err := e.run.Run(args, e.captures)
+	if err == nil && len(e.fresh) > 0 {
+		outs = append([]*lazy.Tensor(nil), outs...)
+		for _, k := range e.fresh {
+			outs[k] = outs[k].Share()
+		}
+	}
+	return outs, err
 }

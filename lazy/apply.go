@@ -123,6 +123,14 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 	if !record && eager() && !n.symbolic && !tracing {
 		mustSync("Eager", outs...)
 	}
+	if tracing && !record && op.Lower == nil {
+		// A host op recorded without running (its output shapes are
+		// declared): the trace keeps it even if nothing reads its
+		// results, since the plain function runs it (it may fail).
+		if st := currentTrace(); st != nil {
+			st.t.OnHostNode(Value{n, 0})
+		}
+	}
 	return outs
 }
 

@@ -271,6 +271,15 @@ func syncTensors(reason string, ts []*Tensor) error {
 	for i, b := range outs {
 		datas[i] = &deviceData{buf: b, dev: dev}
 	}
+	if st := currentTrace(); st != nil {
+		// A tensor the function made stays its own after a cut computes
+		// it: writing into it later is not a mutation of an input.
+		for _, t := range pending {
+			if !st.written[t] && t.val.Node.seq > st.start {
+				st.locals[t] = true
+			}
+		}
+	}
 	before := make([]Value, len(pending))
 	for i, t := range pending {
 		before[i] = t.val

@@ -14,7 +14,7 @@ const DefaultSeed = 0
 // creating it from DefaultSeed on first use. Callers hold d.rngMu.
 func (d *Device) rngState() *Tensor {
 	if d.rng == nil {
-		d.rng = FromLiteralOn(d, seedLiteral(DefaultSeed))
+		d.rng = uploadLiteral(d, seedLiteral(DefaultSeed))
 	}
 	return d.rng
 }

@@ -205,6 +205,17 @@ func FromLiteral(l *hlo.Literal) *Tensor { return FromLiteralOn(DefaultDevice(),
 
 // FromLiteralOn copies a host literal to dev.
 func FromLiteralOn(dev *Device, l *hlo.Literal) *Tensor {
+	t := uploadLiteral(dev, l)
+	if st := currentTrace(); st != nil {
+		st.created[t] = true
+		st.t.OnCreate(t)
+	}
+	return t
+}
+
+// uploadLiteral is FromLiteralOn without telling a trace (the device's own
+// tensors, such as its RNG state, are not the traced function's).
+func uploadLiteral(dev *Device, l *hlo.Literal) *Tensor {
 	needDevice("FromLiteral", dev)
 	if err := checkLiteral(l); err != nil {
 		throw("FromLiteral", nil, "%v", err)
@@ -364,6 +375,18 @@ func (t *Tensor) Restore(s TensorState) {
 	t.leaf.Store(nil)
 }
 
+// Share returns a new tensor holding what t holds: its device data or its
+// pending IR. Buffers are never written in place, so the two are
+// independent: assigning to one leaves the other as it is.
+func (t *Tensor) Share() *Tensor {
+	if t.data == nil {
+		return newPending(t.val, t.dev)
+	}
+	n := &Tensor{shape: t.shape, dev: t.dev}
+	n.setData(t.data)
+	return n
+}
+
 // Release empties t (it must not be used again) and returns what it held,
 // for Restore into another tensor: a move, so the buffer's holders do not
 // count t any more.
@@ -388,9 +411,9 @@ func (t *Tensor) Assign(v *Tensor) {
 	if t.dev != v.dev {
 		throw("Assign", []Shape{t.shape, v.shape}, "tensors are on different devices (%s, %s)", t.dev, v.dev)
 	}
-	if tr := currentTracer(); tr != nil {
+	if st := currentTrace(); st != nil {
 		SyncExternal([]*Tensor{v})
-		tr.OnAssign(t, t.State())
+		st.onAssign(t)
 	}
 	t.val = v.value()
 	t.val.Node.uses.Add(1)

@@ -321,6 +321,7 @@ var noOracle = map[string]string{
 	"DynamicUpdateSlice": "as DynamicSlice",
 	"Apply":              "the generic entry of the op table; every case goes through it",
 	"Record":             "Apply without eager computation or host ops, for rebuilding graphs to lower; compared by the jit and difftest tests",
+	"Share":              "a new tensor holding the same buffer or IR; its identity and independence are tested by the jit and difftest tests",
 	"FromSlice":          "every case's inputs are made from host data; the conversion is a copy",
 	"FromLiteral":        "as FromSlice",
 	"FromLiteralOn":      "as FromSlice",

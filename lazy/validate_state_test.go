@@ -98,13 +98,17 @@ func (a lazySnap) diff(b lazySnap) string {
 
 // countingTracer is a Tracer that counts what it is told (a rejected op
 // must tell it nothing).
-type countingTracer struct{ assigns, cuts, syncs, hostOps int }
+type countingTracer struct{ assigns, cuts, syncs, hostOps, creates int }
 
 func (c *countingTracer) OnAssign(t *Tensor, before TensorState)     { c.assigns++ }
 func (c *countingTracer) OnCut(reason, site string)                  { c.cuts++ }
 func (c *countingTracer) OnSync(ts []*Tensor, before []Value)        { c.syncs++ }
 func (c *countingTracer) OnHostOp(*OpDef, Attrs, []Value, []*Tensor) { c.hostOps++ }
-func (c *countingTracer) total() int                                 { return c.assigns + c.cuts + c.syncs + c.hostOps }
+func (c *countingTracer) OnCreate(*Tensor)                           { c.creates++ }
+func (c *countingTracer) OnHostNode(Value)                           { c.hostOps++ }
+func (c *countingTracer) total() int {
+	return c.assigns + c.cuts + c.syncs + c.hostOps + c.creates
+}
 
 // siteOf is the file:line of fn's first line (a case's call site).
 func siteOf(fn func()) string {

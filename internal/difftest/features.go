@@ -135,11 +135,7 @@ var ModeDependent = []string{"RuntimeChecks"}
 
 // KnownBroken lists the families switched off in CIFeatures because the
 // product still fails them; a fix on main removes its name here.
-var KnownBroken = []string{
-	"AliasArgs", "CaptureAsArg", "JitEager", "ReturnConst", "AssignInput", "AssignConst",
-	"HostErrorUnused", "ReturnAssignedLocal", "ReseedInFn", "RepeatedOperand", "SharedMutations",
-	"HostChainMulti",
-}
+var KnownBroken = []string{"CaptureAsArg"}
 
 // Names returns the feature names (the struct's field names).
 func FeatureNames() []string {

@@ -147,6 +147,9 @@ type Executable struct {
 
 // Compile plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
+	if opts.UseSPMDPartitioning {
+		return c.compileSPMD(m, opts)
+	}
 	p, err := Compile(m)
 	if err != nil {
 		return nil, err

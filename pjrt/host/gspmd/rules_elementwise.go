@@ -1,0 +1,146 @@
+package gspmd
+
+import (
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// ruleElementwise: every operand of the result's rank is brought to one
+// layout (the most cut among the operands that exist in a layout, so that
+// replicated operands are sliced locally), the op runs on the shards.
+// 0-d operands (select's predicate, clamp's bounds) stay whole.
+func ruleElementwise(p *pass, op *hlo.Op) {
+	rt := op.Results[0].TensorType()
+	var target *layout
+	for _, v := range op.Operands {
+		pv := p.val(v)
+		if pv.typ.Rank() != rt.Rank() || pv.local == nil {
+			continue
+		}
+		if target == nil || pv.lay.numTiles() > target.numTiles() {
+			target = pv.lay
+		}
+	}
+	if target == nil {
+		// Only generated operands (splats, iotas): stay generated.
+		if allGenerated(p, op) {
+			natural := replicatedLayout(rt.Rank(), p.n)
+			p.setGen(op.Results[0], natural, func(l *layout) *hlo.Value {
+				return elementwiseIn(p, op, l)
+			})
+			return
+		}
+		target = replicatedLayout(rt.Rank(), p.n)
+	}
+	p.set(op.Results[0], elementwiseIn(p, op, target), target)
+}
+
+func allGenerated(p *pass, op *hlo.Op) bool {
+	for _, v := range op.Operands {
+		if p.val(v).gen == nil {
+			return false
+		}
+	}
+	return len(op.Operands) > 0
+}
+
+// elementwiseIn emits op with its operands in layout l.
+func elementwiseIn(p *pass, op *hlo.Op, l *layout) *hlo.Value {
+	rt := op.Results[0].TensorType()
+	ins := make([]*hlo.Value, len(op.Operands))
+	for i, v := range op.Operands {
+		pv := p.val(v)
+		if pv.typ.Rank() != rt.Rank() {
+			ins[i] = p.get(v, replicatedLayout(pv.typ.Rank(), p.n), true)
+			continue
+		}
+		ins[i] = p.get(v, l, true)
+	}
+	return p.emit(op.Name, ins, op.Attrs, nil, localType(rt, l))[0]
+}
+
+// ruleConstant: a splat is generated in any layout; other constants are
+// replicated (sliced locally where an op wants them cut).
+func ruleConstant(p *pass, op *hlo.Op) {
+	rt := op.Results[0].TensorType()
+	a, ok := op.Attr("value").(*hlo.DenseElementsAttr)
+	if !ok {
+		p.fallback(op, "")
+		return
+	}
+	natural := replicatedLayout(rt.Rank(), p.n)
+	if isSplat(a.Value) && rt.Rank() > 0 {
+		scalar := hlo.NewLiteral(rt.DType)
+		copy(scalar.Data, a.Value.Data[:rt.DType.Size()])
+		var c *hlo.Value
+		p.setGen(op.Results[0], natural, func(l *layout) *hlo.Value {
+			if c == nil {
+				c = p.f.Constant(scalar)
+			}
+			return p.f.BroadcastInDim(c, l.shardDims(rt.Dims), nil)
+		})
+		return
+	}
+	out := p.emit(op.Name, nil, op.Attrs, nil, rt)[0]
+	p.set(op.Results[0], out, natural)
+}
+
+func isSplat(l *hlo.Literal) bool {
+	es := l.DType.Size()
+	if es == 0 || len(l.Data) <= es {
+		return true
+	}
+	first := l.Data[:es]
+	for i := es; i < len(l.Data); i += es {
+		for k := 0; k < es; k++ {
+			if l.Data[i+k] != first[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ruleIota: generated in any layout, the local iota shifted by the shard's
+// offset along the iota dimension.
+func ruleIota(p *pass, op *hlo.Op) {
+	rt := op.Results[0].TensorType()
+	d, ok := hlo.AttrInt(op.Attr("iota_dimension"))
+	if !ok || d < 0 || int(d) >= rt.Rank() {
+		p.fallback(op, "")
+		return
+	}
+	p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(l *layout) *hlo.Value {
+		local := l.shardDims(rt.Dims)
+		it := p.f.Iota(hlo.NewTensorType(rt.DType, local...), d)
+		if l.tiles[d] == 1 {
+			return it
+		}
+		off := p.f.Convert(p.perDevice(offsets(l, rt.Dims, int(d))), rt.DType)
+		return p.f.Add(it, p.f.BroadcastInDim(off, local, nil))
+	})
+}
+
+// ruleCustomCall: @Sharding moves its operand to the annotated layout (a
+// hard constraint); other custom calls run on whole tensors.
+func ruleCustomCall(p *pass, op *hlo.Op) {
+	target, _ := hlo.AttrStr(op.Attr("call_target_name"))
+	if target != "Sharding" || len(op.Operands) != 1 || len(op.Results) != 1 {
+		if target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" {
+			p.fail("manual sharding (@%s) is not supported by the embedded partitioner", target)
+		}
+		p.fallback(op, "")
+		return
+	}
+	d := hlo.DictAttr(op.Attrs)
+	s, err := shardingAttr(&d)
+	if err != nil {
+		p.fail("%v", err)
+	}
+	rt := op.Results[0].TensorType()
+	l, err := layoutOf(s, rt.Rank(), p.n)
+	if err != nil {
+		p.fail("%v", err)
+	}
+	x := p.get(op.Operands[0], l, false)
+	p.set(op.Results[0], x, l)
+}

@@ -15,6 +15,7 @@ type Device struct {
 	client pjrt.Client
 	ord    int
 	state  *clientState
+	spmd   int // devices spanned by the SPMD device (spmd.go); 0 otherwise
 
 	rngMu sync.Mutex
 	rng   *Tensor // RNG state (u64[2]), device data advanced by each random op
@@ -36,7 +37,12 @@ var (
 )
 
 // String returns "cpu:0".
-func (d *Device) String() string { return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord) }
+func (d *Device) String() string {
+	if d.spmd > 0 {
+		return "SPMD:0"
+	}
+	return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord)
+}
 
 // Client returns the device's pjrt client.
 func (d *Device) Client() pjrt.Client { return d.client }

@@ -115,6 +115,8 @@ const (
 	opHostFunc
 	// run-time checks
 	opCheck
+	// SPMD sharding annotations (spmd.go)
+	opSharding
 	numOps
 )
 

@@ -3,6 +3,7 @@ package pjrt
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 )
 
 // ShardingType is the kind of a Sharding, as XLA's OpSharding.Type.
@@ -40,6 +41,8 @@ type Sharding struct {
 	LastTileDimReplicate bool
 	Device               int64       // ShardMaximal: the device
 	Elems                []*Sharding // ShardTuple
+
+	text atomic.Pointer[string] // String's result, once computed
 }
 
 // Replicated returns the sharding that puts the whole tensor on every

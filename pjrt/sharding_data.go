@@ -126,3 +126,10 @@ func strides(dims []int64) []int64 {
 	}
 	return st
 }
+
+// SubLiteral copies the block of extent ext starting at lo out of l.
+func SubLiteral(l *hlo.Literal, lo, ext []int64) *hlo.Literal {
+	out := hlo.NewLiteral(l.DType, ext...)
+	CopyBlock(out, make([]int64, len(ext)), l, lo, ext)
+	return out
+}

@@ -14,9 +14,14 @@ func (s *Sharding) String() string {
 	if s == nil {
 		return ""
 	}
+	if t := s.text.Load(); t != nil {
+		return *t
+	}
 	var b strings.Builder
 	s.write(&b)
-	return b.String()
+	t := b.String()
+	s.text.Store(&t)
+	return t
 }
 
 func (s *Sharding) write(b *strings.Builder) {

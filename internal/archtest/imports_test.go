@@ -17,6 +17,7 @@ var rooms = map[string][]string{
 	"hlo":               {},
 	"pjrt":              {"hlo"},
 	"lazy":              {"hlo", "pjrt"},
+	"spmd":              {"lazy", "pjrt"},
 	"fx":                {"lazy"},
 	"partitioner":       {"fx", "lazy"},
 	"bridge":            {"fx", "lazy"},

@@ -1,0 +1,71 @@
+package spmd
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt"
+)
+
+// UseSPMD makes the SPMD device of the default client the default device
+// (PyTorch/XLA's use_spmd): tensors created afterwards live on all its
+// devices, replicated unless marked. Call it before creating tensors.
+func UseSPMD() (*lazy.Device, error) {
+	c, err := pjrt.Default()
+	if err != nil {
+		return nil, err
+	}
+	d := lazy.SPMDDevice(c)
+	lazy.SetDefaultDevice(d)
+	return d, nil
+}
+
+// MarkSharding lays t out over mesh by spec, one entry per dimension: nil
+// (whole), a mesh axis (index or name), or several axes ([]string, []int,
+// []any) cutting the dimension by their product. A pending tensor is
+// annotated (the partitioner makes that layout where it is computed); a
+// computed one is moved into shards. See lazy.Tensor.MarkSharding.
+func MarkSharding(t *lazy.Tensor, mesh *Mesh, spec ...any) error {
+	s, err := shardingFor(t, mesh, spec)
+	if err != nil {
+		return err
+	}
+	return t.MarkSharding(s)
+}
+
+func shardingFor(t *lazy.Tensor, mesh *Mesh, spec []any) (*pjrt.Sharding, error) {
+	if mesh == nil {
+		return nil, fmt.Errorf("spmd: nil mesh")
+	}
+	if n := t.Device().NumShards(); t.Device().IsSPMD() && mesh.Size() != n {
+		return nil, fmt.Errorf("spmd: mesh of %d devices on %s, which spans %d: a mesh covers every device", mesh.Size(), t.Device(), n)
+	}
+	return mesh.Sharding(t.Rank(), spec...)
+}
+
+// MustMark is MarkSharding panicking on error.
+func MustMark(t *lazy.Tensor, mesh *Mesh, spec ...any) *lazy.Tensor {
+	if err := MarkSharding(t, mesh, spec...); err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// ClearSharding drops t's annotation; no data moves.
+func ClearSharding(t *lazy.Tensor) { t.ClearSharding() }
+
+// ShardingText is the sharding of t as XLA's text ("" when t has none yet).
+func ShardingText(t *lazy.Tensor) string { return t.Sharding().String() }
+
+// FromLiteral uploads l to the SPMD device dev laid out over mesh by spec:
+// each device receives only its shard.
+func FromLiteral(dev *lazy.Device, l *lazy.Literal, mesh *Mesh, spec ...any) (*lazy.Tensor, error) {
+	if mesh.Size() != dev.NumShards() {
+		return nil, fmt.Errorf("spmd: mesh of %d devices on %s, which spans %d", mesh.Size(), dev, dev.NumShards())
+	}
+	s, err := mesh.Sharding(len(l.Dims), spec...)
+	if err != nil {
+		return nil, err
+	}
+	return lazy.FromLiteralSharded(dev, l, s)
+}

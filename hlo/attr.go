@@ -47,10 +47,16 @@ type (
 		Ints   []int64
 		Floats []float64
 	}
-	// DenseElementsAttr is `dense<...> : tensor<...>`.
+	// DenseElementsAttr is `dense<...> : tensor<...>`. Value holds every
+	// element, except in a compact splat (NewSplatAttr; the parser makes
+	// one for every `dense<x>` of more than one element): Value is then nil
+	// and Splat holds the repeated element as a rank-0 literal, so the
+	// attribute costs one element whatever the size of its type. Literal
+	// returns the elements of either form.
 	DenseElementsAttr struct {
 		Type  *TensorType
 		Value *Literal
+		Splat *Literal
 	}
 	// EnumAttr is `#stablehlo<comparison_direction GT>`; in pretty op forms the
 	// same value is written bare (`GT`).
@@ -217,7 +223,8 @@ func AttrInt(a Attr) (int64, bool) {
 }
 
 // AttrInts returns the integers of a DenseArrayAttr, an ArrayAttr of
-// IntAttr, or an integer DenseElementsAttr (row-major).
+// IntAttr, or an integer DenseElementsAttr (row-major; a compact splat of
+// more than maxSplatInts elements is not expanded and gives false).
 func AttrInts(a Attr) ([]int64, bool) {
 	switch a := a.(type) {
 	case *DenseArrayAttr:
@@ -236,8 +243,20 @@ func AttrInts(a Attr) ([]int64, bool) {
 		}
 		return out, true
 	case *DenseElementsAttr:
+		if a.Splat != nil {
+			n := a.Type.NumElements()
+			if !(a.Splat.DType.IsInt() || a.Splat.DType.IsBool()) || n < 0 || n > maxSplatInts {
+				return nil, false
+			}
+			out := make([]int64, n)
+			v := a.Splat.Int(0)
+			for i := range out {
+				out[i] = v
+			}
+			return out, true
+		}
 		l := a.Value
-		if !(l.DType.IsInt() || l.DType.IsBool()) {
+		if l == nil || !(l.DType.IsInt() || l.DType.IsBool()) {
 			return nil, false
 		}
 		n := l.NumElements()

@@ -36,7 +36,37 @@ func InferResultTypesFrom(op string, operands []Type, attrs []NamedAttr, regions
 			return nil, c.errf("operand #%d has no type", i)
 		}
 	}
-	return rule(c)
+	ts, err := rule(c)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		if err := checkInferred(t); err != nil {
+			return nil, c.errf("result #%d: %v", i, err)
+		}
+	}
+	return ts, nil
+}
+
+// checkInferred rejects a result type whose dimension arithmetic
+// overflowed (a size below DynamicDim) or whose size overflows an int64.
+func checkInferred(t Type) error {
+	switch t := t.(type) {
+	case *TensorType:
+		for i, d := range t.Dims {
+			if d < DynamicDim {
+				return fmt.Errorf("dimension %d of the result overflows int64", i)
+			}
+		}
+		return CheckSize(t.DType, t.Dims)
+	case *TupleType:
+		for _, e := range t.Elems {
+			if err := checkInferred(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // HasInferenceRule reports whether InferResultTypes knows op.

@@ -65,7 +65,10 @@ func (c *inferCtx) scaledDim(d int64, res int, axis int64, mul bool) (int64, err
 	if s < 0 {
 		return gd, nil
 	}
-	want := d * s
+	want, ok := mulInt64(d, s)
+	if mul && !ok {
+		return 0, c.errf("dimension %d of size %d times the replica group size %d overflows int64", axis, d, s)
+	}
 	if !mul {
 		if d%s != 0 {
 			return 0, c.errf("dimension %d of size %d is not divisible by the replica group size %d", axis, d, s)
@@ -244,7 +247,11 @@ func inferAllToAll(c *inferCtx) ([]Type, error) {
 			dims[split] = d / count
 		}
 		if dims[concat] >= 0 {
-			dims[concat] *= count
+			p, ok := mulInt64(dims[concat], count)
+			if !ok {
+				return nil, c.errf("concat dimension %d of %s times split_count %d overflows int64", concat, t, count)
+			}
+			dims[concat] = p
 		}
 		out[i] = withDims(t, dims)
 	}

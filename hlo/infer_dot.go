@@ -1,6 +1,9 @@
 package hlo
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Rules for dot_general, dot, convolution and dynamic_conv.
 
@@ -130,25 +133,38 @@ func inferDot(c *inferCtx) ([]Type, error) {
 }
 
 // windowCount is the number of windows of a strided, dilated window over a
-// padded, dilated input dimension (-1 when the input size is dynamic).
+// padded, dilated input dimension (-1 when the input size is dynamic,
+// dimOverflow when the padded or dilated sizes overflow an int64).
 func windowCount(in int64, lo, hi, baseDil, win, winDil, stride int64) int64 {
 	if in < 0 || win < 0 {
 		return DynamicDim
 	}
+	ok := true
+	step := func(v int64, good bool) int64 {
+		ok = ok && good
+		return v
+	}
 	dilIn := int64(0)
 	if in > 0 {
-		dilIn = (in-1)*baseDil + 1
+		dilIn = step(addInt64(step(mulInt64(in-1, baseDil)), 1))
 	}
-	padded := lo + dilIn + hi
+	padded := step(addInt64(step(addInt64(lo, dilIn)), hi))
 	dilWin := int64(0)
 	if win > 0 {
-		dilWin = (win-1)*winDil + 1
+		dilWin = step(addInt64(step(mulInt64(win-1, winDil)), 1))
 	}
-	if padded <= 0 || dilWin > padded {
+	if !ok {
+		return dimOverflow
+	}
+	if padded <= 0 || dilWin > padded || stride <= 0 {
 		return 0
 	}
 	return (padded-dilWin)/stride + 1
 }
+
+// dimOverflow marks a result dimension whose arithmetic overflowed an
+// int64; InferResultTypesFrom reports it.
+const dimOverflow int64 = math.MinInt64
 
 func (c *inferCtx) convCheck(l, r *TensorType, dn *ConvDimsAttr, pad [][2]int64) ([]int64, error) {
 	n := l.Rank()

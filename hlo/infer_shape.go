@@ -427,8 +427,10 @@ func inferConcatenate(c *inferCtx) ([]Type, error) {
 			if int64(i) == d {
 				if dims[i] < 0 || t.Dims[i] < 0 {
 					dims[i] = DynamicDim
+				} else if sum, ok := addInt64(dims[i], t.Dims[i]); ok {
+					dims[i] = sum
 				} else {
-					dims[i] += t.Dims[i]
+					return nil, c.errf("dimension %d of the result overflows int64", d)
 				}
 				continue
 			}
@@ -459,11 +461,11 @@ func (c *inferCtx) padDims(x *TensorType, lo, hi, in []int64) ([]int64, error) {
 			dims[i] = DynamicDim
 			continue
 		}
-		gaps := d - 1
-		if gaps < 0 {
-			gaps = 0
+		s3, ok := PaddedSize(d, lo[i], hi[i], in[i])
+		if !ok {
+			return nil, c.errf("padding %s/%s/%s makes dimension %d of %s overflow int64", fmtInts(lo), fmtInts(hi), fmtInts(in), i, x)
 		}
-		dims[i] = lo[i] + d + gaps*in[i] + hi[i]
+		dims[i] = s3
 		if dims[i] < 0 {
 			return nil, c.errf("padding %s/%s/%s makes dimension %d of %s negative", fmtInts(lo), fmtInts(hi), fmtInts(in), i, x)
 		}

@@ -264,10 +264,14 @@ func TestInferShapeOps(t *testing.T) {
 		{name: "ok", op: "stablehlo.concatenate", operands: "2x3xf32 4x3xf32 ?x3xf32", attrs: nattrs("dimension", I64Attr(0)), want: "tensor<?x3xf32>"},
 		{name: "static", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: nattrs("dimension", I64Attr(1)), want: "tensor<2x7xf32>"},
 		{name: "other dim", op: "stablehlo.concatenate", operands: "2x3xf32 2x4xf32", attrs: nattrs("dimension", I64Attr(0)), err: "operand types tensor<2x3xf32> and tensor<2x4xf32> differ in dimension 1"},
+		{name: "overflow", op: "stablehlo.concatenate", operands: "9223372036854775807xf32 1xf32", attrs: nattrs("dimension", I64Attr(0)), err: "dimension 0 of the result overflows int64"},
+		{name: "size", op: "stablehlo.concatenate", operands: "4294967296x4294967296xf32 4294967296x4294967296xf32", attrs: nattrs("dimension", I64Attr(0)), err: "result #0: tensor<8589934592x4294967296xf32>: element count overflows int64"},
 		{name: "dim range", op: "stablehlo.concatenate", operands: "2x3xf32", attrs: nattrs("dimension", I64Attr(2)), err: "dimension 2 is out of range for tensor<2x3xf32>"},
 
 		{name: "ok", op: "stablehlo.pad", operands: "2x3xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{1, -1}), "edge_padding_high", I64sAttr([]int64{0, 2}), "interior_padding", I64sAttr([]int64{1, 0})), want: "tensor<4x4xf32>"},
 		{name: "value", op: "stablehlo.pad", operands: "2x3xf32 1xf32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{0, 0}), "edge_padding_high", I64sAttr([]int64{0, 0}), "interior_padding", I64sAttr([]int64{0, 0})), err: "padding value type tensor<1xf32> must be a 0-d tensor"},
+		{name: "overflow", op: "stablehlo.pad", operands: "3xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{0}), "edge_padding_high", I64sAttr([]int64{0}), "interior_padding", I64sAttr([]int64{1 << 62})), err: "makes dimension 0 of tensor<3xf32> overflow int64"},
+		{name: "size", op: "stablehlo.pad", operands: "3x3xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{1 << 40, 1 << 40}), "edge_padding_high", I64sAttr([]int64{0, 0}), "interior_padding", I64sAttr([]int64{0, 0})), err: "element count overflows int64"},
 		{name: "interior", op: "stablehlo.pad", operands: "2xf32 f32", attrs: nattrs("edge_padding_low", I64sAttr([]int64{0}), "edge_padding_high", I64sAttr([]int64{0}), "interior_padding", I64sAttr([]int64{-1})), err: "interior_padding [-1] is negative"},
 		{name: "ok", op: "stablehlo.dynamic_pad", operands: "2xf32 f32 1xi32 1xi32 1xi32", given: "?xf32", want: "tensor<?xf32>"},
 
@@ -366,6 +370,12 @@ func TestInferReductions(t *testing.T) {
 			attrs: nattrs("window_dimensions", I64sAttr([]int64{1, 2, 2, 1}), "window_strides", I64sAttr([]int64{1, 2, 2, 1})), regions: []*Region{add}, want: "tensor<1x4x4x3xf32>"},
 		{name: "padded dilated", op: "stablehlo.reduce_window", operands: "5xf32 f32",
 			attrs: nattrs("window_dimensions", I64sAttr([]int64{2}), "base_dilations", I64sAttr([]int64{2}), "window_dilations", I64sAttr([]int64{3}), "padding", PairsAttr([][2]int64{{1, 1}})), regions: []*Region{add}, want: "tensor<8xf32>"},
+		{name: "padding overflow", op: "stablehlo.reduce_window", operands: "5xf32 f32",
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{1}), "padding", PairsAttr([][2]int64{{1 << 62, 1 << 62}})), regions: []*Region{add}, err: "result #0: dimension 0 of the result overflows int64"},
+		{name: "dilation overflow", op: "stablehlo.reduce_window", operands: "5xf32 f32",
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{1}), "base_dilations", I64sAttr([]int64{1 << 62})), regions: []*Region{add}, err: "result #0: dimension 0 of the result overflows int64"},
+		{name: "size overflow", op: "stablehlo.reduce_window", operands: "4294967296x5xf32 f32",
+			attrs: nattrs("window_dimensions", I64sAttr([]int64{1, 1}), "padding", PairsAttr([][2]int64{{0, 0}, {1 << 32, 0}})), regions: []*Region{add}, err: "result #0: tensor<4294967296x4294967301xf32>: element count overflows int64"},
 		{name: "window rank", op: "stablehlo.reduce_window", operands: "5x5xf32 f32", attrs: nattrs("window_dimensions", I64sAttr([]int64{2})), regions: []*Region{add}, err: "window_dimensions [2] has 1 entries, want 2"},
 		{name: "window zero", op: "stablehlo.reduce_window", operands: "5xf32 f32", attrs: nattrs("window_dimensions", I64sAttr([]int64{0})), regions: []*Region{add}, err: "window_dimensions [0] must be positive"},
 

@@ -1,6 +1,10 @@
 package hlo
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+)
 
 // Loc is a source position (parsed file, 1-based line and column). The zero
 // Loc means "unknown".
@@ -28,6 +32,17 @@ type Module struct {
 	// sdy.mesh), kept so that printing does not lose them.
 	Other []*Op
 	Loc   Loc
+
+	// index is a *funcIndex that Func keeps (read and replaced atomically;
+	// a stale one is detected and rebuilt).
+	index unsafe.Pointer
+}
+
+// funcIndex maps a function name to its first position in Module.Funcs,
+// as it was when Funcs had n entries.
+type funcIndex struct {
+	pos map[string]int
+	n   int
 }
 
 // Func is a func.func. Its arguments are the arguments of the entry block
@@ -142,10 +157,44 @@ func SetAttr(attrs []NamedAttr, name string, a Attr) []NamedAttr {
 	return append(attrs, NamedAttr{name, a})
 }
 
-// Func returns the function called name, or nil.
+// Func returns the function called name (the first one, if several), or
+// nil. Lookups go through an index of the names, rebuilt when Funcs has
+// changed since, so that resolving every call of a module takes linear
+// time.
 func (m *Module) Func(name string) *Func {
+	if len(m.Funcs) <= 8 {
+		return m.scanFunc(name)
+	}
+	if ix := (*funcIndex)(atomic.LoadPointer(&m.index)); ix != nil && ix.n == len(m.Funcs) {
+		i, ok := ix.pos[name]
+		if ok && m.Funcs[i] != nil && m.Funcs[i].Name == name {
+			return m.Funcs[i]
+		}
+		if !ok {
+			// Absent when the index was made: a scan finds a function
+			// renamed since, at the cost a lookup had before the index.
+			if f := m.scanFunc(name); f == nil {
+				return nil
+			}
+		}
+	}
+	// No index, or a stale one: rebuild it.
+	ix := &funcIndex{pos: make(map[string]int, len(m.Funcs)), n: len(m.Funcs)}
+	for i := len(m.Funcs) - 1; i >= 0; i-- {
+		if f := m.Funcs[i]; f != nil {
+			ix.pos[f.Name] = i
+		}
+	}
+	atomic.StorePointer(&m.index, unsafe.Pointer(ix))
+	if i, ok := ix.pos[name]; ok {
+		return m.Funcs[i]
+	}
+	return nil
+}
+
+func (m *Module) scanFunc(name string) *Func {
 	for _, f := range m.Funcs {
-		if f.Name == name {
+		if f != nil && f.Name == name {
 			return f
 		}
 	}

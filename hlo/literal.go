@@ -29,15 +29,21 @@ func AlignedBytes(n int) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
 }
 
-// NewLiteral allocates a zero literal of the given type and shape.
+// NewLiteral allocates a zero literal of the given type and shape. A
+// dynamic shape, or one whose size overflows an int64 (see CheckSize), is a
+// programming error and panics; callers with shapes from outside check
+// them first.
 func NewLiteral(dt DType, dims ...int64) *Literal {
 	d := make([]int64, len(dims))
 	copy(d, dims)
-	n := NumElements(d)
-	if n < 0 {
+	if NumElements(d) < 0 {
 		panic(fmt.Sprintf("hlo.NewLiteral: dynamic shape %s", ShapeString(dt, dims)))
 	}
-	return &Literal{DType: dt, Dims: d, Data: AlignedBytes(int(n) * dt.Size())}
+	n, ok := ByteSize(dt, d)
+	if !ok {
+		panic(fmt.Sprintf("hlo.NewLiteral: %v", CheckSize(dt, d)))
+	}
+	return &Literal{DType: dt, Dims: d, Data: AlignedBytes(int(n))}
 }
 
 // Type returns the literal's tensor type.

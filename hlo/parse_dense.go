@@ -85,7 +85,7 @@ func (p *parser) parseDenseAttr() Attr {
 		p.failAt(typeOff, "dense elements need a static shape, found %s", tt)
 	}
 	l := &Literal{DType: tt.DType, Dims: append([]int64{}, tt.Dims...)}
-	n := tt.NumElements()
+	n := tt.NumElements() // the type's size is checked: this fits
 	switch {
 	case empty:
 		if n != 0 {
@@ -93,10 +93,27 @@ func (p *parser) parseDenseAttr() Attr {
 		}
 		l.Data = AlignedBytes(0)
 	case hexStart >= 0:
+		hex := p.src[hexStart:hexEnd]
+		if eb := mlirElemBytes(tt.DType); n > 1 && eb > 0 && len(hex) == 2*eb {
+			// A one-element payload is a splat: keep it compact.
+			e := &Literal{DType: tt.DType, Dims: []int64{}, Data: AlignedBytes(tt.DType.Size())}
+			if err := decodeDenseHex(e, hex); err != "" {
+				p.failAt(hexStart-3, "%s for %s", err, tt)
+			}
+			return &DenseElementsAttr{Type: tt, Splat: e}
+		}
+		if msg := hexLengthError(tt.DType, n, len(hex)); msg != "" {
+			p.failAt(hexStart-3, "%s for %s", msg, tt)
+		}
 		l.Data = AlignedBytes(int(n) * tt.DType.Size())
-		if err := decodeDenseHex(l, p.src[hexStart:hexEnd]); err != "" {
+		if err := decodeDenseHex(l, hex); err != "" {
 			p.failAt(hexStart-3, "%s for %s", err, tt)
 		}
+	case len(elems) > 0 && !nested && n > 1:
+		// dense<x> of several elements: a compact splat.
+		e := &Literal{DType: tt.DType, Dims: []int64{}, Data: AlignedBytes(tt.DType.Size())}
+		p.fillDense(e, elems, false)
+		return &DenseElementsAttr{Type: tt, Splat: e}
 	default:
 		if nested {
 			if len(shape) != len(tt.Dims) {
@@ -336,27 +353,37 @@ func mlirElemBytes(dt DType) int {
 	return (dt.Bits() + 7) / 8
 }
 
-// decodeDenseHex fills l.Data (already sized) from hex digits in MLIR's
-// raw layout; it returns a message on malformed input.
-func decodeDenseHex(l *Literal, hex []byte) string {
-	if len(hex)%2 != 0 {
+// hexLengthError returns a message when ndigits hex digits cannot be the
+// payload of n elements of dt (all of them, or one for a splat), else "".
+// It reads no storage, so a payload that does not fit its type fails
+// before anything is allocated.
+func hexLengthError(dt DType, n int64, ndigits int) string {
+	if ndigits%2 != 0 {
 		return "odd number of hex digits"
 	}
-	nbytes := len(hex) / 2
-	dt := l.DType
-	eb := mlirElemBytes(dt)
-	n := l.NumElements()
+	nbytes := int64(ndigits / 2)
+	eb := int64(mlirElemBytes(dt))
 	if eb == 0 {
 		return "unsupported element type"
 	}
-	switch {
-	case nbytes == n*eb:
-	case nbytes == eb && n > 0:
-		// splat
-	case n == 0 && nbytes == 0:
+	if want, ok := mulInt64(n, eb); ok && nbytes == want || nbytes == eb && n > 0 {
 		return ""
-	default:
-		return "hex payload of " + strconv.Itoa(nbytes) + " bytes does not match " + strconv.Itoa(n) + " elements of " + strconv.Itoa(eb) + " bytes"
+	}
+	return "hex payload of " + strconv.FormatInt(nbytes, 10) + " bytes does not match " + strconv.FormatInt(n, 10) + " elements of " + strconv.FormatInt(eb, 10) + " bytes"
+}
+
+// decodeDenseHex fills l.Data (already sized) from hex digits in MLIR's
+// raw layout; it returns a message on malformed input.
+func decodeDenseHex(l *Literal, hex []byte) string {
+	dt := l.DType
+	n := l.NumElements()
+	if msg := hexLengthError(dt, int64(n), len(hex)); msg != "" {
+		return msg
+	}
+	nbytes := len(hex) / 2
+	eb := mlirElemBytes(dt)
+	if n == 0 {
+		return ""
 	}
 	count := nbytes / eb
 	size := dt.Size()

@@ -22,7 +22,11 @@ func constValue(t *testing.T, lit string) *Literal {
 	if !TypesEqual(op.Results[0].Type, d.Type) {
 		t.Fatalf("%s: result type %s, value type %s", lit, op.Results[0].Type, d.Type)
 	}
-	return d.Value
+	l, err := d.Literal()
+	if err != nil {
+		t.Fatalf("%s: %v", lit, err)
+	}
+	return l
 }
 
 func TestDenseLiterals(t *testing.T) {

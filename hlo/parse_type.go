@@ -151,6 +151,9 @@ func (p *parser) parseTensorType() Type {
 		p.skipBalanced()
 		return &OpaqueType{Text: p.spanText(start, p.prevEnd())}
 	}
+	if err := CheckSize(t.DType, t.Dims); err != nil {
+		p.failAt(start, "%v", err)
+	}
 	if p.accept(",") {
 		t.Encoding = p.parseEncoding()
 	}

@@ -116,6 +116,10 @@ func writeAttrElide(b *strings.Builder, a Attr, elideType bool) {
 		}
 		b.WriteByte('>')
 	case *DenseElementsAttr:
+		if a.Splat != nil && a.Type != nil {
+			b.WriteString("dense<" + a.Splat.ElemString(0) + "> : " + a.Type.String())
+			return
+		}
 		if a.Value == nil {
 			b.WriteString("<<NULL DENSE VALUE>>")
 			return

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -33,7 +34,10 @@ func customFits(name string, op *Op) bool {
 		}
 		if a := op.Attr("padding"); a != nil {
 			d, ok := a.(*DenseElementsAttr)
-			if !ok || d.Value == nil || !d.Value.DType.IsInt() || len(d.Value.Dims) != 2 || d.Value.Dims[1] != 2 {
+			if !ok || d.Type == nil || !d.Type.DType.IsInt() || len(d.Type.Dims) != 2 || d.Type.Dims[1] != 2 || d.Type.Dims[0] > maxSplatInts/2 {
+				return false
+			}
+			if d.Value == nil && d.Splat == nil || d.Value != nil && !slices.Equal(d.Value.Dims, d.Type.Dims) {
 				return false
 			}
 		}
@@ -117,12 +121,12 @@ func printWindow(w *opWriter, op *Op) {
 	}
 	if a, ok := op.Attr("padding").(*DenseElementsAttr); ok {
 		sep("pad")
-		l := a.Value
-		for i := 0; i < int(l.Dims[0]); i++ {
+		xs, _ := AttrInts(a)
+		for i := 0; i+1 < len(xs); i += 2 {
 			if i > 0 {
 				w.ws(", ")
 			}
-			w.ws("[" + strconv.FormatInt(l.Int(2*i), 10) + ", " + strconv.FormatInt(l.Int(2*i+1), 10) + "]")
+			w.ws("[" + strconv.FormatInt(xs[i], 10) + ", " + strconv.FormatInt(xs[i+1], 10) + "]")
 		}
 		w.ws("]")
 	}

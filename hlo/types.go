@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -106,14 +107,18 @@ func (t *TensorType) IsStatic() bool {
 // NumElements is the product of the dimensions (-1 if any is dynamic).
 func (t *TensorType) NumElements() int64 { return NumElements(t.Dims) }
 
-// NumElements is the product of dims (1 for a scalar, -1 if any is dynamic).
+// NumElements is the product of dims (1 for a scalar, -1 if any is
+// dynamic). A product that overflows an int64 gives math.MaxInt64, never a
+// wrapped count; CheckSize reports it as an error.
 func NumElements(dims []int64) int64 {
-	n := int64(1)
 	for _, d := range dims {
 		if d < 0 {
 			return -1
 		}
-		n *= d
+	}
+	n, ok := CheckedNumElements(dims)
+	if !ok {
+		return math.MaxInt64
 	}
 	return n
 }

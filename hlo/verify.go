@@ -44,7 +44,9 @@ func (es VerifyErrors) Error() string {
 //     result types, StableHLO regions with stablehlo.return, and neither
 //     appears before the end of a block;
 //   - func.call targets exist and match the callee's signature, as do
-//     composite decompositions.
+//     composite decompositions;
+//   - sizes: the element count and byte size of every tensor type fit in
+//     an int64 (CheckSize).
 //
 // Ops of other dialects (check.*, interpreter.*, chlo.*, ...) are checked
 // for SSA structure only.
@@ -110,6 +112,18 @@ func (v *verifier) fn(f *Func) {
 		v.report(f.Loc, f.Name, "function @%s has an empty body", f.Name)
 		return
 	}
+	for i, a := range f.Args {
+		if a != nil {
+			if err := CheckTypeSize(a.Type); err != nil {
+				v.report(f.Loc, f.Name, "function @%s argument #%d: %v", f.Name, i, err)
+			}
+		}
+	}
+	for i, t := range f.ResultTypes {
+		if err := CheckTypeSize(t); err != nil {
+			v.report(f.Loc, f.Name, "function @%s result #%d: %v", f.Name, i, err)
+		}
+	}
 	entry := f.Body.Blocks[0]
 	if len(entry.Args) != len(f.Args) {
 		v.report(f.Loc, f.Name, "function @%s has %d arguments but its entry block takes %d", f.Name, len(f.Args), len(entry.Args))
@@ -126,6 +140,9 @@ func (v *verifier) region(r *Region, outer scopes, kind regionKind) {
 				continue
 			}
 			local[a] = true
+			if err := CheckTypeSize(a.Type); err != nil {
+				v.report(Loc{}, v.cur.Name, "block argument #%d: %v", i, err)
+			}
 		}
 		v.block(b, append(outer, local), kind)
 	}
@@ -173,6 +190,10 @@ func (v *verifier) block(b *Block, sc scopes, kind regionKind) {
 				v.opErr(op, "%s: result %s is defined twice", op.Name, describeValue(res))
 			}
 			local[res] = true
+			if err := CheckTypeSize(res.Type); err != nil {
+				v.opErr(op, "%s: result #%d: %v", op.Name, j, err)
+				ok = false
+			}
 		}
 		if ok {
 			v.types(op, kind)

@@ -142,6 +142,12 @@ func TestVerifyInvalid(t *testing.T) {
 				NamedAttr{"called_computations", ArrayAttr{SymbolRefAttr{Name: "gone"}}})
 			f.Body.Blocks[0].Ops = append([]*Op{cc}, f.Body.Blocks[0].Ops...)
 		}, "stablehlo.custom_call: called computation @gone is not a function of this module"},
+		{"result size", func(m *Module) {
+			findOp(m.Func("main"), "stablehlo.add").Results[0].Type = tf32(1<<32, 1<<32, 16)
+		}, "stablehlo.add: result #0: tensor<4294967296x4294967296x16xf32>: element count overflows int64"},
+		{"argument size", func(m *Module) {
+			m.Func("helper").Args[0].Type = NewTensorType(F64, 1<<61)
+		}, "function @helper argument #0: tensor<2305843009213693952xf64>: byte size overflows int64"},
 		{"missing operand", func(m *Module) {
 			findOp(m.Func("main"), "stablehlo.add").Operands[1] = nil
 		}, "stablehlo.add: operand #1 is missing"},

@@ -1,6 +1,8 @@
 package pjrt
 
 import (
+	"context"
+
 	"github.com/xlajit/xlajit/hlo"
 )
 
@@ -68,6 +70,11 @@ type ExecuteOptions struct {
 	// Donate lists argument indices whose buffers the execution may reuse
 	// for its outputs; donated buffers are invalid afterwards.
 	Donate []int
+	// Context, when not nil, bounds the execution: once it is done, loops
+	// stop and Execute returns an error wrapping its Err (the embedded
+	// device checks it once per loop iteration; a PJRT plugin runs to
+	// completion). Nothing is donated by a stopped execution.
+	Context context.Context
 }
 
 // Executable is a compiled program.
@@ -87,9 +94,15 @@ type Executable interface {
 
 // MemoryInfo is a device's memory use in bytes.
 type MemoryInfo struct {
+	// BytesInUse is what the device holds now: its buffers and the
+	// intermediates of programs running on it.
 	BytesInUse int64
-	PeakBytes  int64
-	BytesLimit int64 // 0 if unknown
+	// PeakBytes is the most BytesInUse has been since the client opened or
+	// its peak was reset (PeakResetter).
+	PeakBytes int64
+	// BytesLimit is the most the device may hold (0 if unknown); an
+	// allocation beyond it fails with an error matching ErrOutOfMemory.
+	BytesLimit int64
 }
 
 // Capabilities is optionally implemented by a Client: the ops (full names,

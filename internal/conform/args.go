@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 // ParseArgs reads an argument list in the reference interpreter's --args
@@ -48,18 +50,32 @@ func ParseArgs(s string) ([]*hlo.Literal, error) {
 		if op.Name != "stablehlo.constant" {
 			continue
 		}
-		var lit *hlo.Literal
-		for _, a := range op.Attrs {
-			if d, ok := a.Value.(*hlo.DenseElementsAttr); ok {
-				lit = d.Value
-			}
-		}
-		if lit == nil {
+		d, ok := op.Attr("value").(*hlo.DenseElementsAttr)
+		if !ok {
 			return nil, fmt.Errorf("--args element %d: not a dense literal", len(out))
+		}
+		lit, err := argLiteral(d)
+		if err != nil {
+			return nil, fmt.Errorf("--args element %d: %w", len(out), err)
 		}
 		out = append(out, lit)
 	}
 	return out, nil
+}
+
+// argLiteral returns an argument's elements; a splat (kept compact by the
+// parser) is expanded only when it fits the embedded device's memory limit.
+func argLiteral(d *hlo.DenseElementsAttr) (*hlo.Literal, error) {
+	if d.Splat != nil && d.Type != nil {
+		limit, err := host.MemoryLimit()
+		if err != nil {
+			return nil, err
+		}
+		if n, ok := hlo.ByteSize(d.Splat.DType, d.Type.Dims); !ok || n > limit {
+			return nil, &pjrt.OutOfMemoryError{Op: "splat argument", Shape: d.Type.ShapeString(), Bytes: n, Limit: limit, Setting: host.MemoryLimitEnv + " sets the limit"}
+		}
+	}
+	return d.Literal()
 }
 
 // splitTop splits s at sep where it is not nested in (), [], <>, {} or a

@@ -26,6 +26,9 @@ func init() {
 			}
 			n = v
 		}
+		if _, err := MemoryLimit(); err != nil {
+			return nil, err
+		}
 		if os.Getenv("XLAJIT_QUIET") == "" {
 			log.Printf("xlajit: using the embedded CPU device (%d device(s); set PJRT_DEVICE to use a PJRT plugin)", n)
 		}
@@ -37,14 +40,31 @@ func init() {
 // memory and the worker pool.
 type Client struct {
 	devices []pjrt.Device
-	inUse   atomic.Int64
-	peak    atomic.Int64
-	closed  atomic.Bool
+	// devMem[i] is device i's memory account; they share the limit.
+	devMem []*kernel.Mem
+	closed atomic.Bool
 }
 
-// NewClient returns an embedded client with n virtual devices.
+// NewClient returns an embedded client with n virtual devices and the
+// memory limit of XLAJIT_HOST_MEMORY_LIMIT (the default when it is unset or
+// invalid; pjrt.Open reports an invalid value).
 func NewClient(n int) *Client {
-	c := &Client{}
+	limit, err := MemoryLimit()
+	setting := memoryLimitSetting()
+	if err != nil {
+		limit, setting = machineMemory()/2, "half of the machine's memory"
+	}
+	return newClient(n, limit, setting)
+}
+
+// NewClientWithLimit returns an embedded client with n virtual devices
+// whose tensors may take at most limit bytes together (limit > 0).
+func NewClientWithLimit(n int, limit int64) *Client {
+	return newClient(n, limit, "set by NewClientWithLimit")
+}
+
+func newClient(n int, limit int64, setting string) *Client {
+	c := &Client{devMem: kernel.NewMems(n, limit, setting)}
 	for i := 0; i < n; i++ {
 		c.devices = append(c.devices, pjrt.Device{ID: i, Platform: "cpu", Kind: "embedded-cpu"})
 	}
@@ -62,12 +82,26 @@ func (c *Client) checkDevice(d int) error {
 	return nil
 }
 
-// MemoryInfo reports bytes held by live buffers.
+// MemoryInfo reports the bytes a device holds: its live buffers and the
+// intermediates of the programs running on it (see account.go), the most
+// it held at once since the client opened or ResetPeakBytes, and the
+// client's limit (shared by its devices).
 func (c *Client) MemoryInfo(device int) (pjrt.MemoryInfo, error) {
 	if err := c.checkDevice(device); err != nil {
 		return pjrt.MemoryInfo{}, err
 	}
-	return pjrt.MemoryInfo{BytesInUse: c.inUse.Load(), PeakBytes: c.peak.Load()}, nil
+	m := c.devMem[device]
+	return pjrt.MemoryInfo{BytesInUse: m.InUse(), PeakBytes: m.Peak(), BytesLimit: m.Limit()}, nil
+}
+
+// ResetPeakBytes implements pjrt.PeakResetter: the device's peak becomes
+// its bytes in use now.
+func (c *Client) ResetPeakBytes(device int) error {
+	if err := c.checkDevice(device); err != nil {
+		return err
+	}
+	c.devMem[device].ResetPeak()
+	return nil
 }
 
 // Buffer is a literal held by the embedded device.
@@ -84,15 +118,10 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 	return b
 }
 
-// initBuffer makes b the buffer of l, counting its bytes in use.
+// initBuffer makes b the buffer of l, counting its bytes in use on its
+// device.
 func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
-	n := c.inUse.Add(int64(len(l.Data)))
-	for {
-		p := c.peak.Load()
-		if n <= p || c.peak.CompareAndSwap(p, n) {
-			break
-		}
-	}
+	c.devMem[dev].Add(int64(len(l.Data)))
 	b.lit, b.dev, b.client = l, dev, c
 }
 
@@ -102,12 +131,25 @@ type oneOut struct {
 	out [1]pjrt.Buffer
 }
 
-// BufferFromHost copies lit into a new device buffer.
+// BufferFromHost copies lit into a new device buffer, if it fits in the
+// memory limit.
 func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, error) {
 	if err := c.checkDevice(device); err != nil {
 		return nil, err
 	}
-	return c.wrap(lit.Clone(), device), nil
+	if lit == nil {
+		return nil, fmt.Errorf("host: BufferFromHost of a nil literal")
+	}
+	n, ok := hlo.ByteSize(lit.DType, lit.Dims)
+	if !ok || hlo.NumElements(lit.Dims) < 0 || int64(len(lit.Data)) != n {
+		return nil, fmt.Errorf("host: BufferFromHost: literal %s holds %d bytes, its shape needs %d", lit.ShapeString(), len(lit.Data), n)
+	}
+	m := c.devMem[device]
+	if !m.Reserve(n) {
+		return nil, m.OutOfMemory(nil, "BufferFromHost", lit.ShapeString(), n)
+	}
+	b := &Buffer{lit: lit.Clone(), dev: device, client: c}
+	return b, nil
 }
 
 // WrapLiteral makes a device buffer that takes ownership of lit (no copy).
@@ -131,7 +173,7 @@ func (b *Buffer) ToHost() (*hlo.Literal, error) {
 // Delete releases the buffer.
 func (b *Buffer) Delete() {
 	if b.deleted.CompareAndSwap(false, true) {
-		b.client.inUse.Add(-int64(len(b.lit.Data)))
+		b.client.devMem[b.dev].Release(int64(len(b.lit.Data)))
 	}
 }
 
@@ -145,12 +187,12 @@ type Executable struct {
 	nOut   int
 }
 
-// Compile plans m; nothing runs.
+// Compile verifies and plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
 	if opts.UseSPMDPartitioning {
 		return c.compileSPMD(m, opts)
 	}
-	p, err := Compile(m)
+	p, err := compileMem(m, true, c.devMem[0])
 	if err != nil {
 		return nil, err
 	}
@@ -234,14 +276,25 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		e.prog.putRun(r)
 		return nil, err
 	}
+	if err := e.prog.checkArgs(r.in); err != nil {
+		e.prog.putRun(r)
+		return nil, err
+	}
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
 			r.donated = append(r.donated, r.in[i].(*hlo.Literal))
 		}
 	}
-	res, err := e.prog.execute(r)
+	var cancel <-chan struct{}
+	if opts.Context != nil {
+		cancel = opts.Context.Done()
+	}
+	res, err := e.prog.execute(r, e.client.devMem[opts.Device], cancel)
 	if err != nil {
 		e.prog.putRun(r)
+		if errors.Is(err, kernel.ErrCanceled) && opts.Context != nil && opts.Context.Err() != nil {
+			err = fmt.Errorf("%w (%w)", err, opts.Context.Err())
+		}
 		return nil, err
 	}
 	// Donated arguments are gone before the results count as in use: their
@@ -271,7 +324,22 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 		}
 		ins[i] = in
 	}
-	results, err := RunReplicated(e.prog, nr, np, ins, nil)
+	mems := make([]*kernel.Mem, len(args))
+	for i := range mems {
+		dev := i
+		if e.opts.DeviceAssignment != nil && i < len(e.opts.DeviceAssignment) {
+			dev = e.opts.DeviceAssignment[i]
+		}
+		if err := e.client.checkDevice(dev); err != nil {
+			return nil, fmt.Errorf("replica %d: %w", i, err)
+		}
+		mems[i] = e.client.devMem[dev]
+	}
+	var cancel <-chan struct{}
+	if opts.Context != nil {
+		cancel = opts.Context.Done()
+	}
+	results, err := runReplicated(e.prog, nr, np, ins, nil, mems, cancel)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +357,7 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 // RunReplicated runs prog on nr*np virtual devices concurrently, device
 // i = replica*np + partition getting ins[i]. checks may be nil.
 func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
-	return runReplicated(prog, nr, np, ins, checks)
+	return runReplicated(prog, nr, np, ins, checks, nil, nil)
 }
 
 // SupportsOp implements pjrt.Capabilities: the ops of the embedded device's

@@ -1,15 +1,20 @@
 // Package host is the embedded CPU device, the default pjrt.Client and the
-// reference for op semantics. Compile verifies a StableHLO module and turns
-// each function into a plan: ops in program order, each compiled once by its
-// kernel.Entry (attributes decoded, strides and regions prepared), values in
-// dense frame slots freed after their last use. Runs of elementwise ops over
+// reference for op semantics. Compile verifies a StableHLO module
+// (hlo.Verify) and turns each function into a plan: ops in program order,
+// each compiled once by its kernel.Entry (attributes decoded, strides and
+// regions prepared), values in dense frame slots freed after their last
+// use. Runs of elementwise ops over
 // same-shaped tensors (with broadcasts of scalars as splats and constants
 // bound at compile time) fuse into one step that walks the elements in
 // cache-sized tiles on all cores. Storage of dead intermediates made by
 // Fresh kernels is recycled for later results of the same size, or taken
 // over in place, within an execution and by the next one. Execute runs the
-// plan on *hlo.Literal buffers; XLAJIT_HOST_DEVICES=N gives N virtual
-// devices whose collectives meet in a Hub.
+// plan on *hlo.Literal buffers, after checking the arguments against the
+// entry's parameters; XLAJIT_HOST_DEVICES=N gives N virtual devices whose
+// collectives meet in a Hub. Each step reserves its results' bytes in its
+// device's memory account before it runs (account.go): an allocation
+// beyond XLAJIT_HOST_MEMORY_LIMIT is a *pjrt.OutOfMemoryError, and
+// MemoryInfo reports the bytes of buffers and live intermediates.
 //
 // Place in the flow: lazy's graph executor → pjrt.Client.Compile/Execute →
 // here. Imports hlo, pjrt and its own op families only.

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -248,6 +249,20 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 		invariant := true
 		for _, v := range op.Operands {
+			if _, ok := memberOf[v]; !ok && v.Def != nil && !inGroup[v.Def] && v.Def.Name == "stablehlo.constant" {
+				// A splat constant is a fixed tile, whatever its size.
+				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
+					key := e.DType.String() + string(e.Data)
+					j, ok := fixedOf[key]
+					if !ok {
+						j = len(f.members)
+						fixedOf[key] = j
+						f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
+						bytesPerElem += e.DType.Size()
+					}
+					memberOf[v] = j
+				}
+			}
 			if j, ok := memberOf[v]; ok {
 				m.srcs = append(m.srcs, fsrc{srcMember, j})
 				invariant = invariant && f.members[j].invariant
@@ -302,6 +317,20 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	// A tile never exceeds the elements there are (rounded up to a cache
 	// line of f32), so small fusions keep small scratch.
 	f.tile = min(tileFor(bytesPerElem), max((f.n+15)&^15, 16))
+	// The compile-time tiles, and the scratch each worker allocates, must
+	// fit the memory limit.
+	tiles := int64(0)
+	for j := range f.members {
+		if m := &f.members[j]; m.fixed != nil {
+			tiles += int64(f.tile * m.size)
+		}
+	}
+	for _, size := range f.bufSize {
+		tiles += int64(f.tile*size) * int64(runtime.GOMAXPROCS(0))
+	}
+	if mem := c.prog.mem; !mem.Fits(tiles) {
+		return nil, mem.OutOfMemory(g.ops[0], "", fmt.Sprintf("%d fused tiles of %d elements", len(f.members), f.tile), tiles)
+	}
 	for j := range f.members {
 		if m := &f.members[j]; m.fixed != nil {
 			tile := hlo.AlignedBytes(f.tile * m.size)

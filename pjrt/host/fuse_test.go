@@ -125,12 +125,29 @@ func (g *chainGen) step() {
 		default:
 			un, bin = cplxUnary, cplxBinary
 		}
+		// Only ops the spec allows on dt (the executor verifies modules).
 		if g.r.Intn(2) == 0 {
-			g.add(b.op("stablehlo."+g.anyOf(un), t, []*hlo.Value{g.pick(dt)}))
+			g.add(b.op("stablehlo."+g.anyOf(allowedOn(un, dt, 1)), t, []*hlo.Value{g.pick(dt)}))
 		} else {
-			g.add(b.op("stablehlo."+g.anyOf(bin), t, []*hlo.Value{g.pick(dt), g.pick(dt)}))
+			g.add(b.op("stablehlo."+g.anyOf(allowedOn(bin, dt, 2)), t, []*hlo.Value{g.pick(dt), g.pick(dt)}))
 		}
 	}
+}
+
+// allowedOn keeps the ops of names whose type rule accepts arity operands
+// of element type dt.
+func allowedOn(names []string, dt hlo.DType, arity int) []string {
+	var ok []string
+	for _, n := range names {
+		ins := make([]hlo.Type, arity)
+		for i := range ins {
+			ins[i] = hlo.NewTensorType(dt, 4)
+		}
+		if _, err := hlo.InferResultTypes("stablehlo."+n, ins, nil, nil); err == nil {
+			ok = append(ok, n)
+		}
+	}
+	return ok
 }
 
 func dirAttr(d string) []hlo.NamedAttr {

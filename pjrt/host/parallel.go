@@ -36,8 +36,12 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 	hub.SetInfeed(g.Infeed)
 	var checks *kernel.CheckLog
 	var cancel <-chan struct{}
+	mem := p.mem
 	if parent != nil {
 		checks, cancel = parent.Checks, parent.Cancel
+		if parent.Mem != nil {
+			mem = parent.Mem
+		}
 	}
 	// A canceled run also wakes devices blocked in the hub.
 	finished := make(chan struct{})
@@ -65,7 +69,10 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 				}
 			}()
 			x := &kernel.Ctx{Replica: i / np, Partition: i % np, NumReplicas: nr, NumPartitions: np,
-				Comm: hub, Checks: checks, Program: p, Cancel: cancel}
+				Comm: hub, Checks: checks, Program: p, Cancel: cancel, Mem: mem}
+			if g.Mems != nil {
+				x.Mem = g.Mems[i]
+			}
 			res, err := g.Funcs[i].Run(x, g.Args[i])
 			if err != nil {
 				err = fmt.Errorf("device %d (replica %d, partition %d): %w", i, i/np, i%np, err)
@@ -95,15 +102,22 @@ func (e entryRunner) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, er
 
 func (e entryRunner) NumResults() int { return e.p.entry.NumResults() }
 
-// runReplicated runs prog's entry on nr*np devices (see RunReplicated).
-func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
+// runReplicated runs prog's entry on nr*np devices (see RunReplicated);
+// mems, when not nil, are the devices' memory accounts; closing cancel
+// (may be nil) stops the run.
+func runReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog, mems []*kernel.Mem, cancel <-chan struct{}) ([][]kernel.Value, error) {
 	n := nr * np
 	if len(ins) != n {
 		return nil, fmt.Errorf("host: replicated run of %d replicas x %d partitions needs %d argument lists, got %d", nr, np, n, len(ins))
 	}
-	g := &kernel.Grid{NumReplicas: nr, NumPartitions: np, Funcs: make([]kernel.Subplan, n), Args: ins}
+	for i, in := range ins {
+		if err := prog.checkArgs(in); err != nil {
+			return nil, fmt.Errorf("device %d: %w", i, err)
+		}
+	}
+	g := &kernel.Grid{NumReplicas: nr, NumPartitions: np, Funcs: make([]kernel.Subplan, n), Args: ins, Mems: mems}
 	for i := range g.Funcs {
 		g.Funcs[i] = entryRunner{prog}
 	}
-	return prog.Launch(&kernel.Ctx{Checks: checks}, g)
+	return prog.Launch(&kernel.Ctx{Checks: checks, Cancel: cancel}, g)
 }

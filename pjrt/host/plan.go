@@ -8,15 +8,28 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-// Program is a compiled module: one plan per function, compiled on first use.
+// Program is a compiled module: one plan per function.
 type Program struct {
 	mod   *hlo.Module
 	entry *funcPlan
 
 	mu    sync.Mutex
 	funcs map[string]*funcPlan
+	// queue holds functions named by calls but not planned yet: they are
+	// planned one after the other, not from inside their caller's plan, so
+	// a long chain of calls does not nest the planner that deep.
+	queue []*funcPlan
+	// calls lists each planned function's calls, for the cycle and depth
+	// checks (calls.go).
+	calls map[*funcPlan][]callEdge
 
 	noFuse bool
+
+	// mem is the memory account compile-time tables are checked against,
+	// and Run's when its context has none.
+	mem *kernel.Mem
+	// entryFn is the entry function (known before its plan is done).
+	entryFn *hlo.Func
 
 	// runs holds *runState: an execution takes one, recycles its dead
 	// intermediates through its pool and hands it back, so the next
@@ -35,6 +48,7 @@ type step struct {
 	// first nrecycle of them hold storage that goes back to the pool.
 	free     []int32
 	nrecycle int
+	acct     stepAccount // memory accounting (account.go)
 	// argFree lists entry arguments whose last use is this step and whose
 	// readers cannot alias them: a fused output may take the storage of
 	// one the execution donated. (Donated storage is not put in the pool:
@@ -51,6 +65,10 @@ type blockPlan struct {
 	// scratch (maxIn + maxOut slots past the value slots).
 	scratch       int
 	maxIn, maxOut int
+	// account says the block's steps reserve and release memory
+	// (account.go); blocks whose results are all small do not. adoptArgs
+	// says the block counts its arguments too (a region's block).
+	account, adoptArgs bool
 }
 
 // funcPlan is a compiled function: it runs on a fresh frame.
@@ -61,7 +79,9 @@ type funcPlan struct {
 	// copyOut[i] says result i may share storage with an argument or a
 	// constant, so Execute must copy it before handing it out.
 	copyOut []bool
-	frames  sync.Pool // *frameBuf
+	// params are the parameters as checkArgs reads them (entry only).
+	params []paramSpec
+	frames sync.Pool // *frameBuf
 }
 
 type frameBuf struct{ slots []kernel.Value }
@@ -71,21 +91,48 @@ type regionPlan struct {
 	body *blockPlan
 }
 
-// Compile verifies and plans a module for the embedded device.
+// Compile verifies and plans a module for the embedded device. Its
+// compile-time tables are checked against the process's default memory
+// limit (XLAJIT_HOST_MEMORY_LIMIT), which Program.Run also uses when its
+// context has no memory account.
 func Compile(m *hlo.Module) (*Program, error) { return compile(m, true) }
 
 // compile plans m; fuse=false runs every elementwise op as its own step
 // through its table entry (the reference the fused plan is tested against).
 func compile(m *hlo.Module, fuse bool) (*Program, error) {
+	mem, err := defaultMem()
+	if err != nil {
+		return nil, err
+	}
+	return compileMem(m, fuse, mem)
+}
+
+// compileMem is compile with the memory account of the device (nil: no
+// limit).
+func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
+	if err := hlo.Verify(m); err != nil {
+		return nil, err
+	}
 	entry := m.Entry()
 	if entry == nil {
 		return nil, fmt.Errorf("host: module %q has no entry function (no @main and not exactly one function)", m.Name)
 	}
-	p := &Program{mod: m, funcs: map[string]*funcPlan{}, noFuse: !fuse}
-	fp, err := p.compileFunc(entry.Name)
+	p := &Program{mod: m, funcs: map[string]*funcPlan{}, calls: map[*funcPlan][]callEdge{}, noFuse: !fuse, mem: mem, entryFn: entry}
+	fp, err := p.declareFunc(entry.Name)
 	if err != nil {
 		return nil, err
 	}
+	for len(p.queue) > 0 {
+		next := p.queue[0]
+		p.queue = p.queue[1:]
+		if err := p.planFunc(next); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.checkCalls(fp); err != nil {
+		return nil, err
+	}
+	fp.params = paramSpecs(fp.fn)
 	p.entry = fp
 	return p, nil
 }
@@ -96,18 +143,14 @@ func (p *Program) Module() *hlo.Module { return p.mod }
 // Entry returns the entry function.
 func (p *Program) Entry() *hlo.Func { return p.entry.fn }
 
-func (p *Program) compileFunc(name string) (*funcPlan, error) {
+// declareFunc returns the plan of the function called name, queued for
+// planning if it is new.
+func (p *Program) declareFunc(name string) (*funcPlan, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if fp, ok := p.funcs[name]; ok {
-		p.mu.Unlock()
-		if fp == nil {
-			return nil, fmt.Errorf("host: recursive call of @%s is not supported", name)
-		}
 		return fp, nil
 	}
-	p.funcs[name] = nil // in progress
-	p.mu.Unlock()
-
 	fn := p.mod.Func(name)
 	if fn == nil {
 		return nil, fmt.Errorf("host: call of undefined function @%s", name)
@@ -115,15 +158,20 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 	if fn.Body == nil || len(fn.Body.Blocks) == 0 {
 		return nil, fmt.Errorf("host: function @%s has no body", name)
 	}
-	nvals := fn.Number()
 	fp := &funcPlan{fn: fn}
-	c := &planner{prog: p, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: p.entry == nil && fn == p.mod.Entry()}
-	body, err := c.block(fn.Body.Blocks[0], fn.Args)
+	p.funcs[name] = fp
+	p.queue = append(p.queue, fp)
+	return fp, nil
+}
+
+// planFunc plans a declared function's body.
+func (p *Program) planFunc(fp *funcPlan) error {
+	fn := fp.fn
+	nvals := fn.Number()
+	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: fn == p.entryFn}
+	body, err := c.block(fn.Body.Blocks[0], fn.Args, false)
 	if err != nil {
-		p.mu.Lock()
-		delete(p.funcs, name)
-		p.mu.Unlock()
-		return nil, err
+		return err
 	}
 	fp.body = body
 	fp.nslots = c.nslots
@@ -131,18 +179,18 @@ func (p *Program) compileFunc(name string) (*funcPlan, error) {
 	for i, s := range body.results {
 		fp.copyOut[i] = !c.fresh[s]
 	}
-	p.mu.Lock()
-	p.funcs[name] = fp
-	p.mu.Unlock()
-	return fp, nil
+	return nil
 }
 
 // planner compiles the blocks of one function.
 type planner struct {
 	prog   *Program
+	fp     *funcPlan
 	fn     *hlo.Func
 	fresh  []bool // slot produced by a Fresh kernel (or a fused step)
 	nslots int    // frame size so far: values, then block scratch areas
+	// regionDepth is the nesting of the region being planned.
+	regionDepth int
 	// entry is set while planning the entry function, whose top block's
 	// arguments an execution may donate.
 	entry bool
@@ -152,15 +200,26 @@ func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
 	if len(r.Blocks) != 1 {
 		return nil, fmt.Errorf("host: regions with %d blocks are not supported", len(r.Blocks))
 	}
-	b, err := c.block(r.Blocks[0], r.Blocks[0].Args)
+	c.regionDepth++
+	b, err := c.block(r.Blocks[0], r.Blocks[0].Args, true)
+	c.regionDepth--
 	if err != nil {
 		return nil, err
 	}
 	return &regionPlan{body: b}, nil
 }
 
+// CompileFunc returns the plan of a called function; it is planned after
+// the caller (a Subplan runs only once the whole program is planned).
 func (c *planner) CompileFunc(name string) (kernel.Subplan, error) {
-	return c.prog.compileFunc(name)
+	fp, err := c.prog.declareFunc(name)
+	if err != nil {
+		return nil, err
+	}
+	c.prog.mu.Lock()
+	c.prog.calls[c.fp] = append(c.prog.calls[c.fp], callEdge{fp, c.regionDepth + 1})
+	c.prog.mu.Unlock()
+	return fp, nil
 }
 
 func isTerminator(name string) bool {
@@ -169,7 +228,7 @@ func isTerminator(name string) bool {
 
 // opCtx builds the compile context of op.
 func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
-	oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c}
+	oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
 	for _, v := range op.Operands {
 		oc.In = append(oc.In, v.Type)
 	}
@@ -180,9 +239,10 @@ func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
 }
 
 // block compiles b: it groups fusible elementwise ops (see group), compiles
-// every step, and computes which slots each step frees and which of those
-// hold storage that may be recycled.
-func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
+// every step, and computes which slots each step frees, which of those
+// hold storage that may be recycled, and the memory accounting of each
+// step (region: b is the block of a region, not a function body).
+func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPlan, error) {
 	bp := &blockPlan{}
 	for _, a := range args {
 		bp.args = append(bp.args, int32(a.ID))
@@ -192,6 +252,11 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 	if n := len(ops); n > 0 && isTerminator(ops[n-1].Name) {
 		term = ops[n-1]
 		ops = ops[:n-1]
+	}
+	for _, op := range ops {
+		if err := c.checkSizes(op); err != nil {
+			return nil, err
+		}
 	}
 	uses := c.useInfo(ops, term)
 	groups := c.group(ops, uses)
@@ -267,7 +332,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 			}
 			for _, r := range op.Results {
 				s.out = append(s.out, int32(r.ID))
-				c.fresh[r.ID] = e.Fresh
+				c.fresh[r.ID] = e.IsFresh(op)
 				local[r.ID] = true
 			}
 			u = stepUse{reads: usedValues(op), writes: op.Results}
@@ -322,9 +387,37 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value) (*blockPlan, error) {
 			}
 		}
 	}
+	c.planAccount(bp, args, region)
 	bp.scratch = c.nslots
 	c.nslots += bp.maxIn + bp.maxOut
 	return bp, nil
+}
+
+// checkSizes fails for an op with an operand or result that alone does
+// not fit the memory limit: no run of it can succeed, and kernels size
+// compile-time tables by these types.
+func (c *planner) checkSizes(op *hlo.Op) error {
+	mem := c.prog.mem
+	if mem == nil {
+		return nil
+	}
+	for _, list := range [][]*hlo.Value{op.Operands, op.Results} {
+		for _, v := range list {
+			n, ok := hlo.TypeByteSize(v.Type)
+			if ok && n <= mem.Limit() || mem.Limit() == 0 {
+				continue
+			}
+			if !ok && !hlo.IsStaticType(v.Type) {
+				continue // dynamic: checked when it is made
+			}
+			shape := v.Type.String()
+			if t := v.TensorType(); t != nil {
+				shape = t.ShapeString()
+			}
+			return mem.OutOfMemory(op, "", shape, n)
+		}
+	}
+	return nil
 }
 
 // boundConstant reports a constant op that needs no step: only fused
@@ -381,7 +474,7 @@ func (c *planner) recyclable(v *hlo.Value, uses *useInfo) bool {
 			continue
 		}
 		e := kernel.Lookup(op.Name)
-		if e == nil || !e.Fresh {
+		if e == nil || !e.IsFresh(op) {
 			return false
 		}
 	}
@@ -468,10 +561,28 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 	}
 	scratch := frame[bp.scratch : bp.scratch+bp.maxIn+bp.maxOut]
 	pool := x.Pool
+	var mem *kernel.Mem
+	var live int64 // bytes this run counts in mem (account.go)
+	if bp.account {
+		mem = x.Mem
+	}
+	if mem != nil && bp.adoptArgs {
+		for _, a := range args {
+			live += valueBytes(a)
+		}
+		mem.Add(live)
+	}
 	for i := range bp.steps {
 		s := &bp.steps[i]
+		if mem != nil {
+			if err := s.before(mem, &live); err != nil {
+				mem.Release(live)
+				return nil, err
+			}
+		}
 		if s.fused != nil {
 			if err := s.fused.run(x, frame, s); err != nil {
+				mem.Release(live)
 				return nil, err
 			}
 		} else {
@@ -482,12 +593,16 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 			out := scratch[len(s.in) : len(s.in)+len(s.out)]
 			if err := s.run(x, in, out); err != nil {
 				clear(scratch[:len(s.in)+len(s.out)])
+				mem.Release(live)
 				return nil, err
 			}
 			for k, id := range s.out {
 				frame[id] = out[k]
 			}
 			clear(scratch[:len(s.in)+len(s.out)])
+		}
+		if mem != nil {
+			s.afterStep(frame, mem, &live)
 		}
 		for k, id := range s.free {
 			if k < s.nrecycle && pool != nil {
@@ -497,6 +612,9 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 			}
 			frame[id] = nil
 		}
+	}
+	if mem != nil {
+		mem.Release(live)
 	}
 	if res == nil {
 		res = make([]kernel.Value, 0, len(bp.results))
@@ -544,12 +662,22 @@ func (rp *regionPlan) NumResults() int { return len(rp.body.results) }
 
 // Run executes the entry function with x (nil: a single-device context).
 // Results that may share storage with arguments or constants are copied.
+// The arguments are checked against the entry's parameter types. A
+// context without a memory account runs in the program's (the process's
+// default limit for Compile).
 func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error) {
+	if err := p.checkArgs(args); err != nil {
+		return nil, err
+	}
 	if x == nil {
 		x = &kernel.Ctx{NumReplicas: 1, NumPartitions: 1}
 	}
 	if x.Program == nil {
 		x.Program = p
+	}
+	if x.Mem == nil {
+		x.Mem = p.mem
+		defer func() { x.Mem = nil }()
 	}
 	var r *runState
 	if x.Pool == nil {
@@ -564,16 +692,24 @@ func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error
 	if err != nil {
 		return nil, err
 	}
-	p.copyOut(res)
+	if err := p.copyOut(x.Mem, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
-func (p *Program) copyOut(res []kernel.Value) {
+// copyOut copies the results that may share storage with arguments or
+// constants, each after checking that it fits in mem.
+func (p *Program) copyOut(mem *kernel.Mem, res []kernel.Value) error {
 	for i, r := range res {
 		if p.entry.copyOut[i] {
+			if n := valueBytes(r); !mem.Fits(n) {
+				return mem.OutOfMemory(nil, fmt.Sprintf("copy of result %d of @%s", i, p.entry.fn.Name), describe(r), n)
+			}
 			res[i] = cloneValue(r)
 		}
 	}
+	return nil
 }
 
 // runState is what one single-device execution needs besides its frame:
@@ -605,11 +741,12 @@ func (p *Program) putRun(r *runState) {
 	p.runs.Put(r)
 }
 
-// execute runs the entry function on one device with r's context and
-// pool; args is r.in, filled by the caller. The results (in r.res) are
-// valid until putRun.
-func (p *Program) execute(r *runState) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Donated: r.donated}
+// execute runs the entry function on one device, whose memory account is
+// mem, with r's context and pool, until cancel (may be nil) is closed;
+// args is r.in, filled and checked by the caller. The results (in r.res)
+// are valid until putRun.
+func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}
@@ -618,7 +755,9 @@ func (p *Program) execute(r *runState) ([]kernel.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.copyOut(res)
+	if err := p.copyOut(mem, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -15,7 +15,7 @@ func TestAddOne(t *testing.T) {
 	m := module(b.ret(b.op("stablehlo.add", f32t(), []*hlo.Value{b.arg(0), one})))
 	p := mustCompile(t, m)
 	for _, x := range []float32{1, -3.5, 1e30} {
-		got := run(t, p, hlo.LiteralFromSlice([]float32{x}, []int64{}...))
+		got := run(t, p, hlo.ScalarLiteral(hlo.F32, float64(x)))
 		if got[0].F32()[0] != x+1 {
 			t.Errorf("%v + 1 = %v", x, got[0].F32()[0])
 		}

@@ -80,7 +80,10 @@ func compileConstCheck(c *kernel.OpCtx, cmp comparer) (kernel.RunFn, error) {
 	if !ok {
 		return nil, c.Errorf("missing dense attribute value (the expected constant)")
 	}
-	want := d.Value
+	want, err := c.DenseLiteral(d)
+	if err != nil {
+		return nil, err
+	}
 	if t := c.InTensor(0); t != nil && (t.DType != want.DType || len(t.Dims) != len(want.Dims)) {
 		return nil, c.Errorf("expected constant %s does not match the operand type %s", want.ShapeString(), t.ShapeString())
 	}

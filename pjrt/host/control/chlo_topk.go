@@ -133,8 +133,8 @@ func scalarAttr(c *kernel.OpCtx, name string, dt hlo.DType) (*hlo.Literal, error
 	l := hlo.NewLiteral(dt)
 	switch a := c.Op.Attr(name).(type) {
 	case *hlo.DenseElementsAttr:
-		if a.Value.NumElements() != 1 || a.Value.DType != dt {
-			return nil, c.Errorf("%s must be one %s element, got %s", name, dt, a.Value.ShapeString())
+		if a.Value == nil || a.Value.NumElements() != 1 || a.Value.DType != dt {
+			return nil, c.Errorf("%s must be one %s element, got %s", name, dt, hlo.AttrString(a))
 		}
 		copy(l.Data, a.Value.Data)
 	case hlo.FloatAttr:
@@ -157,7 +157,10 @@ func compileChloConstant(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if !ok {
 		return nil, c.Errorf("missing dense value attribute")
 	}
-	v := d.Value
+	v, err := c.DenseLiteral(d)
+	if err != nil {
+		return nil, err
+	}
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
 		results[0] = v
 		return nil

@@ -74,7 +74,13 @@ func readGroups(c *kernel.OpCtx, name string, a hlo.Attr, unique bool) ([][]int6
 	if !ok {
 		return nil, c.Errorf("%s %s: only dense id tensors are supported (not mesh axes)", name, hlo.AttrString(a))
 	}
-	l := d.Value
+	if d.Type == nil || len(d.Type.Dims) != 2 {
+		return nil, c.Errorf("%s must be a 2-D tensor, got %s", name, hlo.AttrString(a))
+	}
+	l, err := c.DenseLiteral(d)
+	if err != nil {
+		return nil, err
+	}
 	if len(l.Dims) != 2 {
 		return nil, c.Errorf("%s must be a 2-D tensor, got %s", name, l.ShapeString())
 	}

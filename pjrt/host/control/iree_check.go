@@ -175,10 +175,13 @@ func compileIree(c *kernel.OpCtx, withConst bool, cmp ireeCompare) (kernel.RunFn
 		}, nil
 	}
 	d, ok := c.Op.Attr("value").(*hlo.DenseElementsAttr)
-	if !ok || d.Value == nil {
+	if !ok {
 		return nil, c.Errorf("missing dense attribute value (the expected constant)")
 	}
-	want := d.Value
+	want, err := c.DenseLiteral(d)
+	if err != nil {
+		return nil, err
+	}
 	if t := c.InTensor(0); t == nil || !hlo.TypesCompatible(t, want.Type()) {
 		return nil, c.Errorf("expected constant %s does not match the operand type %s", want.ShapeString(), c.In[0])
 	}

@@ -13,7 +13,7 @@ import (
 // same order. The program (x.Program) launches the grid; see
 // kernel.Launcher.
 func init() {
-	kernel.Register(kernel.Entry{Name: "interpreter.run_parallel", Compile: compileRunParallel})
+	kernel.Register(kernel.Entry{Name: "interpreter.run_parallel", Compile: compileRunParallel, NoAlloc: true})
 }
 
 func compileRunParallel(c *kernel.OpCtx) (kernel.RunFn, error) {

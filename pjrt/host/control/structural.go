@@ -9,18 +9,19 @@ import (
 
 // The structural ops pass values through (a branch or callee may return its
 // argument), so none of them is Fresh: their results may share storage.
+// They allocate nothing themselves (NoAlloc): their regions and callees do.
 func init() {
 	kernel.Register(
-		kernel.Entry{Name: "stablehlo.while", Compile: compileWhile},
-		kernel.Entry{Name: "stablehlo.if", Compile: compileIf},
-		kernel.Entry{Name: "stablehlo.case", Compile: compileCase},
-		kernel.Entry{Name: "func.call", Compile: compileCall},
-		kernel.Entry{Name: "stablehlo.composite", Compile: compileComposite},
-		kernel.Entry{Name: "stablehlo.optimization_barrier", Compile: compilePassThrough},
-		kernel.Entry{Name: "stablehlo.tuple", Compile: compileTuple},
-		kernel.Entry{Name: "stablehlo.get_tuple_element", Compile: compileGetTupleElement},
-		kernel.Entry{Name: "stablehlo.after_all", Compile: compileToken},
-		kernel.Entry{Name: "stablehlo.create_token", Compile: compileToken},
+		kernel.Entry{Name: "stablehlo.while", Compile: compileWhile, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.if", Compile: compileIf, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.case", Compile: compileCase, NoAlloc: true},
+		kernel.Entry{Name: "func.call", Compile: compileCall, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.composite", Compile: compileComposite, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.optimization_barrier", Compile: compilePassThrough, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.tuple", Compile: compileTuple, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.get_tuple_element", Compile: compileGetTupleElement, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.after_all", Compile: compileToken, NoAlloc: true},
+		kernel.Entry{Name: "stablehlo.create_token", Compile: compileToken, NoAlloc: true},
 	)
 }
 

@@ -115,7 +115,7 @@ func TestCompileErrors(t *testing.T) {
 			k.op("check.expect_serialized_eq", []*hlo.Value{k.arg(0)}, nil, attr("iteration", hlo.IntAttr{Value: 0}))
 		}, "check.expect_serialized_eq: missing string attribute probe_id"},
 		{func(k *blk) { k.v("interpreter.probe", []*hlo.Value{k.arg(0)}, i64) }, "interpreter.probe: missing string attribute probe_id"},
-		{func(k *blk) { k.v("func.call", []*hlo.Value{k.arg(0)}, i64, attr("callee", sym("nope"))) }, "undefined function @nope"},
+		{func(k *blk) { k.v("func.call", []*hlo.Value{k.arg(0)}, i64, attr("callee", sym("nope"))) }, "callee @nope is not a function of this module"},
 	}
 	for _, c := range cases {
 		k := newBlk(i64)

@@ -10,6 +10,8 @@ type Grid struct {
 	Funcs []Subplan
 	// Args[i] are device i's arguments.
 	Args [][]Value
+	// Mems[i] is device i's memory account; nil: the parent context's.
+	Mems []*Mem
 	// Infeed is the grid's shared infeed queue: each stablehlo.infeed op,
 	// on whichever device, pops the next function and runs it (with no
 	// arguments) to produce its tensors.

@@ -33,6 +33,15 @@ type Entry struct {
 	// Fresh says every tensor result is a newly allocated literal that no
 	// other value shares (so the planner may recycle it after its last use).
 	Fresh bool
+	// FreshOp, when set, decides Fresh for each op (an op whose results
+	// are fresh for some attributes only).
+	FreshOp func(op *hlo.Op) bool
+	// NoAlloc says the kernel allocates no tensor storage itself: its
+	// results are operands, views of them, or made by its regions or
+	// callees (whose own steps account for them). Other kernels that are
+	// not Fresh must fit their results in the memory limit before they
+	// run.
+	NoAlloc bool
 	// Elementwise, when set, lets the planner fuse the op into a loop with
 	// its elementwise neighbours (see Elementwise).
 	Elementwise *Elementwise
@@ -69,6 +78,9 @@ type OpCtx struct {
 	Out      []hlo.Type // result types
 	Module   *hlo.Module
 	Compiler RegionCompiler
+	// Mem is the memory account compile-time tables and constants are
+	// checked against (CheckAlloc); nil: no limit.
+	Mem *Mem
 }
 
 // InTensor returns operand i's tensor type (nil if it is not a tensor).
@@ -170,6 +182,11 @@ type Ctx struct {
 	// Pool recycles tensor storage within one execution on this goroutine
 	// (nil: plain allocation). See NewLiteral.
 	Pool *Pool
+	// Mem is the memory account of the device the program runs on: the
+	// planner reserves each step's results in it before the step runs, and
+	// kernels whose result shapes come from operand values check it
+	// (CheckAlloc) before allocating. nil: no accounting, no limit.
+	Mem *Mem
 	// Donated are the entry arguments the caller gave up: their storage
 	// may hold results once they are dead.
 	Donated []*hlo.Literal
@@ -244,6 +261,15 @@ func Register(entries ...Entry) {
 		}
 		table[e.Name] = &e
 	}
+}
+
+// IsFresh reports whether op's tensor results are fresh (see Fresh and
+// FreshOp).
+func (e *Entry) IsFresh(op *hlo.Op) bool {
+	if e.FreshOp != nil {
+		return e.FreshOp(op)
+	}
+	return e.Fresh
 }
 
 // Lookup returns the entry for an op name.

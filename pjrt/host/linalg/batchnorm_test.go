@@ -420,7 +420,8 @@ func TestBatchNormDynamic(t *testing.T) {
 	}
 }
 
-// Malformed ops fail at compile time with the op, the fault and the types.
+// Malformed ops fail at compile time (the verifier) with the op, the fault
+// and the types.
 func TestBatchNormErrors(t *testing.T) {
 	x, f, f3 := tt(hlo.F32, 2, 3), tt(hlo.F32, 3), tt(hlo.F32, 2)
 	for _, c := range []struct {
@@ -430,13 +431,13 @@ func TestBatchNormErrors(t *testing.T) {
 		contains string
 	}{
 		{"stablehlo.batch_norm_training", []hlo.Type{x, f, f}, []hlo.Type{x, f, f}, bnAttrs(0, 2), "feature_index 2 is out of range"},
-		{"stablehlo.batch_norm_training", []hlo.Type{x, f3, f}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "operand #1 tensor<2xf32> is not 1-d of the feature size 3"},
-		{"stablehlo.batch_norm_inference", []hlo.Type{x, f, f, f, f}, []hlo.Type{tt(hlo.F32, 3, 2)}, bnAttrs(0, 1), "result #0 tensor<3x2xf32> does not have the shape"},
-		{"stablehlo.batch_norm_grad", []hlo.Type{x, f, f, f, tt(hlo.F16, 2, 3)}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "different element types"},
-		{"stablehlo.batch_norm_grad", []hlo.Type{tt(hlo.I32, 2, 3), f, f, f, x}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "not a floating-point tensor"},
+		{"stablehlo.batch_norm_training", []hlo.Type{x, f3, f}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "operand #1 tensor<2xf32> does not have the feature size 3"},
+		{"stablehlo.batch_norm_inference", []hlo.Type{x, f, f, f, f}, []hlo.Type{tt(hlo.F32, 3, 2)}, bnAttrs(0, 1), "result #0 has type tensor<3x2xf32>, inferred tensor<2x3xf32>"},
+		{"stablehlo.batch_norm_grad", []hlo.Type{x, f, f, f, tt(hlo.F16, 2, 3)}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "operand type tensor<2x3xf32> and grad_output type tensor<2x3xf16> differ"},
+		{"stablehlo.batch_norm_grad", []hlo.Type{tt(hlo.I32, 2, 3), f, f, f, x}, []hlo.Type{x, f, f}, bnAttrs(0, 1), "want a tensor of floating-point type"},
 		{"stablehlo.batch_norm_training", []hlo.Type{x, f, f}, []hlo.Type{x, f, f}, bnAttrs(0, 1)[1:], "missing float attribute epsilon"},
-		{"stablehlo.batch_norm_training", []hlo.Type{x, f, f}, []hlo.Type{x, f, f}, bnAttrs(0, 1)[:1], "missing integer attribute feature_index"},
-		{"stablehlo.batch_norm_inference", []hlo.Type{x, f, f}, []hlo.Type{x}, bnAttrs(0, 1), "expects 5 operands and 1 results, has 3 and 1"},
+		{"stablehlo.batch_norm_training", []hlo.Type{x, f, f}, []hlo.Type{x, f, f}, bnAttrs(0, 1)[:1], "missing attribute feature_index"},
+		{"stablehlo.batch_norm_inference", []hlo.Type{x, f, f}, []hlo.Type{x}, bnAttrs(0, 1), "expected 5 operands, got 3"},
 	} {
 		_, err := host.Compile(singleOpModule(c.name, c.in, c.out, c.attrs...))
 		if err == nil || !strings.Contains(err.Error(), c.contains) || !strings.Contains(err.Error(), c.name) {

@@ -85,6 +85,10 @@ func compileFFT(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	f := &fftOp{typ: typ, length: length, in: it, ot: ot}
 	for _, n := range length {
+		// A plan holds a few tables of n complex128 (Bluestein's of 4n).
+		if err := c.CheckAlloc(hlo.C128, []int64{n, 8}); err != nil {
+			return nil, err
+		}
 		planFFT(int(n)) // build (and cache) plans at compile time
 	}
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {

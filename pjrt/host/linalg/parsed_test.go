@@ -34,7 +34,7 @@ func TestParsedForms(t *testing.T) {
 func.func @main() -> tensor<2x2xf32> {
   %a = stablehlo.constant dense<[[1.00390625, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %b = stablehlo.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
-  %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT, HIGHEST],
+  %r = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT],
     algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>
     : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>

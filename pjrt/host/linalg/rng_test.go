@@ -222,11 +222,12 @@ func TestRngStateErrors(t *testing.T) {
 		state *hlo.TensorType
 		want  string
 	}{
-		{"THREE_FRY", tt(hlo.I32, 2), "must have 4"},
-		{"PHILOX", tt(hlo.U32, 6), "must have 4"},
-		{"THREE_FRY", tt(hlo.U64, 4), "THREE_FRY needs a state of 2 words"},
-		{"PHILOX", tt(hlo.I16, 8), "64-bit words"},
-		{"PHILOX", tt(hlo.U64, 2, 2), "64-bit words"},
+		// The verifier rejects these before the kernel sees them.
+		{"THREE_FRY", tt(hlo.I32, 2), "an initial_state of 32-bit elements needs 4 of them"},
+		{"PHILOX", tt(hlo.U32, 6), "an initial_state of 32-bit elements needs 4 of them"},
+		{"THREE_FRY", tt(hlo.U64, 4), "THREE_FRY needs an initial_state of 2 elements"},
+		{"PHILOX", tt(hlo.I16, 8), "PHILOX needs an initial_state of 2 or 3 elements"},
+		{"PHILOX", tt(hlo.U64, 2, 2), "want a 1-d tensor"},
 	} {
 		_, err := runOp("stablehlo.rng_bit_generator", []*hlo.Literal{hlo.NewLiteral(c.state.DType, c.state.Dims...)}, []hlo.Type{c.state, tt(hlo.U32, 4)}, rngAttr(c.algo))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -35,6 +35,9 @@ func readOutShape(op *hlo.Op, name string, l *hlo.Literal, outT *hlo.TensorType)
 			return nil, runErr(op, "%s %v has a negative size in dimension %d", name, dims, d)
 		}
 	}
+	if err := hlo.CheckSize(outT.DType, dims); err != nil {
+		return nil, runErr(op, "%s %v: %v", name, dims, err)
+	}
 	if err := matchDims(outT, dims); err != nil {
 		return nil, runErr(op, "%s %v: %v", name, dims, err)
 	}
@@ -79,6 +82,9 @@ func compileDynamicBroadcastInDim(c *kernel.OpCtx) (kernel.RunFn, error) {
 			if p, err = broadcastPlan(in.Dims, dims, bd, es); err != nil {
 				return runErr(op, "%v (operand %s, output_dimensions %v)", err, in.ShapeString(), dims)
 			}
+		}
+		if err := x.CheckAlloc(op, in.DType, dims); err != nil {
+			return err
 		}
 		out := newOut(x, in.DType, dims)
 		p.b.run(out.Data, in.Data, 0, p.sOff)
@@ -147,6 +153,9 @@ func compileDynamicIota(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		dims, err := readOutShape(op, "output_shape", sh, outT)
 		if err != nil {
+			return err
+		}
+		if err := x.CheckAlloc(op, dt, dims); err != nil {
 			return err
 		}
 		out := newOut(x, dt, dims)

@@ -312,6 +312,9 @@ func compileDynamicGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v", err)
 		}
+		if err := x.CheckAlloc(op, ls[0].DType, p.outDims); err != nil {
+			return err
+		}
 		out := newOut(x, ls[0].DType, p.outDims)
 		p.exec(out, ls[0], ls[1])
 		results[0] = out

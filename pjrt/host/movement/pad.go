@@ -7,6 +7,10 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
+// maxPad bounds each padding amount, so that the plan's offset arithmetic
+// cannot overflow.
+const maxPad = 1 << 62
+
 // padPlan fills the result with the padding value, then copies the operand
 // elements that survive negative edge padding into their strided places.
 type padPlan struct {
@@ -26,9 +30,12 @@ func newPadPlan(in, lo, hi, interior []int64, es int) (*padPlan, error) {
 		if interior[d] < 0 {
 			return nil, fmt.Errorf("interior_padding %v is negative in dimension %d", interior, d)
 		}
-		n := lo[d] + hi[d] + in[d]
-		if in[d] > 0 {
-			n += (in[d] - 1) * interior[d]
+		if min(lo[d], hi[d]) < -maxPad || max(lo[d], hi[d], interior[d]) > maxPad {
+			return nil, fmt.Errorf("padding (low %d, high %d, interior %d) of dimension %d is beyond ±2^62", lo[d], hi[d], interior[d], d)
+		}
+		n, ok := hlo.PaddedSize(in[d], lo[d], hi[d], interior[d])
+		if !ok {
+			return nil, fmt.Errorf("padding (low %d, high %d, interior %d) of dimension %d (size %d) overflows int64", lo[d], hi[d], interior[d], d, in[d])
 		}
 		if n < 0 {
 			return nil, fmt.Errorf("padding (low %d, high %d, interior %d) of dimension %d (size %d) gives a negative size %d", lo[d], hi[d], interior[d], d, in[d], n)
@@ -186,6 +193,9 @@ func compileDynamicPad(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v (operand %s)", err, in.ShapeString())
+		}
+		if err := x.CheckAlloc(op, in.DType, p.outDims); err != nil {
+			return err
 		}
 		results[0] = p.run(x, in, pv)
 		return nil

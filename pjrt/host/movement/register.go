@@ -6,7 +6,7 @@ func init() {
 	kernel.Register(
 		kernel.Entry{Name: "stablehlo.broadcast_in_dim", Compile: compileBroadcastInDim, Fresh: true},
 		// reshape and dynamic_reshape return a new header over the operand's bytes.
-		kernel.Entry{Name: "stablehlo.reshape", Compile: compileReshape},
+		kernel.Entry{Name: "stablehlo.reshape", Compile: compileReshape, NoAlloc: true},
 		kernel.Entry{Name: "stablehlo.transpose", Compile: compileTranspose, Fresh: true},
 		kernel.Entry{Name: "stablehlo.slice", Compile: compileSlice, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_slice", Compile: compileDynamicSlice, Fresh: true},
@@ -23,7 +23,7 @@ func init() {
 		kernel.Entry{Name: "stablehlo.map", Compile: compileMap, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_broadcast_in_dim", Compile: compileDynamicBroadcastInDim, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_iota", Compile: compileDynamicIota, Fresh: true},
-		kernel.Entry{Name: "stablehlo.dynamic_reshape", Compile: compileDynamicReshape},
+		kernel.Entry{Name: "stablehlo.dynamic_reshape", Compile: compileDynamicReshape, NoAlloc: true},
 		kernel.Entry{Name: "stablehlo.real_dynamic_slice", Compile: compileRealDynamicSlice, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_gather", Compile: compileDynamicGather, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_pad", Compile: compileDynamicPad, Fresh: true},

@@ -86,7 +86,7 @@ func compileScalar(blk *hlo.Block) *sprog {
 		}
 		if op.Name == "stablehlo.constant" {
 			a, ok := op.Attr("value").(*hlo.DenseElementsAttr)
-			if !ok || a.Value == nil || a.Value.DType != rt.DType || a.Value.NumElements() != 1 {
+			if !ok || a.Splat != nil || a.Value == nil || a.Value.DType != rt.DType || a.Value.NumElements() != 1 {
 				return nil
 			}
 			r := newReg(op.Results[0], rt.DType)

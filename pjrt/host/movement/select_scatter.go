@@ -63,7 +63,10 @@ func compileSelectAndScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return nil, c.Errorf("scatter region has type %v -> %v, want (%s, %s) -> %s", so.sca.args, so.sca.res, so.dt, so.dt, so.dt)
 	}
 	if allStatic(opT, srcT) {
-		L, err := newWindowLayout(opT.Dims, so.attrs)
+		L, err := newWindowLayout(opT.Dims, so.attrs, tableFits(c.CheckAlloc))
+		if oom(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, c.Errorf("%v (operand %s)", err, opT.ShapeString())
 		}
@@ -93,7 +96,10 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 	L := so.static
 	if L == nil {
 		var err error
-		if L, err = newWindowLayout(operand.Dims, so.attrs); err != nil {
+		if L, err = newWindowLayout(operand.Dims, so.attrs, tableFits(func(dt hlo.DType, dims []int64) error { return x.CheckAlloc(op, dt, dims) })); err != nil {
+			if oom(err) {
+				return err
+			}
 			return runErr(op, "%v (operand %s)", err, operand.ShapeString())
 		}
 		if !slices.Equal(L.outDims, source.Dims) {
@@ -113,6 +119,9 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 	oes := operand.DType.Size()
 	var err error
 	for s := 0; s < L.nOut && err == nil; s++ {
+		if err = x.Canceled(); err != nil {
+			return canceledErr(op, err)
+		}
 		chosen := -1
 		L.forEachWindow(s, func(off int) {
 			if off < 0 || err != nil {

@@ -289,6 +289,9 @@ func compileRealDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err := matchDims(outT, p.outDims); err != nil {
 			return runErr(op, "%v (operand %s)", err, in.ShapeString())
 		}
+		if err := x.CheckAlloc(op, in.DType, p.outDims); err != nil {
+			return err
+		}
 		out := newOut(x, in.DType, p.outDims)
 		p.b.run(out.Data, in.Data, 0, p.sOff)
 		results[0] = out

@@ -1,9 +1,12 @@
 package movement
 
 import (
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
@@ -23,7 +26,10 @@ type windowAttrs struct {
 	win, strides, baseDil, winDil, lo, hi []int64
 }
 
-func newWindowLayout(in []int64, a *windowAttrs) (*windowLayout, error) {
+// newWindowLayout plans the windows of an operand of shape in. fits
+// checks that the tables (one int per output and window position of each
+// dimension) may be allocated; their size also bounds the work per output.
+func newWindowLayout(in []int64, a *windowAttrs, fits func(entries int64) error) (*windowLayout, error) {
 	r := len(in)
 	for _, v := range [][]int64{a.win, a.strides, a.baseDil, a.winDil, a.lo, a.hi} {
 		if len(v) != r {
@@ -32,23 +38,36 @@ func newWindowLayout(in []int64, a *windowAttrs) (*windowLayout, error) {
 	}
 	L := &windowLayout{win: a.win, nOut: 1, nWin: 1, tab: make([][]int, r), outDims: make([]int64, r)}
 	inS := stridesInt(in)
+	entries := int64(0)
 	for d := 0; d < r; d++ {
 		if a.win[d] <= 0 || a.strides[d] <= 0 || a.baseDil[d] <= 0 || a.winDil[d] <= 0 {
 			return nil, fmt.Errorf("dimension %d: window_dimensions %d, window_strides %d, base_dilations %d and window_dilations %d must be positive", d, a.win[d], a.strides[d], a.baseDil[d], a.winDil[d])
 		}
+		out, ok := windowCount(in[d], a.lo[d], a.hi[d], a.baseDil[d], a.win[d], a.winDil[d], a.strides[d])
+		var n int64
+		if ok {
+			n, ok = hlo.CheckedMul(out, a.win[d])
+		}
+		if ok {
+			entries, ok = hlo.CheckedAdd(entries, n)
+		}
+		if !ok {
+			return nil, fmt.Errorf("dimension %d: the windows (window_dimensions %d, window_strides %d, base_dilations %d, window_dilations %d, padding %d, %d over size %d) overflow int64", d, a.win[d], a.strides[d], a.baseDil[d], a.winDil[d], a.lo[d], a.hi[d], in[d])
+		}
+		L.outDims[d] = out
+	}
+	if err := fits(entries); err != nil {
+		return nil, err
+	}
+	nOut, _ := hlo.CheckedNumElements(L.outDims)
+	nWin, _ := hlo.CheckedNumElements(a.win)
+	L.nOut, L.nWin = int(nOut), int(nWin)
+	for d := 0; d < r; d++ {
 		dilated := int64(0)
 		if in[d] > 0 {
 			dilated = (in[d]-1)*a.baseDil[d] + 1
 		}
-		padded := dilated + a.lo[d] + a.hi[d]
-		span := (a.win[d]-1)*a.winDil[d] + 1
-		out := int64(0)
-		if padded >= span {
-			out = (padded-span)/a.strides[d] + 1
-		}
-		L.outDims[d] = out
-		L.nOut *= int(out)
-		L.nWin *= int(a.win[d])
+		out := L.outDims[d]
 		t := make([]int, int(out*a.win[d]))
 		for o := int64(0); o < out; o++ {
 			for w := int64(0); w < a.win[d]; w++ {
@@ -63,6 +82,36 @@ func newWindowLayout(in []int64, a *windowAttrs) (*windowLayout, error) {
 		L.tab[d] = t
 	}
 	return L, nil
+}
+
+// windowCount is the number of windows along one dimension (0 when the
+// window does not fit), false when the padded or dilated sizes overflow an
+// int64.
+func windowCount(in, lo, hi, baseDil, win, winDil, stride int64) (int64, bool) {
+	dilated := int64(0)
+	ok := true
+	if in > 0 {
+		m, ok1 := hlo.CheckedMul(in-1, baseDil)
+		dilated, ok = hlo.CheckedAdd(m, 1)
+		ok = ok && ok1
+	}
+	p1, ok2 := hlo.CheckedAdd(dilated, lo)
+	padded, ok3 := hlo.CheckedAdd(p1, hi)
+	m, ok4 := hlo.CheckedMul(win-1, winDil)
+	span, ok5 := hlo.CheckedAdd(m, 1)
+	if !(ok && ok2 && ok3 && ok4 && ok5) {
+		return 0, false
+	}
+	if padded < span {
+		return 0, true
+	}
+	return (padded-span)/stride + 1, true
+}
+
+// tableFits returns the fits function of newWindowLayout: the tables must
+// fit the memory limit now (mem may be nil: only the int64 range).
+func tableFits(check func(dt hlo.DType, dims []int64) error) func(int64) error {
+	return func(n int64) error { return check(hlo.I64, []int64{n}) }
 }
 
 // forEachWindow calls fn(off) for every window element of output o, in
@@ -226,7 +275,10 @@ func compileReduceWindow(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 	}
 	if ins[0].IsStatic() {
-		L, err := newWindowLayout(ins[0].Dims, ro.attrs)
+		L, err := newWindowLayout(ins[0].Dims, ro.attrs, tableFits(c.CheckAlloc))
+		if oom(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, c.Errorf("%v (input %s)", err, ins[0].ShapeString())
 		}
@@ -256,10 +308,14 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 	L := ro.static
 	if L == nil {
 		var err error
-		if L, err = newWindowLayout(ins[0].Dims, ro.attrs); err != nil {
+		if L, err = newWindowLayout(ins[0].Dims, ro.attrs, tableFits(func(dt hlo.DType, dims []int64) error { return x.CheckAlloc(op, dt, dims) })); err != nil {
+			if oom(err) {
+				return err
+			}
 			return runErr(op, "%v (input %s)", err, ins[0].ShapeString())
 		}
 	}
+	stop := newStopper(x)
 	outs := make([]*hlo.Literal, n)
 	inits := make([][]byte, n) // in the body's element type
 	for i := range outs {
@@ -281,7 +337,7 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 	if ro.acc != nil {
 		out, in, init := outs[0].Data, ins[0].Data, ins[1].Data
 		parallelFor(L.nOut, grain, func(lo, hi int) {
-			for o := lo; o < hi; o++ {
+			for o := lo; o < hi && !stop.stopped(); o++ {
 				L.forEachWindow(o, func(off int) {
 					if off < 0 {
 						ro.acc(out, o, 0, init, 0, 0, 1)
@@ -291,11 +347,14 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 				})
 			}
 		})
-		return nil
+		return stop.err(op)
 	}
 	return forEachParallel(ro.body, x, L.nOut, max(1, grain/16), func(lo, hi int, c *caller) error {
 		var err error
 		for o := lo; o < hi && err == nil; o++ {
+			if stop.stopped() {
+				return stop.err(op)
+			}
 			for i := 0; i < n; i++ {
 				c.setBytes(i, inits[i])
 			}
@@ -324,4 +383,44 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 		}
 		return err
 	})
+}
+
+// oom reports an out-of-memory error, returned as it is (not wrapped).
+func oom(err error) bool { return errors.Is(err, pjrt.ErrOutOfMemory) }
+
+// stopper lets the workers of a parallel loop stop once the run is
+// canceled: each polls stopped between outputs.
+type stopper struct {
+	x    *kernel.Ctx
+	done atomic.Bool
+}
+
+func newStopper(x *kernel.Ctx) *stopper { return &stopper{x: x} }
+
+func (s *stopper) stopped() bool {
+	if s.done.Load() {
+		return true
+	}
+	if s.x.Canceled() != nil {
+		s.done.Store(true)
+		return true
+	}
+	return false
+}
+
+// err is the error of a stopped loop, or nil.
+func (s *stopper) err(op *hlo.Op) error {
+	if s.done.Load() {
+		return canceledErr(op, kernel.ErrCanceled)
+	}
+	return nil
+}
+
+// canceledErr names the op a cancellation stopped, keeping err matchable
+// with errors.Is.
+func canceledErr(op *hlo.Op, err error) error {
+	if op.Loc.Line > 0 {
+		return fmt.Errorf("%s: %s: %w", op.Loc, op.Name, err)
+	}
+	return fmt.Errorf("%s: %w", op.Name, err)
 }

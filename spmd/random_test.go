@@ -187,7 +187,7 @@ func (g *progGen) step() {
 		}
 		out, name = genValue{lazy.Where(x.t.Gt(y.t), x.t, y.t.MulScalar(0.5)), true}, "where"
 	case k == 15 && r >= 1:
-		out, name = genValue{x.t.Unsqueeze(g.rng.IntN(r+1)), x.exact}, "unsqueeze"
+		out, name = genValue{x.t.Unsqueeze(g.rng.IntN(r + 1)), x.exact}, "unsqueeze"
 		if g.rng.IntN(2) == 0 {
 			nd := slices.Clone(out.t.Dims())
 			for i := range nd {

@@ -300,3 +300,15 @@ func (g *Graph) lowerSPMD(b *hlo.Builder, attrs []*hlo.DictAttr, nroots int) []*
 	}
 	return attrs
 }
+
+// Sharding returns the layout of the state's data on the SPMD device (nil
+// while pending or on other devices).
+func (s TensorState) Sharding() *Sharding {
+	if s.data == nil || s.data.dev == nil || !s.data.dev.IsSPMD() {
+		return nil
+	}
+	return s.data.sharding()
+}
+
+// ParseSharding parses XLA's sharding text (pjrt.ParseSharding).
+func ParseSharding(text string) (*Sharding, error) { return pjrt.ParseSharding(text) }

@@ -58,23 +58,22 @@ func Shards(t *lazy.Tensor) ([]Shard, error) {
 }
 
 // Visualize draws how a sharding of a tensor of dims places its tiles, as
-// PyTorch/XLA's visualize_tensor_sharding: a grid of the first two tile
-// dimensions (rows, then columns), each cell naming the devices that hold
-// it ("0,1" under partial replication) and its index ranges.
+// PyTorch/XLA's visualize_tensor_sharding: a grid of the tiles of the
+// first two dimensions (rows, then columns), each cell naming the devices
+// that hold it ("0,1" under partial replication, or when further
+// dimensions are cut) and its index ranges.
 func Visualize(s *pjrt.Sharding, dims []int64) string {
+	// Rows follow the first tensor dimension and columns the second (a
+	// 1-D tensor is one row).
 	rowsDim, colsDim := -1, -1
 	var tiles []int64
 	if s.IsTiled() {
 		tiles = s.TilesOf(len(dims))
-		for d, t := range tiles {
-			if t == 1 {
-				continue
-			}
-			if rowsDim < 0 {
-				rowsDim = d
-			} else if colsDim < 0 {
-				colsDim = d
-			}
+		switch {
+		case len(dims) == 1:
+			colsDim = 0
+		case len(dims) >= 2:
+			rowsDim, colsDim = 0, 1
 		}
 	}
 	nr, nc := int64(1), int64(1)

@@ -194,7 +194,7 @@ func logCompile(x *Executable, how string, start time.Time) {
 }
 
 func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
-	exe, err := dev.client.Compile(m, dev.compileOptions())
+	exe, err := dev.client.Compile(m, dev.CompileOptions())
 	if err != nil {
 		return nil, fmt.Errorf("compiling graph %s: %w", g.Hash, err)
 	}

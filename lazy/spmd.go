@@ -57,9 +57,9 @@ func (d *Device) upload(l *hlo.Literal) (pjrt.Buffer, error) {
 	return d.client.BufferFromHost(l, d.ord)
 }
 
-// compileOptions are the options of d's programs: one partition per
+// CompileOptions are the options of d's programs: one partition per
 // device with SPMD partitioning on the SPMD device.
-func (d *Device) compileOptions() pjrt.CompileOptions {
+func (d *Device) CompileOptions() pjrt.CompileOptions {
 	if d.spmd == 0 {
 		return pjrt.CompileOptions{}
 	}

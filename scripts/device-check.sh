@@ -22,8 +22,9 @@
 #   an annotated tensor-parallel MLP partitioned by XLA over every device of
 #   the plugin against the embedded partitioner (TestRealSPMD), then
 #   examples/spmd on the plugin (with Go); the conformance corpus through
-#   the plugin (`xlajit conform --device`); the differential harness, embedded device vs plugin, on a sample of the corpus
-#   (`xlajit devices --diff`); the examples that exist (with Go). Prints a
+#   the plugin (`xlajit conform --device`); the differential harness,
+#   embedded device vs plugin, on a sample of the corpus (`xlajit devices
+#   --diff`); the examples that exist (with Go). Prints a
 #   summary table; exit status 1 when a step failed.
 #
 # Environment: OUT (where logs go; default a temporary directory),

@@ -122,15 +122,12 @@ type PartitionReport interface {
 // Reshard is one layout change the partitioner inserted.
 type Reshard struct {
 	Op       string // the op that needed it ("stablehlo.gather")
-	Loc      string // its source location, if known
+	Loc      string // the op's location in the module, if known
 	From, To string // sharding texts
 	How      string // "all-gather", "all-to-all", ...
 }
 
+// String is "op: from -> to (how)".
 func (r Reshard) String() string {
-	s := r.Op
-	if r.Loc != "" {
-		s += " at " + r.Loc
-	}
-	return fmt.Sprintf("%s: %s -> %s (%s)", s, r.From, r.To, r.How)
+	return fmt.Sprintf("%s: %s -> %s (%s)", r.Op, r.From, r.To, r.How)
 }

@@ -63,3 +63,26 @@ func TestJitShardedStepTracesOnceAndRetracesOnReshard(t *testing.T) {
 		t.Errorf("Explain does not name the sharding change:\n%s", ex)
 	}
 }
+
+// An op the partitioner cannot run on its operand's layout (flipping the
+// cut dimension) is resharded: counted per op and listed by Explain.
+func TestJitExplainsReshards(t *testing.T) {
+	dev := spmdDevice(4)
+	mesh := MustMesh(ids(4), []int{4}, "data")
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.Flip(0).MulScalar(2) })
+	before := lazy.Counter(lazy.MetricSPMDReshardPrefix + "stablehlo.reverse")
+	x := MustMark(lazy.FromLiteralOn(dev, randLit(1, 8, 3)), mesh, "data", nil)
+	got := f(x).MustLiteral().F32()
+	want := lazy.FromLiteral(randLit(1, 8, 3)).Flip(0).MulScalar(2).MustLiteral().F32()
+	if !closeSlices(got, want, 0) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if d := lazy.Counter(lazy.MetricSPMDReshardPrefix+"stablehlo.reverse") - before; d != 1 {
+		t.Errorf("SPMDReshard.stablehlo.reverse grew by %d, want 1", d)
+	}
+	ex := jit.Explain(f)
+	if !strings.Contains(ex, "spmd reshard") || !strings.Contains(ex, "stablehlo.reverse") || !strings.Contains(ex, "all-gather") {
+		t.Errorf("Explain does not list the reshard:\n%s", ex)
+	}
+	t.Log(ex)
+}

@@ -2,6 +2,7 @@ package spmd
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -51,5 +52,70 @@ func TestMLPOnSPMDDevice(t *testing.T) {
 	}
 	if s := y.Sharding(); !s.IsReplicated() {
 		t.Errorf("output sharding %s", s)
+	}
+}
+
+// runBoth builds f on a plain device and on the SPMD device (where mark
+// lays out its inputs) and returns both results and the reshards the
+// SPMD compile counted.
+func runBoth(t *testing.T, n int, f func(dev *lazy.Device, mark func(x *lazy.Tensor, spec ...any) *lazy.Tensor) *lazy.Tensor) (got, want *hlo.Literal, reshards int64) {
+	t.Helper()
+	dev := spmdDevice(n)
+	plain := lazy.DevicesOf(dev.Client())[0]
+	mesh := MustMesh(ids(n), []int{n}, "data")
+	want = f(plain, func(x *lazy.Tensor, spec ...any) *lazy.Tensor { return x }).MustLiteral()
+	before := reshardCounters()
+	y := f(dev, func(x *lazy.Tensor, spec ...any) *lazy.Tensor { return MustMark(x, mesh, spec...) })
+	got = y.MustLiteral()
+	for _, v := range diffCounters(before, reshardCounters()) {
+		reshards += v
+	}
+	return got, want, reshards
+}
+
+// A batch-sharded convolution, pooling and bias: local on each device.
+func TestBatchShardedConvolution(t *testing.T) {
+	got, want, reshards := runBoth(t, 4, func(dev *lazy.Device, mark func(*lazy.Tensor, ...any) *lazy.Tensor) *lazy.Tensor {
+		x := mark(lazy.FromLiteralOn(dev, randLit(1, 8, 3, 10, 10)), "data", nil, nil, nil)
+		w := lazy.FromLiteralOn(dev, randLit(2, 4, 3, 3, 3))
+		b := lazy.FromLiteralOn(dev, randLit(3, 4))
+		y := lazy.Conv2d(x, w, b, lazy.Conv2dOpts{Padding: [2]int64{1, 1}}).Relu()
+		return y.MaxPool2d([2]int64{2, 2}, [2]int64{2, 2}, [2]int64{0, 0}).Sum(1, 2, 3)
+	})
+	if !closeSlices(got.F32(), want.F32(), 1e-5) {
+		t.Errorf("got %v\nwant %v", got.F32(), want.F32())
+	}
+	if reshards != 0 {
+		t.Errorf("%d reshards in a batch-sharded convolution", reshards)
+	}
+}
+
+// Random numbers on the SPMD device are the ones one device draws from
+// the same seed, whatever the layout of the tensors they meet.
+func TestRandomOpsOnSPMDDevice(t *testing.T) {
+	got, want, _ := runBoth(t, 4, func(dev *lazy.Device, mark func(*lazy.Tensor, ...any) *lazy.Tensor) *lazy.Tensor {
+		dev.ManualSeed(42)
+		x := mark(lazy.FromLiteralOn(dev, randLit(4, 8, 6)), "data", nil)
+		return x.Add(lazy.RandNOn(dev, lazy.F32, 8, 6)).Dropout(0.5, true)
+	})
+	if !closeSlices(got.F32(), want.F32(), 1e-6) {
+		t.Errorf("got %v\nwant %v", got.F32(), want.F32())
+	}
+}
+
+// A run-time check (a label out of range) fails on the SPMD device as on
+// one device.
+func TestRunTimeChecksOnSPMDDevice(t *testing.T) {
+	dev := spmdDevice(4)
+	mesh := MustMesh(ids(4), []int{4}, "data")
+	logits := MustMark(lazy.FromLiteralOn(dev, randLit(5, 6, 3)), mesh, "data", nil)
+	labels := MustMark(lazy.FromLiteralOn(dev, hlo.LiteralFromSlice([]int32{0, 1, 2, 7, 1, 0})), mesh, "data")
+	_, err := lazy.CrossEntropy(logits, labels).Literal()
+	if err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("err = %v, want the label range check", err)
+	}
+	ok := MustMark(lazy.FromLiteralOn(dev, hlo.LiteralFromSlice([]int32{0, 1, 2, 2, 1, 0})), mesh, "data")
+	if _, err := lazy.CrossEntropy(logits, ok).Literal(); err != nil {
+		t.Errorf("valid labels: %v", err)
 	}
 }

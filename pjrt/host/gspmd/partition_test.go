@@ -163,3 +163,21 @@ func TestUnevenBatchSum(t *testing.T) {
 		t.Errorf("uneven shards must be masked before the sum:\n%s", x.PartitionedModule())
 	}
 }
+
+// A cut moving from rows to columns is one all-to-all, uneven sizes
+// included.
+func TestReshardAllToAll(t *testing.T) {
+	for _, dims := range []string{"8x12", "10x6", "7x9"} {
+		prog := `module @m {
+  func.func @main(%x: tensor<DIMSxf32> {mhlo.sharding = "{devices=[4,1]0,1,2,3}"}) -> (tensor<DIMSxf32> {mhlo.sharding = "{devices=[1,4]0,1,2,3}"}) {
+    %0 = stablehlo.negate %x : tensor<DIMSxf32>
+    return %0 : tensor<DIMSxf32>
+  }
+}`
+		whole, parted, x := runBoth(t, strings.ReplaceAll(prog, "DIMS", dims), 4, 3)
+		checkSame(t, whole, parted, x)
+		if got := x.Collectives(); len(got) != 1 || got["all_to_all"] != 1 {
+			t.Errorf("%s: collectives %v, want one all_to_all", dims, got)
+		}
+	}
+}

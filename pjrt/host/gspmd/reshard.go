@@ -109,20 +109,31 @@ func (p *pass) materialize(v *hlo.Value) *pval {
 func (p *pass) reshard(pv *pval, target *layout, count bool) *hlo.Value {
 	cur, x := pv.lay, pv.local
 	dims := pv.typ.Dims
+	from := cur.String()
+	how := ""
+	// A cut moving from one dimension to another over the same devices:
+	// one all-to-all.
+	for i := range dims {
+		for j := range dims {
+			if i == j || cur.tiles[i] == 1 || cur.dimEqual(i, target, i) || cur.tiles[j] != 1 || target.tiles[i] != 1 || !cur.dimEqual(i, target, j) {
+				continue
+			}
+			x, cur = p.allToAll(x, cur, dims, i, j)
+			how = "all-to-all"
+		}
+	}
 	var gather []int
 	for d := range dims {
 		if cur.tiles[d] > 1 && !cur.dimEqual(d, target, d) {
 			gather = append(gather, d)
 		}
 	}
-	if len(gather) > 0 {
-		from := cur.String()
-		for _, d := range gather {
-			x, cur = p.allGather(x, cur, dims, d)
-		}
-		if count {
-			p.reshards = append(p.reshards, pjrt.Reshard{Op: p.cur.Name, Loc: locString(p.cur.Loc), From: from, To: target.String(), How: "all-gather"})
-		}
+	for _, d := range gather {
+		x, cur = p.allGather(x, cur, dims, d)
+		how = "all-gather"
+	}
+	if how != "" && count {
+		p.reshards = append(p.reshards, pjrt.Reshard{Op: p.cur.Name, Loc: locString(p.cur.Loc), From: from, To: target.String(), How: how})
 	}
 	var slice []int
 	for d := range dims {
@@ -159,6 +170,33 @@ func (p *pass) allGather(x *hlo.Value, cur *layout, dims []int64, d int) (*hlo.V
 		g = p.f.Slice(g, start, limit, nil)
 	}
 	return g, next
+}
+
+// allToAll moves the cut of dimension i of x (layout cur) to dimension j,
+// whole in cur: each device splits j into the group's tiles, and gathers
+// the pieces of i. Dimension j is padded with zeros to a multiple of the
+// tiles first; the padding of i is cut after.
+func (p *pass) allToAll(x *hlo.Value, cur *layout, dims []int64, i, j int) (*hlo.Value, *layout) {
+	groups, err := cur.groups([]int{i})
+	if err != nil {
+		p.fail("%v", err)
+	}
+	t := cur.tiles[i]
+	xt := tensorOf(x)
+	if extra := ceilDiv(dims[j], t)*t - dims[j]; extra > 0 {
+		lo := make([]int64, xt.Rank())
+		hi := make([]int64, xt.Rank())
+		hi[j] = extra
+		x = p.f.Pad(x, p.zero(xt.DType), lo, hi, nil)
+	}
+	o := p.collective(groups)
+	y := p.f.AllToAll([]*hlo.Value{x}, int64(j), int64(i), t, o)[0]
+	if got := tensorOf(y).Dims[i]; got != dims[i] {
+		limit := slicesClone(tensorOf(y).Dims)
+		limit[i] = dims[i]
+		y = p.f.Slice(y, make([]int64, len(limit)), limit, nil)
+	}
+	return y, cur.untile(i).setDim(j, cur, i)
 }
 
 func slicesClone(xs []int64) []int64 { return append([]int64(nil), xs...) }

@@ -69,3 +69,65 @@ func FromLiteral(dev *lazy.Device, l *lazy.Literal, mesh *Mesh, spec ...any) (*l
 	}
 	return lazy.FromLiteralSharded(dev, l, s)
 }
+
+// FromShards makes a tensor of the SPMD device dev from per-device shards
+// already cut by s (PyTorch/XLA's _global_tensor_from_cpu_shards): shards[d]
+// goes to device d as it is, padding included. The tensor's dims are
+// globalDims, or by default the tile counts times the shard dims; smaller
+// dims are accepted when the difference fits in the last shards' padding.
+func FromShards(dev *lazy.Device, shards []*lazy.Literal, s *pjrt.Sharding, globalDims ...int64) (*lazy.Tensor, error) {
+	n := dev.NumShards()
+	if !dev.IsSPMD() || len(shards) != n {
+		return nil, fmt.Errorf("spmd: %d shards for %s, which spans %d devices", len(shards), dev, n)
+	}
+	shape := shards[0].Dims
+	tiles := s.TilesOf(len(shape))
+	if globalDims == nil {
+		for i, d := range shape {
+			globalDims = append(globalDims, d*tiles[i])
+		}
+	}
+	if len(globalDims) != len(shape) {
+		return nil, fmt.Errorf("spmd: global shape %v for shards of rank %d", globalDims, len(shape))
+	}
+	if err := s.Validate(len(shape), n); err != nil {
+		return nil, err
+	}
+	want := s.ShardShape(globalDims)
+	for i := range want {
+		if want[i] != shape[i] {
+			return nil, fmt.Errorf("spmd: global shape %v under %s has shards %v, the shards given are %v", globalDims, s, want, shape)
+		}
+	}
+	bufs := make([]pjrt.Buffer, n)
+	for d, l := range shards {
+		if l.DType != shards[0].DType || !slicesEqual(l.Dims, shape) {
+			return nil, fmt.Errorf("spmd: shard %d is %s, shard 0 %s", d, l.ShapeString(), shards[0].ShapeString())
+		}
+		b, err := dev.Client().BufferFromHost(l, d)
+		if err != nil {
+			for _, x := range bufs[:d] {
+				x.Delete()
+			}
+			return nil, err
+		}
+		bufs[d] = b
+	}
+	sb, err := pjrt.NewShardedBuffer(shards[0].DType, globalDims, s, bufs)
+	if err != nil {
+		return nil, err
+	}
+	return lazy.FromBuffer(sb, dev), nil
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -131,3 +131,40 @@ func TestMarkShardingMovesData(t *testing.T) {
 		t.Error("a mesh not covering the SPMD device must fail")
 	}
 }
+
+// test_from_cpu_shards_global_shape.
+func TestFromShardsGlobalShape(t *testing.T) {
+	const n = 4
+	dev := spmdDevice(n)
+	s, _ := MustMesh(ids(n), []int{n}).Sharding(1, 0)
+	shards := make([]*lazy.Literal, n)
+	for i := range shards {
+		xs := make([]float32, n)
+		for k := range xs {
+			xs[k] = float32(i*n + k)
+		}
+		shards[i] = hlo.LiteralFromSlice(xs)
+	}
+	x, err := FromShards(dev, shards, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := x.MustLiteral().F32()
+	for k, v := range got {
+		if v != float32(k) {
+			t.Fatalf("element %d = %v", k, v)
+		}
+	}
+	for delta := int64(1); delta < n; delta++ {
+		y, err := FromShards(dev, shards, s, n*n-delta)
+		if err != nil {
+			t.Fatalf("global %d: %v", n*n-delta, err)
+		}
+		if l := y.MustLiteral(); len(l.F32()) != int(n*n-delta) || l.F32()[n*n-delta-1] != float32(n*n-delta-1) {
+			t.Errorf("global %d: %v", n*n-delta, l)
+		}
+	}
+	if _, err := FromShards(dev, shards, s, n*n-n); err == nil {
+		t.Error("a global shape the padding cannot explain must fail")
+	}
+}

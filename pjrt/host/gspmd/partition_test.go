@@ -181,3 +181,19 @@ func TestReshardAllToAll(t *testing.T) {
 		}
 	}
 }
+
+// test_xla_sharded_hlo_dump_post_optimizations: (1,128) @ (128,1) with the
+// left operand cut along the contraction has an all-reduce.
+func TestContractionCutHasAllReduce(t *testing.T) {
+	const prog = `module @m {
+  func.func @main(%a: tensor<1x128xf32> {mhlo.sharding = "{devices=[1,4]0,1,2,3}"}, %b: tensor<128x1xf32>) -> tensor<1x1xf32> {
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<1x128xf32>, tensor<128x1xf32>) -> tensor<1x1xf32>
+    return %0 : tensor<1x1xf32>
+  }
+}`
+	whole, parted, x := runBoth(t, prog, 4, 4)
+	checkSame(t, whole, parted, x)
+	if x.Collectives()["all_reduce"] != 1 || len(x.Reshards()) != 0 {
+		t.Errorf("collectives %v reshards %v", x.Collectives(), x.Reshards())
+	}
+}

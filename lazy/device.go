@@ -135,7 +135,7 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 		args[i] = NewPlaceholder(s, dev)
 	}
 	var outs []*Tensor
-	if err := Try(func() { outs = Apply(op, attrs, args...) }); err != nil {
+	if err := Try(func() { outs = ApplyOn(dev, op, attrs, args...) }); err != nil {
 		return false
 	}
 	roots := make([]Value, len(outs))

@@ -88,7 +88,7 @@ type pval struct {
 	local *hlo.Value
 	// gen, when set, makes the value in any layout without communication
 	// (iota, splat constants, broadcasts of replicated values).
-	gen func(l *layout) *hlo.Value
+	gen func(l *layout, count bool) *hlo.Value
 	// cache of materializations in other layouts, by layout key.
 	cache map[string]*hlo.Value
 }
@@ -205,7 +205,7 @@ func (p *pass) finish(entry *hlo.Func, ret *hlo.Op, res *Result) (*Result, error
 			if target, err = layoutOf(want, pv.typ.Rank(), p.n); err != nil {
 				return nil, fmt.Errorf("gspmd: result %d: %w", i, err)
 			}
-		case p.opts.PropagateToOutput && pv.local != nil:
+		case p.opts.PropagateToOutput:
 			target = pv.lay
 			if _, ok := target.sharding(); !ok {
 				target = replicatedLayout(pv.typ.Rank(), p.n)
@@ -277,7 +277,7 @@ func (p *pass) set(v *hlo.Value, local *hlo.Value, l *layout) {
 
 // setGen records a value that can be made in any layout locally; natural
 // is the layout it takes when nothing asks for another.
-func (p *pass) setGen(v *hlo.Value, natural *layout, gen func(l *layout) *hlo.Value) {
+func (p *pass) setGen(v *hlo.Value, natural *layout, gen func(l *layout, count bool) *hlo.Value) {
 	p.vals[v] = &pval{typ: v.TensorType(), lay: natural, gen: gen}
 }
 

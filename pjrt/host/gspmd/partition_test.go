@@ -197,3 +197,23 @@ func TestContractionCutHasAllReduce(t *testing.T) {
 		t.Errorf("collectives %v reshards %v", x.Collectives(), x.Reshards())
 	}
 }
+
+// Partial sums of a cut contraction wanted cut along a free dimension
+// (across the summing devices) are one reduce-scatter, uneven included;
+// wanted replicated, one all-reduce.
+func TestPartialSumsReduceScatter(t *testing.T) {
+	for _, rows := range []string{"8", "10"} {
+		prog := strings.ReplaceAll(`module @m {
+  func.func @main(%x: tensor<Rx16xf32> {mhlo.sharding = "{devices=[1,4]0,1,2,3}"}, %w: tensor<16x6xf32> {mhlo.sharding = "{devices=[4,1]0,1,2,3}"}) -> (tensor<Rx6xf32> {mhlo.sharding = "{devices=[4,1]0,1,2,3}"}, tensor<Rx6xf32>) {
+    %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<Rx16xf32>, tensor<16x6xf32>) -> tensor<Rx6xf32>
+    %1 = stablehlo.negate %0 : tensor<Rx6xf32>
+    return %0, %1 : tensor<Rx6xf32>, tensor<Rx6xf32>
+  }
+}`, "R", rows)
+		whole, parted, x := runBoth(t, prog, 4, 5)
+		checkSame(t, whole, parted, x)
+		if got := x.Collectives(); got["reduce_scatter"] != 1 || got["all_reduce"] != 1 || len(got) != 2 {
+			t.Errorf("rows %s: collectives %v, want one reduce_scatter (result 0) and one all_reduce (negate)\n%s", rows, got, x.PartitionedModule())
+		}
+	}
+}

@@ -82,7 +82,7 @@ func (p *pass) get(v *hlo.Value, target *layout, count bool) *hlo.Value {
 	}
 	var x *hlo.Value
 	if pv.gen != nil {
-		x = pv.gen(target)
+		x = pv.gen(target, count)
 	} else {
 		x = p.reshard(pv, target, count)
 	}
@@ -284,6 +284,23 @@ func (p *pass) allReduce(x *hlo.Value, groups [][]int64, body func(s *hlo.Scope,
 }
 
 func addBody(s *hlo.Scope, a, b *hlo.Value) *hlo.Value { return s.Add(a, b) }
+
+// reduceScatter sums x over each group, device k of a group keeping the
+// k-th block of dimension d (padded with zeros to a multiple of the group
+// size first).
+func (p *pass) reduceScatter(x *hlo.Value, dims []int64, d int, groups [][]int64) *hlo.Value {
+	g := int64(len(groups[0]))
+	xt := tensorOf(x)
+	if extra := ceilDiv(dims[d], g)*g - xt.Dims[d]; extra > 0 {
+		lo := make([]int64, xt.Rank())
+		hi := make([]int64, xt.Rank())
+		hi[d] = extra
+		x = p.f.Pad(x, p.zero(xt.DType), lo, hi, nil)
+	}
+	return p.f.ReduceScatter(x, int64(d), p.collective(groups), func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
+		return s.Add(args[0], args[1])
+	})
+}
 
 func (p *pass) errorf(format string, args ...any) error {
 	return fmt.Errorf("gspmd: "+format, args...)

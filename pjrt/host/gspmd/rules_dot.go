@@ -87,10 +87,53 @@ func ruleDot(p *pass, op *hlo.Op) {
 	}
 	res := op.Results[0].TensorType()
 	x := p.emit(op.Name, []*hlo.Value{lv, rv}, op.Attrs, nil, localType(res, out))[0]
-	if partial {
-		x = p.allReduce(x, groups, addBody)
+	if !partial {
+		p.set(op.Results[0], x, out)
+		return
 	}
-	p.set(op.Results[0], x, out)
+	// Partial sums: summed when a user asks for them, by a reduce-scatter
+	// when it wants a dimension cut across each group (the sum lands cut),
+	// else by an all-reduce.
+	var summed *hlo.Value
+	p.setGen(op.Results[0], out, func(l *layout, count bool) *hlo.Value {
+		if d, ok := scatterDim(out, groups, l); ok {
+			return p.reduceScatter(x, res.Dims, d, groups)
+		}
+		if summed == nil {
+			summed = p.allReduce(x, groups, addBody)
+		}
+		if l.equal(out) {
+			return summed
+		}
+		return p.reshard(&pval{typ: res, lay: out, local: summed}, l, count)
+	})
+}
+
+// scatterDim finds the dimension d that l cuts and out does not, with l
+// equal to out elsewhere and each group's devices holding l's tiles of d in
+// group order: a reduce-scatter along d over the groups makes l.
+func scatterDim(out *layout, groups [][]int64, l *layout) (int, bool) {
+	d := -1
+	for i := range out.tiles {
+		if out.dimEqual(i, l, i) {
+			continue
+		}
+		if d >= 0 || out.tiles[i] != 1 {
+			return -1, false
+		}
+		d = i
+	}
+	if d < 0 || len(groups) == 0 || l.tiles[d] != int64(len(groups[0])) {
+		return -1, false
+	}
+	for _, g := range groups {
+		for k, dev := range g {
+			if l.coord[dev][d] != int64(k) {
+				return -1, false
+			}
+		}
+	}
+	return d, true
 }
 
 func ints(xs []int64) []int {

@@ -23,15 +23,21 @@ func ruleElementwise(p *pass, op *hlo.Op) {
 	if target == nil {
 		// Only generated operands (splats, iotas): stay generated.
 		if allGenerated(p, op) {
+			// The most cut of the operands' natural layouts.
 			natural := replicatedLayout(rt.Rank(), p.n)
-			p.setGen(op.Results[0], natural, func(l *layout) *hlo.Value {
-				return elementwiseIn(p, op, l)
+			for _, v := range op.Operands {
+				if pv := p.val(v); pv.typ.Rank() == rt.Rank() && pv.lay.numTiles() > natural.numTiles() {
+					natural = pv.lay
+				}
+			}
+			p.setGen(op.Results[0], natural, func(l *layout, count bool) *hlo.Value {
+				return elementwiseIn(p, op, l, count)
 			})
 			return
 		}
 		target = replicatedLayout(rt.Rank(), p.n)
 	}
-	p.set(op.Results[0], elementwiseIn(p, op, target), target)
+	p.set(op.Results[0], elementwiseIn(p, op, target, true), target)
 }
 
 func allGenerated(p *pass, op *hlo.Op) bool {
@@ -44,16 +50,16 @@ func allGenerated(p *pass, op *hlo.Op) bool {
 }
 
 // elementwiseIn emits op with its operands in layout l.
-func elementwiseIn(p *pass, op *hlo.Op, l *layout) *hlo.Value {
+func elementwiseIn(p *pass, op *hlo.Op, l *layout, count bool) *hlo.Value {
 	rt := op.Results[0].TensorType()
 	ins := make([]*hlo.Value, len(op.Operands))
 	for i, v := range op.Operands {
 		pv := p.val(v)
 		if pv.typ.Rank() != rt.Rank() {
-			ins[i] = p.get(v, replicatedLayout(pv.typ.Rank(), p.n), true)
+			ins[i] = p.get(v, replicatedLayout(pv.typ.Rank(), p.n), count)
 			continue
 		}
-		ins[i] = p.get(v, l, true)
+		ins[i] = p.get(v, l, count)
 	}
 	return p.emit(op.Name, ins, op.Attrs, nil, localType(rt, l))[0]
 }
@@ -72,7 +78,7 @@ func ruleConstant(p *pass, op *hlo.Op) {
 		scalar := hlo.NewLiteral(rt.DType)
 		copy(scalar.Data, a.Value.Data[:rt.DType.Size()])
 		var c *hlo.Value
-		p.setGen(op.Results[0], natural, func(l *layout) *hlo.Value {
+		p.setGen(op.Results[0], natural, func(l *layout, _ bool) *hlo.Value {
 			if c == nil {
 				c = p.f.Constant(scalar)
 			}
@@ -109,7 +115,7 @@ func ruleIota(p *pass, op *hlo.Op) {
 		p.fallback(op, "")
 		return
 	}
-	p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(l *layout) *hlo.Value {
+	p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(l *layout, _ bool) *hlo.Value {
 		local := l.shardDims(rt.Dims)
 		it := p.f.Iota(hlo.NewTensorType(rt.DType, local...), d)
 		if l.tiles[d] == 1 {

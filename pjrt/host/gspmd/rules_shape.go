@@ -39,7 +39,7 @@ func ruleBroadcast(p *pass, op *hlo.Op) {
 		// The operand dims that map onto full result dims follow the
 		// wanted layout (local slices of the replicated operand); expanded
 		// size-1 dims stay whole.
-		p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(rl *layout) *hlo.Value {
+		p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(rl *layout, _ bool) *hlo.Value {
 			opSrc := make([]int, xt.Rank())
 			for i, j := range bd {
 				opSrc[i] = int(j)
@@ -80,8 +80,8 @@ func ruleTranspose(p *pass, op *hlo.Op) {
 		for j, i := range perm {
 			inv[i] = j
 		}
-		p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(rl *layout) *hlo.Value {
-			xv := p.get(x, rl.project(inv), true)
+		p.setGen(op.Results[0], pv.lay.project(src), func(rl *layout, count bool) *hlo.Value {
+			xv := p.get(x, rl.project(inv), count)
 			return p.emit(op.Name, []*hlo.Value{xv}, op.Attrs, nil, localType(rt, rl))[0]
 		})
 		return

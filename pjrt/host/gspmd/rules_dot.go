@@ -11,8 +11,10 @@ import (
 //   - a free dimension cut in one operand, with the other operand whole on
 //     the same devices' axis, gives a cut result dimension (local dots);
 //   - contracting dimensions cut alike in both operands give partial sums:
-//     padding is masked with zeros, the local dot is summed by an
-//     all-reduce over the devices holding the other parts;
+//     padding is masked with zeros, and the local dots are summed over the
+//     devices holding the other parts where the result is used: by a
+//     reduce-scatter when the user wants a free dimension cut across them,
+//     else by an all-reduce;
 //   - a batch or contracting dimension cut in one operand only is sliced
 //     locally from the other (which holds it whole);
 //   - cuts that disagree are resharded (the right operand is brought to

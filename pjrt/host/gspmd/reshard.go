@@ -1,7 +1,6 @@
 package gspmd
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -300,8 +299,4 @@ func (p *pass) reduceScatter(x *hlo.Value, dims []int64, d int, groups [][]int64
 	return p.f.ReduceScatter(x, int64(d), p.collective(groups), func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
 		return s.Add(args[0], args[1])
 	})
-}
-
-func (p *pass) errorf(format string, args ...any) error {
-	return fmt.Errorf("gspmd: "+format, args...)
 }

@@ -24,7 +24,7 @@ import (
 func ruleDot(p *pass, op *hlo.Op) {
 	dn, ok := op.Attr("dot_dimension_numbers").(*hlo.DotDimsAttr)
 	if !ok {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	lhs, rhs := op.Operands[0], op.Operands[1]

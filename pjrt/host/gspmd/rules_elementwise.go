@@ -70,7 +70,7 @@ func ruleConstant(p *pass, op *hlo.Op) {
 	rt := op.Results[0].TensorType()
 	a, ok := op.Attr("value").(*hlo.DenseElementsAttr)
 	if !ok {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	natural := replicatedLayout(rt.Rank(), p.n)
@@ -112,7 +112,7 @@ func ruleIota(p *pass, op *hlo.Op) {
 	rt := op.Results[0].TensorType()
 	d, ok := hlo.AttrInt(op.Attr("iota_dimension"))
 	if !ok || d < 0 || int(d) >= rt.Rank() {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	p.setGen(op.Results[0], replicatedLayout(rt.Rank(), p.n), func(l *layout, _ bool) *hlo.Value {
@@ -134,7 +134,7 @@ func ruleCustomCall(p *pass, op *hlo.Op) {
 		if target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" {
 			p.fail("manual sharding (@%s) is not supported by the embedded partitioner", target)
 		}
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	d := hlo.DictAttr(op.Attrs)

@@ -53,7 +53,7 @@ func indexBatchDims(r int, ivd int64) []int {
 func ruleGather(p *pass, op *hlo.Op) {
 	dn, ok := op.Attr("dimension_numbers").(*hlo.GatherDimsAttr)
 	if !ok {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	operand, indices := op.Operands[0], op.Operands[1]
@@ -85,7 +85,7 @@ func ruleGather(p *pass, op *hlo.Op) {
 		il = keepOnly(il, ints(dn.StartIndicesBatchingDims))
 		out = outSrc(il)
 		if _, ok := out.sharding(); !ok {
-			p.fallback(op, "")
+			p.fallback(op)
 			return
 		}
 	}
@@ -101,7 +101,7 @@ func ruleGather(p *pass, op *hlo.Op) {
 func ruleScatter(p *pass, op *hlo.Op) {
 	dn, ok := op.Attr("scatter_dimension_numbers").(*hlo.ScatterDimsAttr)
 	if !ok || len(op.Operands)%2 != 1 {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	n := (len(op.Operands) - 1) / 2
@@ -150,14 +150,14 @@ func ruleScatter(p *pass, op *hlo.Op) {
 func ruleConvolution(p *pass, op *hlo.Op) {
 	dn, ok := op.Attr("dimension_numbers").(*hlo.ConvDimsAttr)
 	if bg, has := hlo.AttrInt(op.Attr("batch_group_count")); !ok || (has && bg != 1) {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	lhs, rhs := op.Operands[0], op.Operands[1]
 	lt := lhs.TensorType()
 	ll := keepOnly(p.materialize(lhs).lay, []int{int(dn.InputBatchDim)})
 	if ll.tiles[dn.InputBatchDim] == 1 {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	rt := op.Results[0].TensorType()

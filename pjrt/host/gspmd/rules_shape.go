@@ -142,7 +142,7 @@ func ruleReshape(p *pass, op *hlo.Op) {
 	pv := p.materialize(x)
 	groups, ok := reshapeGroups(xt.Dims, rt.Dims)
 	if !ok || slices.Contains(xt.Dims, 0) {
-		p.fallback(op, "")
+		p.fallback(op)
 		return
 	}
 	xl := pv.lay

@@ -104,6 +104,27 @@ func (g *progGen) input(dims []int64) genValue {
 	return genValue{t, true}
 }
 
+// indices makes an i32 input of dims with values in [0, n), laid out by a
+// random spec on the SPMD run.
+func (g *progGen) indices(dims []int64, n int64) genValue {
+	l := hlo.NewLiteral(hlo.I32, dims...)
+	for i := range l.I32() {
+		l.I32()[i] = int32(g.rng.Int64N(n))
+	}
+	spec := g.spec(len(dims))
+	var t *lazy.Tensor
+	if g.spmd {
+		var err error
+		if t, err = FromLiteral(g.dev, l, g.mesh, spec...); err != nil {
+			panic(err)
+		}
+	} else {
+		t = lazy.FromLiteralOn(g.dev, l)
+	}
+	g.log = append(g.log, fmt.Sprintf("indices %v < %d %v", dims, n, spec))
+	return genValue{t, true}
+}
+
 func (g *progGen) pick() genValue { return g.vals[g.rng.IntN(len(g.vals))] }
 
 // pickWith returns a value of the given dims, or a new input.
@@ -129,7 +150,7 @@ func (g *progGen) step() {
 	r := len(d)
 	var out genValue
 	name := ""
-	switch k := g.rng.IntN(17); {
+	switch k := g.rng.IntN(20); {
 	case k == 0:
 		ops := []func(*lazy.Tensor) *lazy.Tensor{(*lazy.Tensor).Tanh, (*lazy.Tensor).Sigmoid, (*lazy.Tensor).Sin, (*lazy.Tensor).Exp}
 		i := g.rng.IntN(len(ops))
@@ -200,6 +221,16 @@ func (g *progGen) step() {
 	case k == 16 && r >= 1:
 		a := g.rng.IntN(r)
 		out, name = genValue{x.t.Flip(a).PadWith(padN(r, a, 1), padN(r, a, 2), padN(r, a, 0), 0.5), x.exact}, "flip+pad"
+	case k == 17 && r >= 1:
+		a := g.rng.IntN(r)
+		out, name = genValue{x.t.TakeAlong(a, g.indices(d, d[a]).t), x.exact}, "take along"
+	case k == 18 && r >= 1 && x.exact:
+		v, _ := x.t.Sort(g.rng.IntN(r), g.rng.IntN(2) == 0)
+		out, name = genValue{v, true}, "sort"
+	case k == 19 && r >= 1:
+		a := g.rng.IntN(r)
+		src := g.pickWith(d)
+		out, name = genValue{x.t.ScatterAdd(a, g.indices(d, d[a]).t, src.t), x.exact && src.exact}, "scatter add"
 	default:
 		return
 	}

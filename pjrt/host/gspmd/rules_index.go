@@ -113,6 +113,12 @@ func ruleScatter(p *pass, op *hlo.Op) {
 	for k := range dn.InputBatchingDims {
 		alignPair(&ol, int(dn.InputBatchingDims[k]), &il, int(dn.ScatterIndicesBatchingDims[k]))
 	}
+	if _, ok := ol.sharding(); !ok {
+		// The indices cut batching dims along the same devices: no layout
+		// of the result matches.
+		p.fallback(op)
+		return
+	}
 	// Update dims: the scatter dims follow the indices' batch dims.
 	ibd := indexBatchDims(it.Rank(), dn.IndexVectorDim)
 	src := make([]int, ut.Rank())

@@ -83,7 +83,7 @@ func (d *deviceData) sharding() *Sharding {
 // computed, its annotation while pending (nil when the partitioner has not
 // chosen one yet). It is nil on other devices.
 func (t *Tensor) Sharding() *Sharding {
-	if !t.dev.IsSPMD() {
+	if t == nil || !t.dev.IsSPMD() {
 		return nil
 	}
 	if t.data != nil {
@@ -107,6 +107,9 @@ func (t *Tensor) ShardingSpec() *Sharding { return t.spec }
 // tiled sharding must be cleared first (ClearSharding). The sharding stays
 // with the tensor: values later assigned to it are annotated with it.
 func (t *Tensor) MarkSharding(s *Sharding) error {
+	if t == nil {
+		return &Error{Op: "MarkSharding", Msg: "nil tensor", Site: callerSite()}
+	}
 	fail := func(format string, args ...any) error {
 		return &Error{Op: "MarkSharding", Shapes: []string{t.shape.String()}, Msg: fmt.Sprintf(format, args...), Site: callerSite()}
 	}

@@ -2,6 +2,7 @@ package spmd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xlajit/xlajit/lazy"
 	"github.com/xlajit/xlajit/pjrt"
@@ -34,8 +35,8 @@ func MarkSharding(t *lazy.Tensor, mesh *Mesh, spec ...any) error {
 }
 
 func shardingFor(t *lazy.Tensor, mesh *Mesh, spec []any) (*pjrt.Sharding, error) {
-	if mesh == nil {
-		return nil, fmt.Errorf("spmd: nil mesh")
+	if t == nil || mesh == nil {
+		return nil, fmt.Errorf("spmd: MarkSharding of a nil tensor or with a nil mesh")
 	}
 	if n := t.Device().NumShards(); t.Device().IsSPMD() && mesh.Size() != n {
 		return nil, fmt.Errorf("spmd: mesh of %d devices on %s, which spans %d: a mesh covers every device", mesh.Size(), t.Device(), n)
@@ -60,6 +61,9 @@ func ShardingText(t *lazy.Tensor) string { return t.Sharding().String() }
 // FromLiteral uploads l to the SPMD device dev laid out over mesh by spec:
 // each device receives only its shard.
 func FromLiteral(dev *lazy.Device, l *lazy.Literal, mesh *Mesh, spec ...any) (*lazy.Tensor, error) {
+	if dev == nil || l == nil || mesh == nil {
+		return nil, fmt.Errorf("spmd: FromLiteral needs a device, a literal and a mesh")
+	}
 	if mesh.Size() != dev.NumShards() {
 		return nil, fmt.Errorf("spmd: mesh of %d devices on %s, which spans %d", mesh.Size(), dev, dev.NumShards())
 	}
@@ -76,6 +80,9 @@ func FromLiteral(dev *lazy.Device, l *lazy.Literal, mesh *Mesh, spec ...any) (*l
 // globalDims, or by default the tile counts times the shard dims; smaller
 // dims are accepted when the difference fits in the last shards' padding.
 func FromShards(dev *lazy.Device, shards []*lazy.Literal, s *pjrt.Sharding, globalDims ...int64) (*lazy.Tensor, error) {
+	if dev == nil || s == nil || len(shards) == 0 || slices.Contains(shards, nil) {
+		return nil, fmt.Errorf("spmd: FromShards needs a device, a sharding and non-nil shards")
+	}
 	n := dev.NumShards()
 	if !dev.IsSPMD() || len(shards) != n {
 		return nil, fmt.Errorf("spmd: %d shards for %s, which spans %d devices", len(shards), dev, n)

@@ -35,6 +35,9 @@ func (s Shard) Unpadded() *lazy.Literal {
 // Shards computes t (a cut) and returns the piece each device holds, in
 // device order.
 func Shards(t *lazy.Tensor) ([]Shard, error) {
+	if t == nil {
+		return nil, fmt.Errorf("spmd: Shards of a nil tensor")
+	}
 	if !t.Device().IsSPMD() {
 		return nil, fmt.Errorf("spmd: tensor on %s is not on the SPMD device", t.Device())
 	}
@@ -63,6 +66,9 @@ func Shards(t *lazy.Tensor) ([]Shard, error) {
 // that hold it ("0,1" under partial replication, or when further
 // dimensions are cut) and its index ranges.
 func Visualize(s *pjrt.Sharding, dims []int64) string {
+	if s.IsTiled() && s.DataRank() != len(dims) {
+		return fmt.Sprintf("sharding %s does not fit a tensor of %d dimensions\n", s, len(dims))
+	}
 	// Rows follow the first tensor dimension and columns the second (a
 	// 1-D tensor is one row).
 	rowsDim, colsDim := -1, -1
@@ -154,6 +160,9 @@ func Visualize(s *pjrt.Sharding, dims []int64) string {
 
 // VisualizeTensor draws t's sharding (see Visualize).
 func VisualizeTensor(t *lazy.Tensor) string {
+	if t == nil {
+		return "<nil tensor>\n"
+	}
 	s := t.Sharding()
 	if s == nil {
 		s = pjrt.Replicated()

@@ -168,3 +168,38 @@ func TestFromShardsGlobalShape(t *testing.T) {
 		t.Error("a global shape the padding cannot explain must fail")
 	}
 }
+
+func TestNilArguments(t *testing.T) {
+	dev := spmdDevice(2)
+	mesh := MustMesh(ids(2), []int{2})
+	x := arange(dev, 4)
+	if err := MarkSharding(nil, mesh, 0); err == nil {
+		t.Error("nil tensor")
+	}
+	if err := MarkSharding(x, nil, 0); err == nil {
+		t.Error("nil mesh")
+	}
+	if _, err := Shards(nil); err == nil {
+		t.Error("Shards(nil)")
+	}
+	if _, err := FromLiteral(dev, nil, mesh, 0); err == nil {
+		t.Error("FromLiteral of nil")
+	}
+	if _, err := FromShards(dev, []*lazy.Literal{nil, nil}, x.Sharding()); err == nil {
+		t.Error("FromShards of nil shards")
+	}
+	if err := (*lazy.Tensor)(nil).MarkSharding(x.Sharding()); err == nil {
+		t.Error("lazy MarkSharding on nil")
+	}
+	if got := VisualizeTensor(nil); got == "" {
+		t.Error("VisualizeTensor(nil)")
+	}
+	// A failed mark leaves the tensor as it was.
+	before := x.Sharding().String()
+	if err := MarkSharding(x, mesh, 0, 1); err == nil {
+		t.Error("spec longer than the rank")
+	}
+	if x.Sharding().String() != before || x.ShardingSpec() != nil {
+		t.Errorf("failed mark changed the tensor: %s", x.Sharding())
+	}
+}

@@ -110,7 +110,7 @@ func TestDirectiveErrors(t *testing.T) {
 		"BadDType":     `x: shape "f33[2]": unknown element type "f33" (want one of i1,`,
 		"MissingShape": `MissingShape: no shape for parameter w (add w=DTYPE[D0,...])`,
 		"Twice":        `Twice: parameter x is given twice`,
-		"NotATensor":   `parameter n is int; ahead-of-time traces take *lazy.Tensor parameters only`,
+		"NotATensor":   `parameter n is int: give an example value instead of a shape (n=newValue(), a call of this package)`,
 		"BadResult":    `result 0 is float32; ahead-of-time traces return *lazy.Tensor values`,
 		"BadItem":      `bad item "x:f32[2]" (want NAME=DTYPE[D0,D1,...]`,
 		"Dynamic":      `dimension "?" is not a non-negative integer`,
@@ -187,10 +187,11 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Files) != 2 || filepath.Base(out.Files[0].Path) != "zz_xlajit_model.go" || filepath.Base(out.Files[1].Path) != "zz_xlajit_update.go" || len(out.Remove) != 0 {
+	if len(out.Files) != 3 || filepath.Base(out.Files[0].Path) != "zz_xlajit_model.go" || filepath.Base(out.Files[1].Path) != "zz_xlajit_net.go" ||
+		filepath.Base(out.Files[2].Path) != "zz_xlajit_update.go" || len(out.Remove) != 0 {
 		t.Fatalf("files %v, remove %v", out.Files, out.Remove)
 	}
-	if got := out.Stale(); len(got) != 2 {
+	if got := out.Stale(); len(got) != 3 {
 		t.Errorf("before writing, stale = %v", got)
 	}
 	if err := out.Write(); err != nil {
@@ -220,6 +221,13 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("zz_xlajit_update.go lacks %q:\n%s", want, update)
 		}
 	}
+	netFile := read(t, filepath.Join(pkg, "zz_xlajit_net.go"))
+	for _, want := range []string{"func ClassifyAOT(m *net, x *lazy.Tensor) *lazy.Tensor {", "xlajitAOT_Classify.Call(m, x)",
+		"return []any{newNet(), lazy.NewShape(lazy.F32, 4, 3)}", "Guard:", "output(%"} {
+		if !strings.Contains(netFile, want) {
+			t.Errorf("zz_xlajit_net.go lacks %q:\n%s", want, netFile)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(pkg, tracerFile)); err == nil {
 		t.Error("tracing file left behind")
 	}
@@ -232,6 +240,7 @@ func TestGenerate(t *testing.T) {
 		"affine: calls=1 traces=0 compiles=1 replays=1",
 		"noisy: calls=1 traces=0 compiles=1 replays=1",
 		"update: calls=1 traces=0 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0 [0 1 2]",
+		"classify: calls=1 traces=0 compiles=1 replays=1",
 	} {
 		if !strings.Contains(res, want) {
 			t.Errorf("program output lacks %q:\n%s", want, res)
@@ -271,7 +280,7 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(gone.Files) != 1 || len(gone.Remove) != 1 || filepath.Base(gone.Remove[0]) != "zz_xlajit_update.go" {
+	if len(gone.Files) != 2 || len(gone.Remove) != 1 || filepath.Base(gone.Remove[0]) != "zz_xlajit_update.go" {
 		t.Fatalf("files %v, remove %v", gone.Files, gone.Remove)
 	}
 	if err := gone.Write(); err != nil {
@@ -284,7 +293,7 @@ func TestGenerate(t *testing.T) {
 
 func TestParseShapes(t *testing.T) {
 	items, err := ParseShapes(" x=f32[64, 784]\tw=f32[784,10]  b=i1[] ")
-	if err != nil || len(items) != 3 || items[0] != (ParamShape{"x", "f32[64,784]"}) || items[2] != (ParamShape{"b", "i1[]"}) {
+	if err != nil || len(items) != 3 || items[0] != (ParamShape{"x", "f32[64,784]", false}) || items[2] != (ParamShape{"b", "i1[]", false}) {
 		t.Fatalf("%v %v", items, err)
 	}
 	for in, msg := range map[string]string{
@@ -293,12 +302,18 @@ func TestParseShapes(t *testing.T) {
 		"1x=f32[2]":  `bad item "1x=f32[2]"`,
 		"x=f32[2":    `want DTYPE[`,
 		"x=bogus[2]": `unknown element type "bogus"`,
+		"m=new(]":    `want DTYPE[`,
+		"m=a+b()":    `not a Go call expression`,
 	} {
 		if _, err := ParseShapes(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseShapes(%q): %v, want %q", in, err, msg)
 		}
 	}
-	if _, err := matchParams(nil, []ParamShape{{"x", "f32[]"}}); err == nil || !strings.Contains(err.Error(), "(parameters: none)") {
+	items, err = ParseShapes("m=newModel(4, []int{1, 2}) x=f32[2]")
+	if err != nil || len(items) != 2 || items[0] != (ParamShape{"m", "newModel(4, []int{1, 2})", true}) {
+		t.Errorf("an example call: %v %v", items, err)
+	}
+	if _, err := matchParams(nil, []ParamShape{{"x", "f32[]", false}}); err == nil || !strings.Contains(err.Error(), "(parameters: none)") {
 		t.Errorf("matchParams: %v", err)
 	}
 }

@@ -2,6 +2,8 @@ package codegen
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"strings"
 	"unicode"
 
@@ -14,21 +16,33 @@ const DirectivePrefix = "//xlajit:"
 // TraceDirective marks a function for ahead-of-time tracing.
 const TraceDirective = DirectivePrefix + "trace"
 
-// ParamShape is one NAME=SHAPE item of a directive.
+// ParamShape is one item of a directive: NAME=SHAPE for a tensor
+// parameter, or NAME=CALL for any parameter, a Go call expression of the
+// package giving an example value (a model from its constructor).
 type ParamShape struct {
 	Name  string
-	Shape string // as written, validated by gentrace.ParseShape
+	Shape string // as written, validated by gentrace.ParseShape; or the call
+	Expr  bool   // Shape is a Go call expression
 }
 
 // ParseShapes reads the items of a trace directive (the text after
 // //xlajit:trace, or the -shapes flag of xlajit dump): NAME=DTYPE[D0,...]
-// separated by spaces; spaces inside brackets are allowed.
+// or NAME=CALL(...) separated by spaces; spaces inside brackets and
+// parentheses are allowed.
 func ParseShapes(text string) ([]ParamShape, error) {
 	var out []ParamShape
 	for _, item := range splitItems(text) {
 		name, shape, ok := strings.Cut(item, "=")
 		if !ok || !isIdent(name) || shape == "" {
-			return nil, fmt.Errorf("bad item %q (want NAME=DTYPE[D0,D1,...], e.g. x=f32[64,784])", item)
+			return nil, fmt.Errorf("bad item %q (want NAME=DTYPE[D0,D1,...], e.g. x=f32[64,784], or NAME=CALL(), e.g. m=newModel())", item)
+		}
+		if strings.HasSuffix(shape, ")") {
+			e, err := parser.ParseExpr(shape)
+			if _, call := e.(*ast.CallExpr); err != nil || !call {
+				return nil, fmt.Errorf("%s: %q is not a Go call expression", name, shape)
+			}
+			out = append(out, ParamShape{Name: name, Shape: shape, Expr: true})
+			continue
 		}
 		shape = strings.Join(strings.Fields(shape), "")
 		if _, err := gentrace.ParseShape(shape); err != nil {
@@ -46,9 +60,9 @@ func splitItems(s string) []string {
 	depth := 0
 	for _, r := range s {
 		switch {
-		case r == '[':
+		case r == '[' || r == '(':
 			depth++
-		case r == ']':
+		case r == ']' || r == ')':
 			depth--
 		case unicode.IsSpace(r) && depth <= 0:
 			if cur.Len() > 0 {
@@ -77,15 +91,15 @@ func isIdent(s string) bool {
 	return true
 }
 
-// matchParams orders the shapes by the function's parameters: every
-// parameter needs exactly one shape, and every shape a parameter.
-func matchParams(params []string, items []ParamShape) ([]string, error) {
-	byName := map[string]string{}
+// matchParams orders the items by the function's parameters: every
+// parameter needs exactly one item, and every item a parameter.
+func matchParams(params []string, items []ParamShape) ([]ParamShape, error) {
+	byName := map[string]ParamShape{}
 	for _, it := range items {
 		if _, dup := byName[it.Name]; dup {
 			return nil, fmt.Errorf("parameter %s is given twice", it.Name)
 		}
-		byName[it.Name] = it.Shape
+		byName[it.Name] = it
 		found := false
 		for _, p := range params {
 			found = found || p == it.Name
@@ -98,7 +112,7 @@ func matchParams(params []string, items []ParamShape) ([]string, error) {
 			return nil, fmt.Errorf("no parameter %s (parameters: %s)", it.Name, have)
 		}
 	}
-	shapes := make([]string, len(params))
+	shapes := make([]ParamShape, len(params))
 	var missing []string
 	for i, p := range params {
 		s, ok := byName[p]

@@ -18,12 +18,22 @@
 //		return x.MatMul(w).Add(b).Relu()
 //	}
 //
-// The function takes *lazy.Tensor parameters only and returns *lazy.Tensor
-// values, optionally followed by an error. It may read no tensor other than
-// its parameters and the device RNG state (random ops are fine; a weight
-// held in a Go variable must become a parameter). Each NAME=SHAPE item
-// names one parameter; items are separated by spaces (spaces inside the
-// brackets are allowed). Mistakes are reported as file:line: message.
+// The function returns *lazy.Tensor values, optionally followed by an
+// error. It may read no tensor other than its parameters and the device RNG
+// state (random ops are fine; a weight held in a Go variable must become a
+// parameter). Each item names one parameter: NAME=SHAPE for a *lazy.Tensor,
+// or NAME=CALL() for a parameter of any type a jit argument may have (a
+// model struct, a slice of weights): a call of the package that returns an
+// example value, such as the model's constructor:
+//
+//	//xlajit:trace m=newClassifier() x=f32[32,784]
+//	func Classify(m *classifier, x *lazy.Tensor) *lazy.Tensor
+//
+// The example's tensors become the graph's inputs, and its structure, plain
+// values and tensor shapes the guard a call must match to replay
+// (jit.TraceAOTValues, (*jit.AOT).Call). Items are separated by spaces
+// (spaces inside brackets and parentheses are allowed). Mistakes are
+// reported as file:line: message.
 //
 // # What is generated
 //

@@ -38,6 +38,19 @@ func emit(info *pkgInfo, ts []*target, rs []gentrace.Result) ([]byte, error) {
 		if r.Hash != "" {
 			spec = append(spec, jen.Line().Id("Hash").Op(":").Lit(r.Hash))
 		}
+		if r.Guard != "" {
+			vals := make([]jen.Code, len(t.shapes))
+			for k, sh := range t.shapes {
+				if t.exprs[k] {
+					vals[k] = jen.Id(sh)
+				} else {
+					vals[k] = shapeCode(sh)
+				}
+			}
+			spec = append(spec,
+				jen.Line().Id("Guard").Op(":").Lit(r.Guard),
+				jen.Line().Id("Args").Op(":").Func().Params().Index().Any().Block(jen.Return(jen.Index().Any().Values(vals...))))
+		}
 		if len(r.Captures) > 0 {
 			caps := make([]jen.Code, len(r.Captures))
 			for k, c := range r.Captures {
@@ -52,7 +65,7 @@ func emit(info *pkgInfo, ts []*target, rs []gentrace.Result) ([]byte, error) {
 		f.Add(docComment(fmt.Sprintf("%s is the ahead-of-time trace of %s for %s.", v, t.name, shapeList(t, " "))).
 			Var().Id(v).Op("=").Qual(jitPath, "MustLoadAOT").Call(jen.Qual(jitPath, "AOTSpec").Values(spec...)))
 		f.Line()
-		f.Add(wrapper(t))
+		f.Add(wrapper(info, t))
 		f.Line()
 		reg[i] = jen.Id(v).Dot("Register").Call(jen.Id(t.wrapper()))
 	}
@@ -62,7 +75,7 @@ func emit(info *pkgInfo, ts []*target, rs []gentrace.Result) ([]byte, error) {
 
 // wrapper is t's typed wrapper: Run on the arguments, results unpacked
 // without reflection.
-func wrapper(t *target) jen.Code {
+func wrapper(info *pkgInfo, t *target) jen.Code {
 	names := wrapperParams(t)
 	params := make([]jen.Code, len(names))
 	args := make([]jen.Code, len(names))
@@ -70,10 +83,18 @@ func wrapper(t *target) jen.Code {
 		params[i] = jen.Id(n)
 		args[i] = jen.Id(n)
 	}
-	if len(params) > 0 {
+	if t.values() {
+		for i, n := range names {
+			params[i] = jen.Id(n).Add(typeCode(info, t.types[i]))
+		}
+	} else if len(params) > 0 {
 		params[len(params)-1] = jen.Id(names[len(names)-1]).Op("*").Qual(lazyPath, "Tensor")
 	}
-	run := jen.Id(t.varName()).Dot("Run").Call(args...)
+	method := "Run"
+	if t.values() {
+		method = "Call"
+	}
+	run := jen.Id(t.varName()).Dot(method).Call(args...)
 	outs := make([]jen.Code, t.results)
 	for i := range outs {
 		outs[i] = jen.Id("outs").Index(jen.Lit(i))
@@ -104,6 +125,10 @@ func wrapper(t *target) jen.Code {
 	}
 	doc := fmt.Sprintf("%s is %s served by its ahead-of-time trace: calls with %s replay the generated graph without tracing (compiled on the first call, or loaded from XLAJIT_PERSISTENT_CACHE_PATH); other shapes go through jit.Compile(%s).",
 		t.wrapper(), t.name, shapeList(t, ", "), t.name)
+	if t.values() {
+		doc = fmt.Sprintf("%s is %s served by its ahead-of-time trace: calls whose arguments have the structure, plain values and tensor shapes of %s replay the generated graph without tracing (compiled on the first call, or loaded from XLAJIT_PERSISTENT_CACHE_PATH); others go through jit.Compile(%s).",
+			t.wrapper(), t.name, shapeList(t, ", "), t.name)
+	}
 	return docComment(doc).Func().Id(t.wrapper()).Params(params...).Add(resultTypes(t)).Block(body...)
 }
 
@@ -166,4 +191,25 @@ func wrapText(s string, width int) string {
 		line += w
 	}
 	return strings.Join(append(lines, line), "\n")
+}
+
+// lazyDTypes names the lazy package's element-type constants.
+var lazyDTypes = map[string]string{"i1": "Bool", "i8": "I8", "i16": "I16", "i32": "I32", "i64": "I64", "ui8": "U8", "ui16": "U16",
+	"ui32": "U32", "ui64": "U64", "f16": "F16", "bf16": "BF16", "f32": "F32", "f64": "F64"}
+
+// shapeCode is a shape as a lazy.NewShape call (in an AOTSpec's Args).
+func shapeCode(s string) jen.Code {
+	sh, err := gentrace.ParseShape(s)
+	if err != nil {
+		return jen.Nil()
+	}
+	args := []jen.Code{jen.Qual(lazyPath, "DType").Call(jen.Lit(int(sh.DType)))}
+	name := s[:strings.IndexByte(s, '[')]
+	if c, ok := lazyDTypes[name]; ok {
+		args[0] = jen.Qual(lazyPath, c)
+	}
+	for _, d := range sh.Dims {
+		args = append(args, jen.Lit(int(d)))
+	}
+	return jen.Qual(lazyPath, "NewShape").Call(args...)
 }

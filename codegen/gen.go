@@ -222,7 +222,7 @@ func Dump(ctx context.Context, cfg Config, pattern, fn, shapes string) (*gentrac
 		}
 		items, err := ParseShapes(shapes)
 		if err == nil {
-			nt.shapes, err = matchParams(nt.params, items)
+			err = nt.setItems(items)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("-shapes of %s: %w", fn, err)

@@ -24,14 +24,16 @@ const (
 
 // target is one function to trace.
 type target struct {
-	name    string   // Go name
-	file    string   // absolute path of its source file
-	pos     string   // directive position for messages (file:line)
-	params  []string // parameter names
-	shapes  []string // one per parameter ("" when the directive is bad)
-	results int      // tensor results
-	hasErr  bool     // a final error result
-	marked  bool     // has a directive (dump may trace unmarked functions)
+	name    string       // Go name
+	file    string       // absolute path of its source file
+	pos     string       // directive position for messages (file:line)
+	params  []string     // parameter names
+	types   []types.Type // parameter types
+	shapes  []string     // one per parameter: a shape or an example call ("" when the directive is bad)
+	exprs   []bool       // shapes[i] is a Go call giving an example value
+	results int          // tensor results
+	hasErr  bool         // a final error result
+	marked  bool         // has a directive (dump may trace unmarked functions)
 	decl    *ast.FuncDecl
 }
 
@@ -262,7 +264,7 @@ func (c *Config) checkFunc(p *packages.Package, fd *ast.FuncDecl, dirs []*ast.Co
 	t.pos, t.marked = pos, true
 	items, err := ParseShapes(strings.TrimPrefix(dirs[0].Text, TraceDirective))
 	if err == nil {
-		t.shapes, err = matchParams(t.params, items)
+		err = t.setItems(items)
 	}
 	if err != nil {
 		ps.add(pos, "%s %s: %v", TraceDirective, name, err)
@@ -298,13 +300,11 @@ func (c *Config) signature(p *packages.Package, fd *ast.FuncDecl) (*target, stri
 	}
 	for i := 0; i < sig.Params().Len(); i++ {
 		v := sig.Params().At(i)
-		if !isTensorPtr(v.Type()) {
-			return nil, fmt.Sprintf("parameter %s is %s; ahead-of-time traces take *lazy.Tensor parameters only", paramLabel(v, i), typeString(v.Type()))
-		}
 		if v.Name() == "" || v.Name() == "_" {
 			return nil, fmt.Sprintf("parameter %d has no name (the directive gives shapes by parameter name)", i)
 		}
 		t.params = append(t.params, v.Name())
+		t.types = append(t.types, v.Type())
 	}
 	errType := types.Universe.Lookup("error").Type()
 	for i := 0; i < sig.Results().Len(); i++ {
@@ -319,6 +319,34 @@ func (c *Config) signature(p *packages.Package, fd *ast.FuncDecl) (*target, stri
 		}
 	}
 	return t, ""
+}
+
+// setItems takes the directive's items: a shape for each tensor parameter
+// (or an example call), an example call for every other parameter.
+func (t *target) setItems(items []ParamShape) error {
+	ordered, err := matchParams(t.params, items)
+	if err != nil {
+		return err
+	}
+	t.shapes, t.exprs = make([]string, len(ordered)), make([]bool, len(ordered))
+	for i, it := range ordered {
+		if !it.Expr && !isTensorPtr(t.types[i]) {
+			return fmt.Errorf("parameter %s is %s: give an example value instead of a shape (%s=newValue(), a call of this package)", t.params[i], typeString(t.types[i]), t.params[i])
+		}
+		t.shapes[i], t.exprs[i] = it.Shape, it.Expr
+	}
+	return nil
+}
+
+// values reports whether t has a parameter given by an example value (its
+// wrapper then calls AOT.Call).
+func (t *target) values() bool {
+	for i, e := range t.exprs {
+		if e || !isTensorPtr(t.types[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 func paramLabel(v *types.Var, i int) string {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"go/types"
+
 	"github.com/dave/jennifer/jen"
 	"github.com/xlajit/xlajit/codegen/gentrace"
 )
@@ -99,7 +101,7 @@ func tracerSource(info *pkgInfo, fns []*target) ([]byte, error) {
 		for i := range t.params {
 			n := fmt.Sprintf("xlajitArg%d", i)
 			args[i] = jen.Id(n)
-			params[i] = jen.Id(n).Op("*").Qual(lazyPath, "Tensor")
+			params[i] = jen.Id(n).Add(typeCode(info, t.types[i]))
 		}
 		f.Func().Id(t.wrapper()).Params(params...).Add(resultTypes(t)).Block(
 			callOrReturn(t, jen.Id(t.name).Call(args...)),
@@ -109,15 +111,24 @@ func tracerSource(info *pkgInfo, fns []*target) ([]byte, error) {
 	items := make([]jen.Code, 0, len(fns)+1)
 	for _, t := range fns {
 		shapes := make([]jen.Code, len(t.shapes))
+		values := make([]jen.Code, len(t.shapes))
 		for i, s := range t.shapes {
-			shapes[i] = jen.Lit(s)
+			if t.exprs[i] {
+				shapes[i], values[i] = jen.Lit(""), jen.Id(s)
+			} else {
+				shapes[i], values[i] = jen.Lit(s), jen.Nil()
+			}
 		}
-		items = append(items, jen.Line().Values(jen.Dict{
+		d := jen.Dict{
 			jen.Id("Name"):   jen.Lit(t.name),
 			jen.Id("Pos"):    jen.Lit(t.pos),
 			jen.Id("Fn"):     jen.Id(t.name),
 			jen.Id("Shapes"): jen.Index().String().Values(shapes...),
-		}))
+		}
+		if t.values() {
+			d[jen.Id("Values")] = jen.Index().Any().Values(values...)
+		}
+		items = append(items, jen.Line().Values(d))
 	}
 	items = append(items, jen.Line())
 	f.Func().Id(TestName).Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
@@ -179,4 +190,32 @@ func render(f *jen.File, header string) ([]byte, error) {
 		return nil, fmt.Errorf("xlajit gen: rendering: %w", err)
 	}
 	return append([]byte(header), b.Bytes()...), nil
+}
+
+// typeCode writes a parameter type in generated code: named types of the
+// package by name, of other packages qualified (imported as needed).
+func typeCode(info *pkgInfo, t types.Type) jen.Code {
+	switch x := types.Unalias(t).(type) {
+	case *types.Pointer:
+		return jen.Op("*").Add(typeCode(info, x.Elem()))
+	case *types.Slice:
+		return jen.Index().Add(typeCode(info, x.Elem()))
+	case *types.Array:
+		return jen.Index(jen.Lit(int(x.Len()))).Add(typeCode(info, x.Elem()))
+	case *types.Map:
+		return jen.Map(typeCode(info, x.Key())).Add(typeCode(info, x.Elem()))
+	case *types.Named:
+		o := x.Obj()
+		if o.Pkg() == nil || o.Pkg() == info.pkg.Types {
+			return jen.Id(o.Name())
+		}
+		return jen.Qual(o.Pkg().Path(), o.Name())
+	case *types.Basic:
+		return jen.Id(x.Name())
+	case *types.Interface:
+		if x.Empty() {
+			return jen.Any()
+		}
+	}
+	return jen.Id(types.TypeString(t, func(p *types.Package) string { return p.Name() }))
 }

@@ -25,6 +25,13 @@ type AOTSpec struct {
 	HLO       string   // the lowered StableHLO (for dumps and checks)
 	Hash      string   // the graph hash when generated
 	Captures  []string // what each capture placeholder is: "rng" (the device RNG state)
+	// Guard is the traced arguments' signature (structure, plain values,
+	// tensor shapes, hex) of a trace made by TraceAOTValues; "" when every
+	// parameter is a tensor.
+	Guard string
+	// Args gives the trace's arguments again (shapes or example values),
+	// for CheckAOT of a trace with non-tensor parameters.
+	Args func() []any
 }
 
 // AOT replays one ahead-of-time traced function. Calls with the traced
@@ -45,6 +52,9 @@ type AOT struct {
 	direct *lazy.Executable
 
 	calls, replays, compiles, hostFallbacks atomic.Int64
+
+	codecsOnce sync.Once
+	codecs     []codec // for Call
 }
 
 // LoadAOT checks spec against the function it was generated for and parses
@@ -294,7 +304,20 @@ func CheckAOT() []error {
 
 // check retraces a's function and compares the graphs.
 func (a *AOT) check() error {
-	spec, g, err := TraceAOT(a.spec.Name, a.spec.Fn, a.argShapes...)
+	var spec AOTSpec
+	var g *fx.Graph
+	var err error
+	switch {
+	case a.spec.Guard == "":
+		spec, g, err = TraceAOT(a.spec.Name, a.spec.Fn, a.argShapes...)
+	case a.spec.Args != nil:
+		spec, g, err = TraceAOTValues(a.spec.Name, a.spec.Fn, a.spec.Args()...)
+		if err == nil && spec.Guard != a.spec.Guard {
+			return fmt.Errorf("xlajit: the ahead-of-time trace of %s is stale: its arguments' structure or plain values changed; run go generate", a.spec.Name)
+		}
+	default:
+		return nil // nothing to retrace with
+	}
 	if err != nil {
 		return fmt.Errorf("xlajit: checking the ahead-of-time trace of %s: %w", a.spec.Name, err)
 	}

@@ -35,7 +35,6 @@ func TraceAOT(name string, fn any, shapes ...lazy.Shape) (AOTSpec, *fx.Graph, er
 	if err := checkAOTSignature(t, len(shapes)); err != nil {
 		return AOTSpec{}, nil, fmt.Errorf("xlajit: %s (%s): %w", name, t, err)
 	}
-	hasErr := t.NumOut() > 0 && t.Out(t.NumOut()-1) == errorType
 	dev := lazy.DefaultDevice()
 	args := make([]*lazy.Tensor, len(shapes))
 	in := make([]reflect.Value, len(shapes))
@@ -43,6 +42,16 @@ func TraceAOT(name string, fn any, shapes ...lazy.Shape) (AOTSpec, *fx.Graph, er
 		args[i] = lazy.NewPlaceholder(s, dev)
 		in[i] = reflect.ValueOf(args[i])
 	}
+	return traceAOT(name, fn, args, in)
+}
+
+// traceAOT traces fn called with in, whose tensors (the graph's arguments,
+// in order) are args.
+func traceAOT(name string, fn any, args []*lazy.Tensor, in []reflect.Value) (AOTSpec, *fx.Graph, error) {
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	hasErr := t.NumOut() > 0 && t.Out(t.NumOut()-1) == errorType
+	dev := lazy.DefaultDevice()
 	var tr *bridge.Traced
 	var err error
 	perr := catchPanic(func() {

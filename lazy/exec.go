@@ -28,6 +28,7 @@ type Graph struct {
 	// cut has run yet, in dependency order; a graph with any cannot be
 	// lowered until they are computed (computeHostNodes).
 	Host []*Node
+	rng  bool // some node draws random bits
 	// spmd is the number of devices of the SPMD device the parameters
 	// live on (0: not an SPMD graph; spmd.go).
 	spmd int
@@ -86,6 +87,7 @@ func CollectGraph(roots []Value) *Graph {
 			if n.op.Lower == nil && n.data == nil {
 				g.Host = append(g.Host, n)
 			}
+			g.rng = g.rng || n.op == table[opRngBits]
 			if n.data != nil {
 				idx, ok := dataIdx[n.data]
 				if !ok {
@@ -186,17 +188,29 @@ func syncTensors(reason string, ts []*Tensor) error {
 	// Distinct output values.
 	var roots []Value
 	rootIdx := map[Value]int{}
-	outOf := make([]int, len(pending))
-	for i, t := range pending {
-		k, ok := rootIdx[t.val]
-		if !ok {
-			k = len(roots)
-			rootIdx[t.val] = k
-			roots = append(roots, t.val)
+	var outOf []int
+	addRoots := func(from int) {
+		for _, t := range pending[from:] {
+			k, ok := rootIdx[t.val]
+			if !ok {
+				k = len(roots)
+				rootIdx[t.val] = k
+				roots = append(roots, t.val)
+			}
+			outOf = append(outOf, k)
 		}
-		outOf[i] = k
 	}
+	addRoots(0)
 	g := CollectGraph(roots)
+	if st := dev.pendingRNGState(g, seen); st != nil {
+		// The graph draws random numbers from a state no cut has computed
+		// yet: compute the state too, or every later cut would draw all
+		// earlier numbers again to reach it.
+		defer dev.rngMu.Unlock()
+		pending = append(pending, st)
+		addRoots(len(pending) - 1)
+		g = CollectGraph(roots)
+	}
 	if len(g.Host) > 0 {
 		if err := computeHostNodes(g.Host, dev); err != nil {
 			return err

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/xlajit/xlajit/internal/mnist"
+	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/lazy"
 )
 

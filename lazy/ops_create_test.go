@@ -223,3 +223,33 @@ func TestLargestBelow(t *testing.T) {
 		}
 	}
 }
+
+// A cut that computes random numbers also computes the RNG state they
+// advanced, so the next random op starts from device data instead of
+// drawing every earlier number again.
+func TestRandomCutsComputeTheState(t *testing.T) {
+	ManualSeed(5)
+	if err := Sync(DefaultDevice().RNGState()); err != nil {
+		t.Fatal(err)
+	}
+	first := 0
+	for i := 0; i < 4; i++ {
+		x := RandN(F32, 64, 64)
+		g := CollectGraph([]Value{x.IR()})
+		rng := 0
+		for _, n := range g.Nodes {
+			if n.Op().Name == "RngBits" {
+				rng++
+			}
+		}
+		if i == 0 {
+			first = rng
+		}
+		if rng != first {
+			t.Fatalf("draw %d: the graph of a random tensor draws %d times, the first %d", i, rng, first)
+		}
+		if err := Sync(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

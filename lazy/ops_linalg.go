@@ -100,8 +100,8 @@ func dotTransposeLHS(g, x, y *Tensor, d dotDims, swapAns bool) *Tensor {
 		ansY = seq(nb+int64(len(xKept)), nb+int64(len(xKept))+int64(len(yKept)))
 	}
 	ansBatch := seq(0, nb)
-	res := dotGeneral(g, y, dotDims{lb: ansBatch, rb: d.rb, lc: ansY, rc: yKept})
-	// res axes: batch, g's kept (= x kept), y's remaining (= y contract in y order).
+	// dot(g, y) has the axes: batch, g's kept (= x kept), y's remaining (=
+	// y contract in y order).
 	order := make([]int, len(d.rc))
 	for i := range order {
 		order[i] = i
@@ -112,7 +112,27 @@ func dotTransposeLHS(g, x, y *Tensor, d dotDims, swapAns bool) *Tensor {
 		xContractByY[i] = d.lc[k]
 	}
 	pos := append(append(append([]int64(nil), d.lb...), xKept...), xContractByY...)
+	// With the operands the other way round the product may come out in
+	// x's axis order already (x^T·g for a matmul's right operand), saving a
+	// transpose and its copy of the gradient.
+	pos2 := append(append(append([]int64(nil), d.lb...), xContractByY...), xKept...)
+	if !isIdentity(inversePerm(pos)) && isIdentity(inversePerm(pos2)) {
+		return dotGeneral(y, g, dotDims{lb: d.rb, rb: ansBatch, lc: yKept, rc: ansY})
+	}
+	res := dotGeneral(g, y, dotDims{lb: ansBatch, rb: d.rb, lc: ansY, rc: yKept})
+	if isIdentity(inversePerm(pos)) {
+		return res
+	}
 	return res.Permute(inversePerm(pos)...)
+}
+
+func isIdentity(perm []int) bool {
+	for i, p := range perm {
+		if p != i {
+			return false
+		}
+	}
+	return true
 }
 
 func seq(lo, hi int64) []int64 {

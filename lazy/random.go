@@ -128,3 +128,18 @@ func seedLiteral(seed uint64) *hlo.Literal { return hlo.LiteralFromSlice([]uint6
 // and writes the state (a replayed jit trace with random ops) holds it
 // while it runs, so concurrent replays draw distinct numbers without a race.
 func (d *Device) RNGLock() *sync.Mutex { return &d.rngMu }
+
+// pendingRNGState returns d's RNG state tensor, with d.rngMu held, when it
+// is pending and g (a cut's graph, of the tensors in cut) draws random
+// numbers; else nil. Inside a trace, or while another caller holds the
+// lock (a random op being recorded), it returns nil.
+func (d *Device) pendingRNGState(g *Graph, cut map[*Tensor]bool) *Tensor {
+	if !g.rng || Tracing() || !d.rngMu.TryLock() {
+		return nil
+	}
+	if st := d.rng; st != nil && st.data == nil && !cut[st] {
+		return st
+	}
+	d.rngMu.Unlock()
+	return nil
+}

@@ -21,7 +21,9 @@ or an import path) on placeholder tensors, as xlajit gen does, and prints
 it: fx (the captured graph with Go call sites), ir (the lazy IR of its
 device graph), hlo (the StableHLO module) or dot (Graphviz of the lazy IR).
 The shapes are those of FUNC's //xlajit:trace directive unless -shapes
-gives them, in the same NAME=DTYPE[D0,...] form.
+gives them, in the same form: NAME=DTYPE[D0,...] for a tensor parameter,
+NAME=CALL() for any parameter (a call of the package giving an example
+value, such as a model from its constructor).
 
 flags:
 `

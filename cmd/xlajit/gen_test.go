@@ -31,6 +31,10 @@ func TestDumpExample(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "tensor<2xf32>") || !strings.HasPrefix(out, "module @jit_") {
 		t.Errorf("dump hlo with -shapes: exit %d\n%s%s", code, out, errs)
 	}
+	code, out, errs = capture(t, runDump, "-shapes", "m=newClassifier() x=f32[2,784]", aotExample, "Classify")
+	if code != 0 || !strings.Contains(out, "%arg0 : f32[64,784] = placeholder[arg 0]") || !strings.Contains(out, "f32[2,784]") {
+		t.Errorf("dump of a function taking a model struct: exit %d\n%s%s", code, out, errs)
+	}
 	code, _, errs = capture(t, runDump, "-shapes", "y=f32[2]", aotExample, "Tiny")
 	if code != 1 || !strings.Contains(errs, "no parameter y (parameters: x)") {
 		t.Errorf("bad -shapes: exit %d\n%s", code, errs)

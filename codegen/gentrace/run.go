@@ -19,7 +19,10 @@ type Func struct {
 	Name   string   // Go name of the function
 	Pos    string   // file:line of its directive (for messages)
 	Fn     any      // the function
-	Shapes []string // one shape per parameter, in order ("f32[64,784]")
+	Shapes []string // one shape per parameter, in order ("f32[64,784]"; "" where Values gives one)
+	// Values gives example values for parameters without a shape (a model
+	// from its constructor); nil when every parameter has a shape.
+	Values []any
 }
 
 // Result is the trace of one function, or why it failed.
@@ -33,6 +36,7 @@ type Result struct {
 	HLO       string   `json:",omitempty"`
 	Hash      string   `json:",omitempty"`
 	Captures  []string `json:",omitempty"`
+	Guard     string   `json:",omitempty"` // arguments' signature of a trace with example values
 	IR        string   `json:",omitempty"` // lazy IR of the device graph
 	DOT       string   `json:",omitempty"` // the same in Graphviz form
 }
@@ -60,20 +64,32 @@ func Run(fns []Func) error {
 func Trace(f Func) Result {
 	r := Result{Name: f.Name, Pos: f.Pos}
 	shapes := make([]lazy.Shape, len(f.Shapes))
+	values := make([]any, len(f.Shapes))
 	for i, s := range f.Shapes {
+		if f.Values != nil && s == "" {
+			values[i] = f.Values[i]
+			continue
+		}
 		sh, err := ParseShape(s)
 		if err != nil {
 			r.Err = err.Error()
 			return r
 		}
-		shapes[i] = sh
+		shapes[i], values[i] = sh, sh
 	}
-	spec, g, err := jit.TraceAOT(f.Name, f.Fn, shapes...)
+	var spec jit.AOTSpec
+	var g *fx.Graph
+	var err error
+	if f.Values != nil {
+		spec, g, err = jit.TraceAOTValues(f.Name, f.Fn, values...)
+	} else {
+		spec, g, err = jit.TraceAOT(f.Name, f.Fn, shapes...)
+	}
 	if err != nil {
 		r.Err = err.Error()
 		return r
 	}
-	r.Signature, r.Graph, r.HLO, r.Hash, r.Captures = spec.Signature, spec.Graph, spec.HLO, spec.Hash, spec.Captures
+	r.Signature, r.Graph, r.HLO, r.Hash, r.Captures, r.Guard = spec.Signature, spec.Graph, spec.HLO, spec.Hash, spec.Captures, spec.Guard
 	r.GraphSite = g.String()
 	if spec.Hash != "" {
 		if lg, err := deviceGraph(g); err == nil {

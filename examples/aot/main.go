@@ -1,6 +1,7 @@
 // Command aot runs a model function traced ahead of time by xlajit gen:
 // PredictAOT, generated from Predict (model.go) into zz_xlajit_model.go,
-// replays the embedded graph from its first call, without tracing. It
+// replays the embedded graph from its first call, without tracing; so does
+// ClassifyAOT, whose function takes a model struct (classifier.go). It
 // classifies a batch of random images with random weights and prints the
 // first predictions and the jit statistics.
 //
@@ -54,6 +55,9 @@ func run(out io.Writer) error {
 	classes := probs.ArgMax(1, false).Int64s()
 	fmt.Fprintf(out, "predicted classes of the first 8 images: %v\n", classes[:8])
 	fmt.Fprintf(out, "PredictAOT: %s\n", jit.StatsOf(PredictAOT))
+	m := newClassifier()
+	fmt.Fprintf(out, "classifier's classes of the first 8 images: %v\n", ClassifyAOT(m, x).Int64s()[:8])
+	fmt.Fprintf(out, "ClassifyAOT: %s\n", jit.StatsOf(ClassifyAOT))
 	return nil
 }
 

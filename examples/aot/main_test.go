@@ -42,6 +42,23 @@ func TestFirstCallReplays(t *testing.T) {
 	}
 }
 
+// TestModelStructReplays: the wrapper of a function taking a model struct
+// replays its embedded trace on another model of the same structure, with
+// the results of the function itself.
+func TestModelStructReplays(t *testing.T) {
+	lazy.ManualSeed(8)
+	m := newClassifier()
+	x := images(Batch)
+	before := jit.StatsOf(ClassifyAOT)
+	got := ClassifyAOT(m, x).Int64s()
+	if s := jit.StatsOf(ClassifyAOT); s.Replays != before.Replays+1 || s.Traces != before.Traces {
+		t.Errorf("ClassifyAOT: %s (before %s); want one more replay and no trace", s, before)
+	}
+	if want := Classify(m, x).Int64s(); !slices.Equal(got, want) {
+		t.Errorf("ClassifyAOT %v, Classify %v", got, want)
+	}
+}
+
 // Other batch sizes go through jit.Compile of Predict (one trace), and the
 // traced shape keeps replaying.
 func TestOtherShapesTrace(t *testing.T) {

@@ -1,4 +1,5 @@
-// Command mnist trains a 784-128-10 MLP on MNIST with jit.Compile on the
+// Command mnist trains a 784-128-10 MLP (nn.Linear layers, optim.SGD with
+// momentum, a data.Loader) on MNIST with jit.Compile on the
 // default device (the embedded CPU device unless PJRT_DEVICE says
 // otherwise), printing per-epoch loss and test accuracy, then the jit
 // statistics and the mean step time.
@@ -10,14 +11,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"time"
 
-	"github.com/xlajit/xlajit/internal/mnist"
+	"github.com/xlajit/xlajit/data"
+	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/nn"
+	"github.com/xlajit/xlajit/optim"
 )
 
 type config struct {
@@ -31,47 +33,24 @@ type config struct {
 	Out      io.Writer
 }
 
-// model is the MLP's parameters and their momentum buffers.
+// model is the MLP: two nn.Linear layers.
 type model struct {
-	W1, B1, W2, B2 *lazy.Tensor
-	V              [4]*lazy.Tensor
+	FC1, FC2 *nn.Linear
 }
 
-func (m *model) params() []*lazy.Tensor { return []*lazy.Tensor{m.W1, m.B1, m.W2, m.B2} }
-
 func newModel(hidden int64) *model {
-	he := func(fanIn int64) float64 { return math.Sqrt(2 / float64(fanIn)) }
-	m := &model{
-		W1: lazy.RandN(lazy.F32, mnist.Pixels, hidden).MulScalar(he(mnist.Pixels)),
-		B1: lazy.Zeros(lazy.F32, hidden),
-		W2: lazy.RandN(lazy.F32, hidden, 10).MulScalar(he(hidden)),
-		B2: lazy.Zeros(lazy.F32, 10),
-	}
-	for i, p := range m.params() {
-		m.V[i] = lazy.ZerosLike(p)
-	}
-	all := append(m.params(), m.V[:]...)
-	if err := lazy.Sync(all...); err != nil {
-		panic(err)
-	}
-	return m
+	return &model{FC1: nn.NewLinear(mnist.Pixels, hidden), FC2: nn.NewLinear(hidden, 10)}
 }
 
 func (m *model) logits(x *lazy.Tensor) *lazy.Tensor {
-	h := x.MatMul(m.W1).Add(m.B1).Relu()
-	return h.MatMul(m.W2).Add(m.B2)
+	return m.FC2.Forward(m.FC1.Forward(x).Relu())
 }
 
-// trainStep is one SGD-with-momentum step; it updates the parameters in
-// place and returns the batch loss.
-func trainStep(m *model, x, y *lazy.Tensor, lr, mu float64) *lazy.Tensor {
-	loss := lazy.CrossEntropy(m.logits(x), y)
-	grads := lazy.Grad(loss, m.params()...)
-	for i, p := range m.params() {
-		v := m.V[i].MulScalar(mu).Add(grads[i])
-		m.V[i].Assign(v)
-		p.Assign(p.Sub(v.MulScalar(lr)))
-	}
+// trainStep is one SGD-with-momentum step; the optimizer updates the
+// parameters and its momentum buffers in place.
+func trainStep(m *model, opt *optim.SGD, x, y *lazy.Tensor) *lazy.Tensor {
+	loss := nn.CrossEntropy(m.logits(x), y)
+	opt.Step(lazy.Grad(loss, opt.Params...))
 	return loss
 }
 
@@ -93,37 +72,34 @@ func run(cfg config) (*result, error) {
 	if cfg.Limit > 0 && cfg.Limit < train.N {
 		train.N = cfg.Limit
 	}
+	loader, err := data.NewLoader(train.Dataset(), data.LoaderConfig{BatchSize: cfg.Batch, Shuffle: true, Seed: cfg.Seed, DropLast: true})
+	if err != nil {
+		return nil, err
+	}
 	lazy.ManualSeed(cfg.Seed)
 	m := newModel(cfg.Hidden)
+	opt := optim.NewSGD(nn.Params(m).Tensors(), cfg.LR, optim.Momentum(cfg.Momentum))
 	step := jit.Compile(trainStep, jit.WithName("trainStep"))
 	eval := jit.Compile(predict, jit.WithName("predict"))
 
 	res := &result{}
-	steps := train.N / cfg.Batch
-	xs := make([]float32, cfg.Batch*mnist.Pixels)
-	ys := make([]int32, cfg.Batch)
+	steps := loader.Len()
 	var stepTotal time.Duration
 	var nSteps int
-	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		start := time.Now()
 		var sum float64
-		var losses []*lazy.Tensor
-		order := rng.Perm(train.N)
-		for s := 0; s < steps; s++ {
-			for i := 0; i < cfg.Batch; i++ {
-				k := order[s*cfg.Batch+i]
-				copy(xs[i*mnist.Pixels:(i+1)*mnist.Pixels], train.Images[k*mnist.Pixels:(k+1)*mnist.Pixels])
-				ys[i] = train.Labels[k]
+		losses := make([]*lazy.Tensor, 0, steps)
+		for b, err := range loader.Epoch(epoch) {
+			if err != nil {
+				return nil, err
 			}
 			t0 := time.Now()
-			x := lazy.FromSlice(xs, int64(cfg.Batch), mnist.Pixels)
-			y := lazy.FromSlice(ys, int64(cfg.Batch))
-			losses = append(losses, step(m, x, y, cfg.LR, cfg.Momentum))
+			losses = append(losses, step(m, opt, b.Tensors[0], b.Tensors[1]))
 			stepTotal += time.Since(t0)
 			nSteps++
-			if (s+1)%100 == 0 || s == steps-1 {
-				fmt.Fprintf(cfg.Out, "\repoch %d/%d  step %d/%d  %.1fs", epoch, cfg.Epochs, s+1, steps, time.Since(start).Seconds())
+			if s := len(losses); s%100 == 0 || s == steps {
+				fmt.Fprintf(cfg.Out, "\repoch %d/%d  step %d/%d  %.1fs", epoch, cfg.Epochs, s, steps, time.Since(start).Seconds())
 			}
 		}
 		for _, l := range losses {
@@ -131,7 +107,10 @@ func run(cfg config) (*result, error) {
 		}
 		loss := sum / float64(len(losses))
 		res.Losses = append(res.Losses, loss)
-		acc := accuracy(eval, m, test)
+		acc, err := accuracy(eval, m, test)
+		if err != nil {
+			return nil, err
+		}
 		res.Accuracy = acc
 		fmt.Fprintf(cfg.Out, "\repoch %d/%d  loss %.4f  test accuracy %.2f%%  (%.1fs)\n", epoch, cfg.Epochs, loss, 100*acc, time.Since(start).Seconds())
 	}
@@ -143,21 +122,26 @@ func run(cfg config) (*result, error) {
 	return res, nil
 }
 
-func accuracy(eval func(*model, *lazy.Tensor) *lazy.Tensor, m *model, test *mnist.Set) float64 {
-	const bs = 1000
-	xs := make([]float32, bs*mnist.Pixels)
-	ys := make([]int32, bs)
-	correct := 0
-	for from := 0; from+bs <= test.N; from += bs {
-		test.Batch(from, bs, xs, ys)
-		pred := eval(m, lazy.FromSlice(xs, bs, mnist.Pixels)).Int64s()
+func accuracy(eval func(*model, *lazy.Tensor) *lazy.Tensor, m *model, test *mnist.Set) (float64, error) {
+	ld, err := data.NewLoader(test.Dataset(), data.LoaderConfig{BatchSize: 1000, DropLast: true})
+	if err != nil {
+		return 0, err
+	}
+	correct, n := 0, 0
+	for b, err := range ld.Epoch(0) {
+		if err != nil {
+			return 0, err
+		}
+		pred := eval(m, b.Tensors[0]).Int64s()
+		labels := b.Tensors[1].Int64s()
 		for i, p := range pred {
-			if int32(p) == ys[i] {
+			if p == labels[i] {
 				correct++
 			}
 		}
+		n += len(pred)
 	}
-	return float64(correct) / float64(test.N/bs*bs)
+	return float64(correct) / float64(n), nil
 }
 
 func main() {

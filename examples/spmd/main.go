@@ -25,8 +25,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/xlajit/xlajit/data/mnist"
 	"github.com/xlajit/xlajit/hlo"
-	"github.com/xlajit/xlajit/internal/mnist"
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
 	"github.com/xlajit/xlajit/pjrt"

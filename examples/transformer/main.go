@@ -1,7 +1,8 @@
 // Command transformer trains a small decoder-only transformer (causal
 // multi-head self-attention, layer norm, GELU MLP, residuals) for
 // character-level next-token prediction on a short text embedded below, with
-// jit.Compile around the whole train step (forward, lazy.Grad, Adam). It
+// jit.Compile around the whole train step (forward, lazy.Grad, optim.Adam),
+// built from nn layers (Embedding, LayerNorm, MultiHeadAttention, Linear). It
 // prints the loss every few steps, a greedy continuation of a prompt, and the
 // jit statistics.
 //
@@ -20,6 +21,8 @@ import (
 
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/nn"
+	"github.com/xlajit/xlajit/optim"
 )
 
 // corpus is the training text: short and repetitive enough that a tiny
@@ -109,8 +112,7 @@ func run(cfg config) (*result, error) {
 	}
 	lazy.ManualSeed(cfg.Seed)
 	m := newModel(mc)
-	opt := newAdam(m.params())
-	h := hyper{LR: cfg.LR, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8}
+	opt := optim.NewAdam(nn.Params(m).Tensors(), cfg.LR, optim.Betas(0.9, 0.99))
 	step := jit.Compile(trainStep, jit.WithName("trainStep"))
 
 	res := &result{}
@@ -126,7 +128,7 @@ func run(cfg config) (*result, error) {
 		batch(rng, data, seq, xs, ys)
 		x := lazy.FromSlice(xs, int64(cfg.Batch), mc.SeqLen)
 		y := lazy.FromSlice(ys, int64(cfg.Batch), mc.SeqLen)
-		losses = append(losses, step(m, opt, x, y, h))
+		losses = append(losses, step(m, opt, x, y))
 		if cfg.Every > 0 && (s%cfg.Every == 0 || s == cfg.Steps) {
 			// Reading the losses is a cut outside the compiled step.
 			from := len(res.Losses)

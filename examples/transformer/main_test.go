@@ -8,6 +8,7 @@ import (
 
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/nn"
 )
 
 // TestShortRun trains a one-block model for 60 steps: the mean loss of the
@@ -62,10 +63,11 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	m := newModel(mc)
 	// Weights of order one make every nonlinearity (softmax, GELU, layer
 	// norm) matter; the default 0.02 init would leave them nearly linear.
-	for _, p := range m.params() {
+	params := nn.Params(m)
+	for _, p := range params.Tensors() {
 		p.Assign(p.Add(lazy.RandN(lazy.F64, p.Dims()...).MulScalar(0.5)))
 	}
-	if err := lazy.Sync(m.params()...); err != nil {
+	if err := lazy.Sync(params.Tensors()...); err != nil {
 		t.Fatal(err)
 	}
 	const b = 2
@@ -76,15 +78,17 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	x := lazy.FromSlice(xs, b, mc.SeqLen)
 	y := lazy.FromSlice(ys, b, mc.SeqLen)
 
-	gradFn := jit.Compile(func(m *model, x, y *lazy.Tensor) []*lazy.Tensor { return lazy.Grad(m.loss(x, y), m.params()...) })
+	gradFn := jit.Compile(func(m *model, x, y *lazy.Tensor) []*lazy.Tensor {
+		return lazy.Grad(m.loss(x, y), nn.Params(m).Tensors()...)
+	})
 	lossFn := jit.Compile(func(m *model, x, y *lazy.Tensor) *lazy.Tensor { return m.loss(x, y) })
 	grads := gradFn(m, x, y)
 
-	names := []string{"Embed", "Pos", "LN1W", "LN1B", "Wqkv", "Bqkv", "Wo", "Bo", "LN2W", "LN2B", "W1", "B1", "W2", "B2", "LNFW", "LNFB", "Head"}
+	names := params.Names()
 	const h = 1e-5
 	checked := 0
 	worst := 0.0
-	for pi, p := range m.params() {
+	for pi, p := range params.Tensors() {
 		g := grads[pi].Float64s()
 		orig := p.Float64s()
 		var hit bool

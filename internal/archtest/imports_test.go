@@ -23,9 +23,11 @@ var rooms = map[string][]string{
 	"bridge":            {"fx", "lazy"},
 	"jit":               {"bridge", "partitioner", "fx", "lazy"},
 	"codegen":           {"jit", "fx", "lazy", "hlo"},
+	"nn":                {"jit", "lazy"},
+	"optim":             {"jit", "lazy"},
+	"data":              {"jit", "lazy"},
 	"internal/conform":  {"hlo", "pjrt"},
 	"internal/archtest": {},
-	"internal/mnist":    {},
 	"cmd":               nil, // anything
 	"examples":          nil, // anything
 	"bench":             nil, // separate module
@@ -66,9 +68,12 @@ func TestViolationsDetected(t *testing.T) {
 		module + "/lazy " + module + "/hlo " + module + "/pjrt/host",
 		module + "/fx golang.org/x/tools/go/packages",
 		module + "/mystery fmt",
+		module + "/nn " + module + "/optim",
+		module + "/data/mnist " + module + "/data " + module + "/lazy",
 	}
 	got := violations(lines)
-	want := []string{"hlo imports " + module + "/lazy", "lazy imports " + module + "/jit", "fx imports golang.org/x/tools", "mystery: package is in no room"}
+	want := []string{"hlo imports " + module + "/lazy", "lazy imports " + module + "/jit", "fx imports golang.org/x/tools", "mystery: package is in no room",
+		"nn imports " + module + "/optim"}
 	for _, w := range want {
 		found := false
 		for _, g := range got {

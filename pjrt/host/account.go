@@ -138,13 +138,18 @@ func satAdd(a, b int64) int64 {
 
 // before reserves or checks the step's bytes; on an error nothing was
 // reserved.
-func (s *step) before(mem *kernel.Mem, live *int64) error {
+func (s *step) before(x *kernel.Ctx, frame []kernel.Value, mem *kernel.Mem, live *int64) error {
 	a := &s.acct
-	if a.reserve > 0 {
-		if !mem.Reserve(a.reserve) {
-			return s.outOfMemory(mem, a.reserve)
+	if n := a.reserve; n > 0 {
+		if f := s.fused; f != nil && f.argInPlace != nil && len(x.Donated) > 0 {
+			// Outputs that will take donated storage need no bytes of
+			// their own (the donated buffer is counted until the end).
+			n -= f.donatedBytes(x, frame, s)
 		}
-		*live += a.reserve
+		if !mem.Reserve(n) {
+			return s.outOfMemory(mem, n)
+		}
+		*live += n
 	}
 	if a.check > 0 && !mem.Fits(a.check) {
 		return s.outOfMemory(mem, a.check)
@@ -154,11 +159,13 @@ func (s *step) before(mem *kernel.Mem, live *int64) error {
 
 // afterStep gives back the bytes of the slots the step frees and counts
 // its results when they are counted after the step.
-func (s *step) afterStep(frame []kernel.Value, mem *kernel.Mem, live *int64) {
+func (s *step) afterStep(x *kernel.Ctx, frame []kernel.Value, mem *kernel.Mem, live *int64) {
 	a := &s.acct
 	n := int64(0)
 	for _, id := range a.release {
-		n -= valueBytes(frame[id])
+		if !x.InDonatedValue(frame[id]) { // counted by its donated buffer
+			n -= valueBytes(frame[id])
+		}
 	}
 	if a.after {
 		for _, id := range s.out {

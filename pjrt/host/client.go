@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -110,6 +111,8 @@ type Buffer struct {
 	dev     int
 	client  *Client
 	deleted atomic.Bool
+	tracked bool            // counted in the device's bytes in use
+	cleanup runtime.Cleanup // releases a tracked buffer's bytes when Go collects it
 }
 
 func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
@@ -121,9 +124,40 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 // initBuffer makes b the buffer of l, counting its bytes in use on its
 // device.
 func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
-	c.devMem[dev].Add(int64(len(l.Data)))
 	b.lit, b.dev, b.client = l, dev, c
+	if n := int64(len(l.Data)); n >= trackedBytes {
+		c.devMem[dev].Add(n)
+		b.track(n)
+	}
 }
+
+// trackedBytes is the size from which a buffer counts in its device's
+// bytes in use. A buffer nobody deletes is released when Go collects it,
+// through a cleanup that costs about as much as copying a few KiB, so
+// smaller buffers are not counted at all: they never add up in the
+// account, and a small tensor's memory is Go's to free.
+const trackedBytes = 16 << 10
+
+// track makes the collection of an undeleted buffer give its n bytes back.
+func (b *Buffer) track(n int64) {
+	b.cleanup = runtime.AddCleanup(b, releaseBytes, release{b.client.devMem[b.dev], n})
+	b.tracked = true
+}
+
+// accounted is the bytes b counts in its device's bytes in use.
+func (b *Buffer) accounted() int64 {
+	if !b.tracked || b.deleted.Load() {
+		return 0
+	}
+	return int64(len(b.lit.Data))
+}
+
+type release struct {
+	m *kernel.Mem
+	n int64
+}
+
+func releaseBytes(r release) { r.m.Release(r.n) }
 
 // oneOut is a program's only output buffer with the output list.
 type oneOut struct {
@@ -144,11 +178,15 @@ func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, erro
 	if !ok || hlo.NumElements(lit.Dims) < 0 || int64(len(lit.Data)) != n {
 		return nil, fmt.Errorf("host: BufferFromHost: literal %s holds %d bytes, its shape needs %d", lit.ShapeString(), len(lit.Data), n)
 	}
-	m := c.devMem[device]
-	if !m.Reserve(n) {
-		return nil, m.OutOfMemory(nil, "BufferFromHost", lit.ShapeString(), n)
+	b := &Buffer{dev: device, client: c}
+	if n >= trackedBytes {
+		m := c.devMem[device]
+		if !m.Reserve(n) {
+			return nil, m.OutOfMemory(nil, "BufferFromHost", lit.ShapeString(), n)
+		}
+		b.track(n)
 	}
-	b := &Buffer{lit: lit.Clone(), dev: device, client: c}
+	b.lit = lit.Clone()
 	return b, nil
 }
 
@@ -172,7 +210,8 @@ func (b *Buffer) ToHost() (*hlo.Literal, error) {
 
 // Delete releases the buffer.
 func (b *Buffer) Delete() {
-	if b.deleted.CompareAndSwap(false, true) {
+	if b.deleted.CompareAndSwap(false, true) && b.tracked {
+		b.cleanup.Stop()
 		b.client.devMem[b.dev].Release(int64(len(b.lit.Data)))
 	}
 }

@@ -168,3 +168,39 @@ func TestDonatingEveryArgumentMatches(t *testing.T) {
 		}
 	}
 }
+
+// A result written into a donated argument's storage takes no bytes of its
+// own: the run's peak is the arguments', and afterwards only the result
+// counts.
+func TestDonatedInPlaceAccounting(t *testing.T) {
+	const n = 1 << 16 // 256 KiB of f32, counted
+	ft := hlo.NewTensorType(hlo.F32, n)
+	b := newFunc("main", ft, ft)
+	half := b.splat(b.constant(scalarF32(0.5)), n)
+	m := module(b.ret(b.op("stablehlo.subtract", ft, []*hlo.Value{b.arg(0), b.op("stablehlo.multiply", ft, []*hlo.Value{half, b.arg(1)})})))
+	c := NewClient(1)
+	x, err := c.Compile(m, pjrt.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rep := 0; rep < 2; rep++ {
+		w, _ := c.BufferFromHost(hlo.NewLiteral(hlo.F32, n), 0)
+		g, _ := c.BufferFromHost(hlo.NewLiteral(hlo.F32, n), 0)
+		if err := pjrt.ResetPeakBytes(c, 0); err != nil {
+			t.Fatal(err)
+		}
+		out, err := x.Execute([]pjrt.Buffer{w, g}, pjrt.ExecuteOptions{Donate: []int{0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mi, _ := c.MemoryInfo(0)
+		if mi.PeakBytes != 2*4*n || mi.BytesInUse != 2*4*n {
+			t.Errorf("peak %d, in use %d; want both %d (g and the result in w's storage)", mi.PeakBytes, mi.BytesInUse, 2*4*n)
+		}
+		out[0].Delete()
+		g.Delete()
+		if mi, _ := c.MemoryInfo(0); mi.BytesInUse != 0 {
+			t.Errorf("%d bytes in use after deleting everything", mi.BytesInUse)
+		}
+	}
+}

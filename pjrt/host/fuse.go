@@ -477,6 +477,27 @@ func (f *fusion) donatedOutput(x *kernel.Ctx, j int, ins, outs []*hlo.Literal) *
 	return nil
 }
 
+// donatedBytes is the bytes of the outputs of s that will take donated
+// storage when it runs (the choice fusion.run makes).
+func (f *fusion) donatedBytes(x *kernel.Ctx, frame []kernel.Value, s *step) int64 {
+	var n int64
+	var taken []*hlo.Literal
+	for j, cands := range f.argInPlace {
+		if f.inPlace[j] >= 0 {
+			continue
+		}
+		for _, k := range cands {
+			l, _ := frame[s.in[k]].(*hlo.Literal)
+			if l != nil && x.IsDonated(l) && !slices.Contains(taken, l) {
+				taken = append(taken, l)
+				n += int64(len(l.Data))
+				break
+			}
+		}
+	}
+	return n
+}
+
 // donatedSingle is donatedOutput for a one-member fusion reading the
 // frame.
 func (f *fusion) donatedSingle(x *kernel.Ctx, frame []kernel.Value, s *step) *hlo.Literal {
@@ -558,6 +579,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 			st.outs[j] = st.ins[k]
 		} else if l := f.donatedOutput(x, j, st.ins, st.outs); l != nil {
 			st.outs[j] = l
+			x.InDonated = append(x.InDonated, l)
 		} else {
 			st.outs[j] = allocLiteral(x, t.DType, f.dims)
 		}
@@ -625,6 +647,7 @@ func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	if k := f.inPlace[0]; k >= 0 {
 		dst, _ = f.input(frame, s, k)
 	} else if dst = f.donatedSingle(x, frame, s); dst != nil {
+		x.InDonated = append(x.InDonated, dst)
 	} else {
 		dst = allocLiteral(x, m.dt, f.dims)
 	}

@@ -140,7 +140,7 @@ func fuzzOne(t *testing.T, src, seed []byte) {
 		}
 		live := int64(0)
 		for _, b := range append(bufs, out...) {
-			live += int64(len(b.(*Buffer).lit.Data))
+			live += b.(*Buffer).accounted()
 		}
 		if mi, _ := c.MemoryInfo(0); mi.BytesInUse != live {
 			t.Fatalf("%d bytes in use after the run, the live buffers hold %d", mi.BytesInUse, live)

@@ -575,7 +575,7 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 	for i := range bp.steps {
 		s := &bp.steps[i]
 		if mem != nil {
-			if err := s.before(mem, &live); err != nil {
+			if err := s.before(x, frame, mem, &live); err != nil {
 				mem.Release(live)
 				return nil, err
 			}
@@ -602,7 +602,7 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 			clear(scratch[:len(s.in)+len(s.out)])
 		}
 		if mem != nil {
-			s.afterStep(frame, mem, &live)
+			s.afterStep(x, frame, mem, &live)
 		}
 		for k, id := range s.free {
 			if k < s.nrecycle && pool != nil {
@@ -722,6 +722,8 @@ type runState struct {
 	in, res []kernel.Value
 	frame   []kernel.Value // the entry function's frame
 	donated []*hlo.Literal // the arguments the caller donated
+	// inDonated is the execution's list of results in donated storage.
+	inDonated []*hlo.Literal
 }
 
 func (p *Program) getRun() *runState {
@@ -736,7 +738,8 @@ func (p *Program) putRun(r *runState) {
 	clear(r.in)
 	clear(r.res)
 	clear(r.donated)
-	r.in, r.res, r.donated = r.in[:0], r.res[:0], r.donated[:0]
+	clear(r.inDonated)
+	r.in, r.res, r.donated, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.inDonated[:0]
 	r.x = kernel.Ctx{}
 	p.runs.Put(r)
 }
@@ -746,12 +749,12 @@ func (p *Program) putRun(r *runState) {
 // args is r.in, filled and checked by the caller. The results (in r.res)
 // are valid until putRun.
 func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated}
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated, InDonated: r.inDonated[:0]}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}
 	res, err := p.entry.runOn(&r.x, r.frame, r.in, r.res[:0])
-	r.res = res
+	r.res, r.inDonated = res, r.x.InDonated
 	if err != nil {
 		return nil, err
 	}

@@ -29,5 +29,13 @@ func main() {
 	p := lazy.FromSlice([]float32{1, 2, 3}, 3)
 	UpdateAOT(p, lazy.FromSlice([]float32{4, 4, 4}, 3))
 	fmt.Println("update:", jit.StatsOf(UpdateAOT), p.Float32s())
+	m1, m2 := newNet(), newNet()
+	x4 := lazy.FromSlice([]float32{1, 2, 3, 4, 5, 6, -1, 0, 2, 3, 3, 3}, 4, 3)
+	got = ClassifyAOT(m1, x4).Float32s()
+	if want := Classify(m2, x4).Float32s(); !slices.Equal(got, want) || !slices.Equal(m1.BN.RunningMean.Float32s(), m2.BN.RunningMean.Float32s()) {
+		fmt.Println("classify differs:", got, want)
+		os.Exit(1)
+	}
+	fmt.Println("classify:", jit.StatsOf(ClassifyAOT))
 	_ = unmarked
 }

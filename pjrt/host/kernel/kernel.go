@@ -190,6 +190,27 @@ type Ctx struct {
 	// Donated are the entry arguments the caller gave up: their storage
 	// may hold results once they are dead.
 	Donated []*hlo.Literal
+	// InDonated are the results written into donated storage so far (they
+	// take no bytes of their own: the donated buffer is counted until the
+	// execution ends).
+	InDonated []*hlo.Literal
+}
+
+// inDonated reports whether l is a result written into donated storage.
+func (x *Ctx) inDonated(l *hlo.Literal) bool {
+	for _, d := range x.InDonated {
+		if d == l {
+			return true
+		}
+	}
+	return false
+}
+
+// InDonatedValue reports whether v is a result written into donated
+// storage.
+func (x *Ctx) InDonatedValue(v Value) bool {
+	l, ok := v.(*hlo.Literal)
+	return ok && len(x.InDonated) > 0 && x.inDonated(l)
 }
 
 // IsDonated reports whether l is a donated entry argument.

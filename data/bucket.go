@@ -1,0 +1,50 @@
+package data
+
+import (
+	"fmt"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Bucket returns the smallest bucket length >= n (buckets ascending), or,
+// past the largest, n rounded up to a multiple of the largest. Padding
+// variable-length sequences to a few bucket lengths keeps a compiled step
+// to a few traces instead of one per length.
+func Bucket(n int, buckets []int) int {
+	if len(buckets) == 0 {
+		return n
+	}
+	for _, b := range buckets {
+		if n <= b {
+			return b
+		}
+	}
+	last := buckets[len(buckets)-1]
+	return (n + last - 1) / last * last
+}
+
+// PadSequences packs token sequences into a [B, L] i32 tensor, L the bucket
+// of the longest sequence, filling with pad; the mask [B, L] is true on real
+// tokens.
+func PadSequences(seqs [][]int32, buckets []int, pad int32) (tokens, mask *lazy.Tensor, err error) {
+	if len(seqs) == 0 {
+		return nil, nil, fmt.Errorf("data.PadSequences: no sequences")
+	}
+	longest := 0
+	for _, s := range seqs {
+		longest = max(longest, len(s))
+	}
+	l := Bucket(max(longest, 1), buckets)
+	toks := make([]int32, len(seqs)*l)
+	m := make([]bool, len(seqs)*l)
+	for i, s := range seqs {
+		for j := 0; j < l; j++ {
+			if j < len(s) {
+				toks[i*l+j], m[i*l+j] = s[j], true
+			} else {
+				toks[i*l+j] = pad
+			}
+		}
+	}
+	return lazy.FromSlice(toks, int64(len(seqs)), int64(l)), lazy.FromSlice(m, int64(len(seqs)), int64(l)), nil
+}

@@ -1,0 +1,260 @@
+package data
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleMemory(t *testing.T, n int) *Memory {
+	t.Helper()
+	xs := make([]float32, n*3)
+	ys := make([]int32, n)
+	for i := range n {
+		for j := 0; j < 3; j++ {
+			xs[i*3+j] = float32(i*10 + j)
+		}
+		ys[i] = int32(i)
+	}
+	m, err := NewMemory(Column("x", xs, 3), Column("y", ys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMemoryChecksColumns(t *testing.T) {
+	if _, err := NewMemory(Column("x", make([]float32, 10), 3)); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("10 values in rows of 3: err %v", err)
+	}
+	if _, err := NewMemory(Column("x", make([]float32, 9), 3), Column("y", make([]int32, 4))); err == nil || !strings.Contains(err.Error(), "3") {
+		t.Errorf("3 vs 4 examples: err %v", err)
+	}
+	m := sampleMemory(t, 4)
+	if err := m.Read(4, []any{make([]float32, 3), make([]int32, 1)}); err == nil {
+		t.Error("reading past the end did not fail")
+	}
+	if err := m.Read(0, []any{make([]float64, 3), make([]int32, 1)}); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("wrong destination type: err %v", err)
+	}
+}
+
+// TestLoaderBatches checks every mode: each example appears exactly once
+// per epoch, shuffling is a function of (seed, epoch), the last partial
+// batch is dropped, padded with a mask, or short.
+func TestLoaderBatches(t *testing.T) {
+	m := sampleMemory(t, 10)
+	collect := func(cfg LoaderConfig, epoch int) (ids []int32, sizes []int, rows []int64, masks [][]bool) {
+		l, err := NewLoader(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for b, err := range l.Epoch(epoch) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			ys := b.Tensors[1].Int64s()
+			xs := b.Tensors[0].Float32s()
+			for r := 0; r < b.Size; r++ {
+				ids = append(ids, int32(ys[r]))
+				if xs[r*3+2] != float32(ys[r]*10+2) {
+					t.Fatalf("row %d: x %v does not belong to y %d", r, xs[r*3:r*3+3], ys[r])
+				}
+			}
+			sizes = append(sizes, b.Size)
+			rows = append(rows, b.Tensors[0].Dim(0))
+			if b.Mask != nil {
+				masks = append(masks, b.Mask.Bools())
+			}
+		}
+		if n != l.Len() {
+			t.Errorf("%d batches, Len says %d", n, l.Len())
+		}
+		return
+	}
+	ids, sizes, rows, _ := collect(LoaderConfig{BatchSize: 4}, 0)
+	if !slices.Equal(ids, []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) || !slices.Equal(sizes, []int{4, 4, 2}) || !slices.Equal(rows, []int64{4, 4, 2}) {
+		t.Errorf("in order: ids %v sizes %v rows %v", ids, sizes, rows)
+	}
+	ids, sizes, _, _ = collect(LoaderConfig{BatchSize: 4, DropLast: true, Shuffle: true, Seed: 3}, 0)
+	if len(ids) != 8 || !slices.Equal(sizes, []int{4, 4}) {
+		t.Errorf("drop last: ids %v sizes %v", ids, sizes)
+	}
+	ids, sizes, rows, masks := collect(LoaderConfig{BatchSize: 4, Pad: true, Shuffle: true, Seed: 3}, 0)
+	if !slices.Equal(rows, []int64{4, 4, 4}) || !slices.Equal(sizes, []int{4, 4, 2}) ||
+		!slices.Equal(masks[2], []bool{true, true, false, false}) || !slices.Equal(masks[0], []bool{true, true, true, true}) {
+		t.Errorf("pad: sizes %v rows %v masks %v", sizes, rows, masks)
+	}
+	sorted := slices.Clone(ids)
+	slices.Sort(sorted)
+	if !slices.Equal(sorted, []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) || slices.IsSorted(ids) {
+		t.Errorf("shuffled epoch is not a permutation: %v", ids)
+	}
+	again, _, _, _ := collect(LoaderConfig{BatchSize: 4, Pad: true, Shuffle: true, Seed: 3}, 0)
+	other, _, _, _ := collect(LoaderConfig{BatchSize: 4, Pad: true, Shuffle: true, Seed: 3}, 1)
+	if !slices.Equal(ids, again) || slices.Equal(ids, other) {
+		t.Errorf("shuffle must depend on seed and epoch only: %v, %v, epoch 1 %v", ids, again, other)
+	}
+	for _, bad := range []LoaderConfig{{}, {BatchSize: 2, Pad: true, DropLast: true}, {BatchSize: 2, Prefetch: -1}} {
+		if _, err := NewLoader(m, bad); err == nil {
+			t.Errorf("config %+v accepted", bad)
+		}
+	}
+}
+
+// slowSet counts reads and takes a while per example.
+type slowSet struct {
+	*Memory
+	reads chan int
+}
+
+func (s *slowSet) Read(i int, dst []any) error {
+	s.reads <- i
+	return s.Memory.Read(i, dst)
+}
+
+// TestLoaderPrefetchesAndStops checks that the next batches are read
+// before the consumer asks for them, and that leaving the loop early ends
+// the reading goroutine.
+func TestLoaderPrefetchesAndStops(t *testing.T) {
+	s := &slowSet{Memory: sampleMemory(t, 40), reads: make(chan int, 100)}
+	l, err := NewLoader(s, LoaderConfig{BatchSize: 2, Prefetch: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for b, err := range l.Epoch(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = b
+		// While the consumer holds batch 0, the loader reads ahead.
+		deadline := time.Now().Add(5 * time.Second)
+		for len(s.reads) < 8 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if len(s.reads) < 8 {
+			t.Errorf("only %d examples read while the first batch was in use; want prefetching", len(s.reads))
+		}
+		break
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before {
+		t.Errorf("%d goroutines after leaving the loop, %d before", g, before)
+	}
+	if n := len(s.reads); n > 2*(1+3+1) {
+		t.Errorf("%d examples read after an early stop; the reader did not stop", n)
+	}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	m := sampleMemory(t, 7)
+	path := filepath.Join(t.TempDir(), "set.rec")
+	if err := WriteRecords(path, m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Len() != 7 || specsString(r.Specs()) != "[x f32[3] y i32[]]" {
+		t.Fatalf("len %d specs %s", r.Len(), specsString(r.Specs()))
+	}
+	for i := 0; i < 7; i++ {
+		a := []any{make([]float32, 3), make([]int32, 1)}
+		b := []any{make([]float32, 3), make([]int32, 1)}
+		if err := m.Read(i, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Read(i, b); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a[0].([]float32), b[0].([]float32)) || a[1].([]int32)[0] != b[1].([]int32)[0] {
+			t.Fatalf("example %d: memory %v, file %v", i, a, b)
+		}
+	}
+	// A truncated file and a foreign file are errors naming the problem.
+	body, _ := os.ReadFile(path)
+	os.WriteFile(path, body[:len(body)-1], 0o644)
+	if _, err := OpenRecords(path); err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("truncated: %v", err)
+	}
+	os.WriteFile(path, []byte("hello"), 0o644)
+	if _, err := OpenRecords(path); err == nil || !strings.Contains(err.Error(), "not a record file") {
+		t.Errorf("foreign file: %v", err)
+	}
+}
+
+func TestText(t *testing.T) {
+	tx, err := NewText("abcabd", 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.Vocab.Size() != 4 || tx.Len() != 4 {
+		t.Fatalf("vocab %d windows %d", tx.Vocab.Size(), tx.Len())
+	}
+	x, y := make([]int32, 2), make([]int32, 2)
+	if err := tx.Read(3, []any{x, y}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tx.Vocab.Decode([]int64{int64(x[0]), int64(x[1])}) + "|" + tx.Vocab.Decode([]int64{int64(y[0]), int64(y[1])}); got != "ab|bd" {
+		t.Errorf("window 3 = %q, want ab|bd", got)
+	}
+	if _, err := tx.Vocab.Encode("abz"); err == nil || !strings.Contains(err.Error(), `'z'`) {
+		t.Errorf("unknown character: %v", err)
+	}
+	if _, err := NewText("ab", 2, 1); err == nil {
+		t.Error("too short a text was accepted")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("skip"), 0o644)
+	s, err := ReadTextFiles(dir, "*.go", 0)
+	if err != nil || s != "package a\n" {
+		t.Errorf("ReadTextFiles = %q, %v", s, err)
+	}
+	if _, err := ReadTextFiles(dir, "*.c", 0); err == nil {
+		t.Error("no match was not an error")
+	}
+}
+
+func TestBucket(t *testing.T) {
+	b := []int{8, 16, 32}
+	for n, want := range map[int]int{1: 8, 8: 8, 9: 16, 32: 32, 33: 64, 70: 96} {
+		if got := Bucket(n, b); got != want {
+			t.Errorf("Bucket(%d) = %d, want %d", n, got, want)
+		}
+	}
+	toks, mask, err := PadSequences([][]int32{{1, 2, 3}, {4}}, []int{4, 8}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(toks.Dims(), []int64{2, 4}) || !slices.Equal(toks.Int64s(), []int64{1, 2, 3, 0, 4, 0, 0, 0}) ||
+		!slices.Equal(mask.Bools(), []bool{true, true, true, false, true, false, false, false}) {
+		t.Errorf("tokens %v mask %v", toks.Int64s(), mask.Bools())
+	}
+}
+
+func TestProgressShowsThroughput(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewProgress(&buf, 5, "train", "img")
+	for range 5 {
+		p.Add(1)
+	}
+	p.Finish()
+	out := buf.String()
+	if !strings.Contains(out, "5/5") || !strings.Contains(out, "img/s") || !strings.Contains(out, "train") {
+		t.Errorf("progress output %q lacks the count, the throughput or the label", out)
+	}
+}

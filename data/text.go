@@ -1,0 +1,175 @@
+package data
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Vocab maps the distinct characters of a text to token ids (sorted by
+// code point, so the same text always gives the same ids).
+type Vocab struct {
+	Runes []rune
+	ids   map[rune]int32
+}
+
+// NewVocab collects the characters of text.
+func NewVocab(text string) *Vocab {
+	v := &Vocab{ids: map[rune]int32{}}
+	for _, r := range text {
+		if _, ok := v.ids[r]; !ok {
+			v.ids[r] = 0
+			v.Runes = append(v.Runes, r)
+		}
+	}
+	sort.Slice(v.Runes, func(i, j int) bool { return v.Runes[i] < v.Runes[j] })
+	for i, r := range v.Runes {
+		v.ids[r] = int32(i)
+	}
+	return v
+}
+
+// Size is the number of tokens.
+func (v *Vocab) Size() int { return len(v.Runes) }
+
+// Encode maps s to token ids; a character outside the vocabulary is an
+// error naming it.
+func (v *Vocab) Encode(s string) ([]int32, error) {
+	out := make([]int32, 0, len(s))
+	for i, r := range s {
+		id, ok := v.ids[r]
+		if !ok {
+			return nil, fmt.Errorf("data: character %q at byte %d is not in the vocabulary", r, i)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// Decode maps token ids back to text (ids out of range become U+FFFD).
+func (v *Vocab) Decode(ids []int64) string {
+	var b strings.Builder
+	for _, id := range ids {
+		if id < 0 || int(id) >= len(v.Runes) {
+			b.WriteRune('\uFFFD')
+			continue
+		}
+		b.WriteRune(v.Runes[id])
+	}
+	return b.String()
+}
+
+// Text is a next-character dataset: example i is the window of Seq tokens
+// starting at i*Stride ("x") and the same window shifted by one ("y").
+type Text struct {
+	Vocab  *Vocab
+	Tokens []int32
+	Seq    int
+	Stride int
+}
+
+// NewText encodes text with its own vocabulary and cuts windows of seq
+// tokens every stride tokens.
+func NewText(text string, seq, stride int) (*Text, error) {
+	v := NewVocab(text)
+	toks, _ := v.Encode(text)
+	return NewTextTokens(v, toks, seq, stride)
+}
+
+// NewTextTokens makes a Text over already encoded tokens.
+func NewTextTokens(v *Vocab, tokens []int32, seq, stride int) (*Text, error) {
+	if seq <= 0 || stride <= 0 {
+		return nil, fmt.Errorf("data.NewText: sequence length %d and stride %d must be positive", seq, stride)
+	}
+	if len(tokens) < seq+1 {
+		return nil, fmt.Errorf("data.NewText: %d tokens are too few for one window of %d (+1)", len(tokens), seq)
+	}
+	return &Text{Vocab: v, Tokens: tokens, Seq: seq, Stride: stride}, nil
+}
+
+// Len is the number of windows.
+func (t *Text) Len() int { return (len(t.Tokens)-t.Seq-1)/t.Stride + 1 }
+
+// Specs: x and y, i32 [Seq] each.
+func (t *Text) Specs() []Spec {
+	return []Spec{{"x", dtypeOf[int32](), []int64{int64(t.Seq)}}, {"y", dtypeOf[int32](), []int64{int64(t.Seq)}}}
+}
+
+// Read copies window i.
+func (t *Text) Read(i int, dst []any) error {
+	if i < 0 || i >= t.Len() {
+		return fmt.Errorf("data: window %d out of range [0, %d)", i, t.Len())
+	}
+	if len(dst) != 2 {
+		return fmt.Errorf("data: %d destinations for 2 fields", len(dst))
+	}
+	s := i * t.Stride
+	if err := copyTyped(dst[0], t.Tokens, s, t.Seq); err != nil {
+		return err
+	}
+	return copyTyped(dst[1], t.Tokens, s+1, t.Seq)
+}
+
+// Split cuts the token stream at fraction frac into two datasets (training
+// and validation) sharing the vocabulary.
+func (t *Text) Split(frac float64) (*Text, *Text, error) {
+	cut := int(float64(len(t.Tokens)) * frac)
+	a, err := NewTextTokens(t.Vocab, t.Tokens[:cut], t.Seq, t.Stride)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := NewTextTokens(t.Vocab, t.Tokens[cut:], t.Seq, t.Stride)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// ReadTextFiles concatenates the files under root whose base name matches
+// pattern (filepath.Match syntax), in lexical path order, until maxBytes
+// (0: no limit) are read; files are separated by a newline. An empty
+// result is an error.
+func ReadTextFiles(root, pattern string, maxBytes int) (string, error) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return "", fmt.Errorf("data.ReadTextFiles: pattern %q: %w", pattern, err)
+	}
+	var b strings.Builder
+	errFull := fmt.Errorf("full")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ok, _ := filepath.Match(pattern, d.Name()); !ok || !d.Type().IsRegular() {
+			return nil
+		}
+		body, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if maxBytes > 0 && b.Len()+len(body) > maxBytes {
+			body = body[:maxBytes-b.Len()]
+		}
+		b.Write(body)
+		b.WriteByte('\n')
+		if maxBytes > 0 && b.Len() >= maxBytes {
+			return errFull
+		}
+		return nil
+	})
+	if err != nil && err != errFull {
+		return "", fmt.Errorf("data.ReadTextFiles: %w", err)
+	}
+	if b.Len() == 0 {
+		return "", fmt.Errorf("data.ReadTextFiles: no file under %s matches %q", root, pattern)
+	}
+	return strings.ToValidUTF8(b.String(), "\uFFFD"), nil
+}

@@ -1,0 +1,53 @@
+package optim
+
+import (
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// ClipGradNorm scales grads so that their global L2 norm is at most maxNorm
+// (torch.nn.utils.clip_grad_norm_: coefficient min(maxNorm/(norm+1e-6), 1))
+// and returns the clipped gradients and the norm before clipping (an f32
+// scalar). Nil gradients stay nil. Everything stays on the device.
+func ClipGradNorm(grads []*lazy.Tensor, maxNorm float64) (clipped []*lazy.Tensor, norm *lazy.Tensor) {
+	if !(maxNorm > 0) {
+		throw("optim.ClipGradNorm", nil, "max norm %v must be positive", maxNorm)
+	}
+	var sq *lazy.Tensor
+	for _, g := range grads {
+		if g == nil {
+			continue
+		}
+		s := g.Cast(lazy.F32).Square().Sum()
+		if sq == nil {
+			sq = s
+		} else {
+			sq = sq.Add(s)
+		}
+	}
+	clipped = make([]*lazy.Tensor, len(grads))
+	if sq == nil {
+		return clipped, lazy.Scalar(lazy.F32, 0)
+	}
+	norm = sq.Sqrt()
+	coef := norm.AddScalar(1e-6).Reciprocal().MulScalar(maxNorm).MinScalar(1)
+	for i, g := range grads {
+		if g != nil {
+			clipped[i] = g.Mul(coef.Cast(g.DType()))
+		}
+	}
+	return clipped, norm
+}
+
+// ClipGradValue clamps every gradient element to [-v, v].
+func ClipGradValue(grads []*lazy.Tensor, v float64) []*lazy.Tensor {
+	if !(v > 0) {
+		throw("optim.ClipGradValue", nil, "clip value %v must be positive", v)
+	}
+	out := make([]*lazy.Tensor, len(grads))
+	for i, g := range grads {
+		if g != nil {
+			out[i] = g.Clamp(-v, v)
+		}
+	}
+	return out
+}

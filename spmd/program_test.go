@@ -119,3 +119,25 @@ func TestRunTimeChecksOnSPMDDevice(t *testing.T) {
 		t.Errorf("valid labels: %v", err)
 	}
 }
+
+// UseSPMD makes the SPMD device of the default client the default device.
+func TestUseSPMD(t *testing.T) {
+	prev := lazy.DefaultDevice()
+	defer lazy.SetDefaultDevice(prev)
+	dev, err := UseSPMD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lazy.DefaultDevice() != dev || !dev.IsSPMD() || dev.String() != "SPMD:0" {
+		t.Fatalf("default device %s", lazy.DefaultDevice())
+	}
+	x := lazy.FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+	if x.Device() != dev || !x.Sharding().IsReplicated() {
+		t.Errorf("new tensor on %s with sharding %s", x.Device(), x.Sharding())
+	}
+	mesh, _ := Mesh1D(dev.NumShards(), "data")
+	MustMark(x, mesh, "data", nil)
+	if got := x.MatMul(x).Sum().Item(); got != 54 {
+		t.Errorf("sum of x@x = %v, want 54", got)
+	}
+}

@@ -115,8 +115,10 @@ const (
 	opHostFunc
 	// run-time checks
 	opCheck
-	// SPMD sharding annotations (spmd.go)
+	// SPMD sharding annotations and manual regions (spmd.go, spmd_manual.go)
 	opSharding
+	opFullToShard
+	opShardToFull
 	numOps
 )
 

@@ -124,3 +124,27 @@ func TestSPMDLoweringGolden(t *testing.T) {
 		t.Errorf("executing: %v", err)
 	}
 }
+
+// On one device a manual region of a replicated sharding is the identity;
+// other devices refuse manual sharding.
+func TestManualRegionOneDevice(t *testing.T) {
+	x := FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+	r := pjrt.Replicated()
+	y := shardToFull(fullToShard(x, r).MulScalar(2), r, x.Dims())
+	if got := y.Float32s(); got[3] != 8 {
+		t.Errorf("manual region %v", got)
+	}
+	if _, err := x.EnableManualSharding(r); err == nil {
+		t.Error("EnableManualSharding on a plain device must fail")
+	}
+	if _, err := Try1(func() *Tensor { return shardToFull(x, r, []int64{4, 4}) }); err == nil {
+		t.Error("a manual shape that is no shard of the full one must fail")
+	}
+}
+
+// manualRegionTanh is tanh inside a one-device manual region (a gradient
+// case: the region's VJPs are each other).
+func manualRegionTanh(x []*Tensor) *Tensor {
+	r := pjrt.Replicated()
+	return shardToFull(fullToShard(x[0], r).Tanh(), r, x[0].Dims())
+}

@@ -333,6 +333,8 @@ var noOracle = map[string]string{
 	"IotaOn":                "Iota on a given device",
 	"ApplyOn":               "Apply on a given device",
 	"FromLiteralSharded":    "SPMD data: a layout, no numerics; package spmd compares sharded and unsharded programs",
+	"EnableManualSharding":  "SPMD manual regions; package spmd checks them against PyTorch/XLA's test_manual_sharding_e2e",
+	"DisableManualSharding": "as EnableManualSharding",
 	"NewShardedPlaceholder": "as NewPlaceholder, with an SPMD layout",
 }
 
@@ -341,6 +343,8 @@ var noOracle = map[string]string{
 var noOracleOp = map[string]string{
 	"DeviceData":         "a graph leaf, not an op",
 	"Sharding":           "an SPMD layout annotation, the identity on values; package spmd compares sharded and unsharded programs",
+	"FullToShard":        "a manual SPMD region's entry; package spmd checks it against PyTorch/XLA's test_manual_sharding_e2e",
+	"ShardToFull":        "a manual SPMD region's exit; as FullToShard",
 	"RngBits":            "random bits; see RandN in noOracle",
 	"DynamicSlice":       "see DynamicSlice in noOracle",
 	"DynamicUpdateSlice": "see DynamicSlice in noOracle",

@@ -90,6 +90,9 @@ type pval struct {
 	gen func(l *layout, count bool) *hlo.Value
 	// cache of materializations in other layouts, by layout key.
 	cache map[string]*hlo.Value
+	// manual: each device's own value (typ is its shape); ops on it run
+	// as written.
+	manual bool
 }
 
 type pass struct {
@@ -190,6 +193,9 @@ func (p *pass) finish(entry *hlo.Func, ret *hlo.Op, res *Result) (*Result, error
 	var attrs []*hlo.DictAttr
 	for i, v := range ret.Operands {
 		pv := p.val(v)
+		if pv.manual {
+			return nil, fmt.Errorf("gspmd: result %d is a manual value; leave the manual region (SPMDShardToFullShape) first", i)
+		}
 		var ra *hlo.DictAttr
 		if i < len(entry.ResultAttrs) {
 			ra = entry.ResultAttrs[i]
@@ -287,6 +293,10 @@ func (p *pass) partitionOp(op *hlo.Op) {
 			p.fallback(op)
 			return
 		}
+	}
+	if op.Name != "stablehlo.custom_call" && p.anyManual(op) {
+		ruleManual(p, op)
+		return
 	}
 	if rule := rules[op.Name]; rule != nil {
 		rule(p, op)

@@ -1,7 +1,10 @@
 package gspmd
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt"
 )
 
 // ruleElementwise: every operand of the result's rank is brought to one
@@ -130,9 +133,14 @@ func ruleIota(p *pass, op *hlo.Op) {
 // hard constraint); other custom calls run on whole tensors.
 func ruleCustomCall(p *pass, op *hlo.Op) {
 	target, _ := hlo.AttrStr(op.Attr("call_target_name"))
+	if target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" {
+		ruleManualBoundary(p, op, target)
+		return
+	}
 	if target != "Sharding" || len(op.Operands) != 1 || len(op.Results) != 1 {
-		if target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" {
-			p.fail("manual sharding (@%s) is not supported by the embedded partitioner", target)
+		if p.anyManual(op) {
+			ruleManual(p, op)
+			return
 		}
 		p.fallback(op)
 		return
@@ -142,6 +150,13 @@ func ruleCustomCall(p *pass, op *hlo.Op) {
 	if err != nil {
 		p.fail("%v", err)
 	}
+	if x := p.val(op.Operands[0]); x.manual || s.Type == pjrt.ShardManual {
+		if !x.manual || s.Type != pjrt.ShardManual {
+			p.fail("sharding %s on a %s value: manual values enter through SPMDFullToShardShape and leave through SPMDShardToFullShape", s, map[bool]string{true: "manual", false: "partitioned"}[x.manual])
+		}
+		p.vals[op.Results[0]] = x
+		return
+	}
 	rt := op.Results[0].TensorType()
 	l, err := layoutOf(s, rt.Rank(), p.n)
 	if err != nil {
@@ -149,4 +164,87 @@ func ruleCustomCall(p *pass, op *hlo.Op) {
 	}
 	x := p.get(op.Operands[0], l, false)
 	p.set(op.Results[0], x, l)
+}
+
+func (p *pass) anyManual(op *hlo.Op) bool {
+	for _, v := range op.Operands {
+		if pv := p.vals[v]; pv != nil && pv.manual {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleManual runs an op on manual values as written: manual operands are
+// each device's own values, others whole (replicated); results are manual.
+func ruleManual(p *pass, op *hlo.Op) {
+	ins := make([]*hlo.Value, len(op.Operands))
+	for i, v := range op.Operands {
+		if pv := p.val(v); pv.manual {
+			ins[i] = pv.local
+		} else {
+			ins[i] = p.get(v, replicatedLayout(pv.typ.Rank(), p.n), true)
+		}
+	}
+	outer := map[*hlo.Value]*hlo.Value{}
+	for _, v := range capturedValues(op) {
+		if pv, ok := p.vals[v]; ok {
+			if pv.manual {
+				outer[v] = pv.local
+			} else {
+				outer[v] = p.get(v, replicatedLayout(pv.typ.Rank(), p.n), true)
+			}
+		}
+	}
+	types := make([]hlo.Type, len(op.Results))
+	for i, r := range op.Results {
+		types[i] = r.Type
+	}
+	outs := p.emit(op.Name, ins, op.Attrs, p.cloneRegions(op, outer), types...)
+	for i, r := range op.Results {
+		tt := r.TensorType()
+		if tt == nil {
+			p.fail("manual result of type %s: tensors only", r.Type)
+		}
+		p.vals[r] = &pval{typ: tt, lay: replicatedLayout(tt.Rank(), p.n), local: outs[i], manual: true}
+	}
+}
+
+// ruleManualBoundary enters a manual region (SPMDFullToShardShape: the
+// operand's shards become each device's manual value) or leaves it
+// (SPMDShardToFullShape: each device's manual value is its shard of the
+// result, laid out by the op's sharding).
+func ruleManualBoundary(p *pass, op *hlo.Op, target string) {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		p.fail("@%s takes one operand and has one result", target)
+	}
+	rt := op.Results[0].TensorType()
+	x := p.val(op.Operands[0])
+	if target == "SPMDFullToShardShape" {
+		if x.manual {
+			p.fail("@%s of a value that is manual already", target)
+		}
+		x = p.materialize(op.Operands[0])
+		if got := tensorOf(x.local).Dims; !slices.Equal(got, rt.Dims) {
+			p.fail("@%s: the operand's shards are %v (layout %s), the result is %s", target, got, x.lay, rt)
+		}
+		p.vals[op.Results[0]] = &pval{typ: rt, lay: replicatedLayout(rt.Rank(), p.n), local: x.local, manual: true}
+		return
+	}
+	if !x.manual {
+		p.fail("@%s of a value that is not manual", target)
+	}
+	d := hlo.DictAttr(op.Attrs)
+	s, err := shardingAttr(&d)
+	if err != nil {
+		p.fail("%v", err)
+	}
+	l, err := layoutOf(s, rt.Rank(), p.n)
+	if err != nil {
+		p.fail("%v", err)
+	}
+	if want := l.shardDims(rt.Dims); !slices.Equal(want, x.typ.Dims) {
+		p.fail("@%s: shards of %s under %s are %v, the manual value is %s", target, rt, s, want, x.typ)
+	}
+	p.set(op.Results[0], x.local, l)
 }

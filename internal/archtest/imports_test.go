@@ -28,6 +28,7 @@ var rooms = map[string][]string{
 	"data":              {"jit", "lazy"},
 	"internal/conform":  {"hlo", "pjrt"},
 	"internal/archtest": {},
+	"internal/difftest": {"jit", "lazy", "hlo"},
 	"cmd":               nil, // anything
 	"examples":          nil, // anything
 	"bench":             nil, // separate module

@@ -28,7 +28,7 @@ var rooms = map[string][]string{
 	"data":              {"jit", "lazy"},
 	"internal/conform":  {"hlo", "pjrt"},
 	"internal/archtest": {},
-	"internal/difftest": {"jit", "lazy", "hlo"},
+	"internal/difftest": {"jit", "lazy", "hlo", "spmd"},
 	"cmd":               nil, // anything
 	"examples":          nil, // anything
 	"bench":             nil, // separate module

@@ -28,8 +28,8 @@ var SPMDDevice func() *lazy.Device
 // longer than a tensor's rank is cut, a shorter one extended with whole
 // dimensions.
 type ShardPlan struct {
-	Mesh   []int   // mesh shape (its size is the device count)
-	Order  []int   // device ids in mesh order
+	Mesh   []int // mesh shape (its size is the device count)
+	Order  []int // device ids in mesh order
 	Params [][][]int
 	Caps   [][][]int
 	Marks  []Mark

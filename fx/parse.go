@@ -381,7 +381,11 @@ func (p *lineParser) shape() (lazy.Shape, error) {
 		}
 		dims = append(dims, d)
 	}
-	return lazy.NewShape(dt, dims...), nil
+	s, err := lazy.NewShapeE(dt, dims...)
+	if err != nil {
+		return lazy.Shape{}, p.errf("%v", err)
+	}
+	return s, nil
 }
 
 func (p *lineParser) value() (any, error) {

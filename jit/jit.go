@@ -39,6 +39,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ReportedError marks Error as a reported failure (lazy.Try converts it).
+func (*Error) ReportedError() {}
+
 // runner replays one traced signature.
 type runner interface {
 	Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error)
@@ -149,8 +152,14 @@ func CompileE[F any](fn F, opts ...Option) (F, error) {
 	}
 	t := v.Type()
 	s := &fnState{fn: v, typ: t, opts: defaultOptions(), entries: map[string]*entry{}}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return zero, &Error{Msg: fmt.Sprintf("option %d is nil", i)}
+		}
 		o(&s.opts)
+	}
+	if s.opts.err != nil {
+		return zero, &Error{Fn: s.opts.name, Msg: "invalid option", Err: s.opts.err}
 	}
 	s.name = s.opts.name
 	if s.name == "" {

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -146,14 +147,22 @@ func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool
 		wg.Add(1)
 		c.inflight[h] = wg
 		c.mu.Unlock()
-		x, err := compileNew(dev, g, build)
-		c.mu.Lock()
-		delete(c.inflight, h)
-		c.mu.Unlock()
-		if err == nil {
-			c.put(x)
-		}
-		wg.Done()
+		var x *Executable
+		err := errors.New("lazy: compile panicked")
+		func() {
+			// A panic in build (a bug in a lowering) goes on, but
+			// the waiters are released first: they retry and see it.
+			defer func() {
+				c.mu.Lock()
+				delete(c.inflight, h)
+				c.mu.Unlock()
+				if err == nil {
+					c.put(x)
+				}
+				wg.Done()
+			}()
+			x, err = compileNew(dev, g, build)
+		}()
 		return x, err == nil, err
 	}
 }

@@ -19,6 +19,14 @@
 // that the program checks as it runs (checks.go). TestTorchOracle replays
 // PyTorch results recorded by scripts/torch_oracle.py.
 //
+// Every public op checks its arguments before it records anything (nil
+// tensors, element types, axes, dims with overflow checks, attribute
+// ranges, devices) and panics with an *Error naming the op, the operand
+// shapes and the caller's file:line; a rejected op changes no state (ops
+// made of several inner ops run first on shape-only stand-ins, dry.go).
+// Try and AsError turn only those errors (and hlo builder errors and
+// ReportedErrors) into error values: any other panic is a bug and goes on.
+//
 // Place in the flow: user code and the jit (fx, bridge, partitioner, jit)
 // build on it; it lowers to hlo and runs through pjrt. It imports hlo and
 // pjrt (with the embedded device pjrt/host) only, never fx, bridge,

@@ -57,7 +57,9 @@ func CollectGraph(roots []Value) *Graph {
 		}
 	}
 	g := &Graph{Roots: roots, ParamOf: map[*Node]int{}}
-	visited := make(map[*Node]bool)
+	// pos is each visited node's place in the post-order (-1 while its
+	// inputs are being visited).
+	pos := make(map[*Node]int32)
 	dataIdx := map[*deviceData]int{}
 	type frame struct {
 		n    *Node
@@ -65,24 +67,25 @@ func CollectGraph(roots []Value) *Graph {
 	}
 	var stack []frame
 	for _, r := range roots {
-		if visited[r.Node] {
+		if _, seen := pos[r.Node]; seen {
 			continue
 		}
-		visited[r.Node] = true
+		pos[r.Node] = -1
 		stack = append(stack, frame{r.Node, 0})
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next < len(top.n.inputs) {
 				in := substitute(top.n.inputs[top.next]).Node
 				top.next++
-				if !visited[in] {
-					visited[in] = true
+				if _, seen := pos[in]; !seen {
+					pos[in] = -1
 					stack = append(stack, frame{in, 0})
 				}
 				continue
 			}
 			n := top.n
 			stack = stack[:len(stack)-1]
+			pos[n] = int32(len(g.Nodes))
 			g.Nodes = append(g.Nodes, n)
 			if n.op.Lower == nil && n.data == nil {
 				g.Host = append(g.Host, n)
@@ -106,11 +109,21 @@ func CollectGraph(roots []Value) *Graph {
 	for _, r := range roots {
 		h.hash(r.Node.hash)
 		h.int(r.Index)
+		h.int(int(pos[r.Node]))
 	}
+	// The parameter order, and which node each operand is: node hashes
+	// see a device-data leaf by its shape only, so without the edges
+	// (x+y)*x and (x+y)*y would hash alike.
 	h.int(len(g.Params))
 	for _, n := range g.Nodes {
 		if n.data != nil {
 			h.int(g.ParamOf[n])
+			continue
+		}
+		h.int(len(n.inputs))
+		for _, in := range n.inputs {
+			in = substitute(in)
+			h.int(int(pos[in.Node]))
 		}
 	}
 	h.int(0) // donated buffers: none in this graph form
@@ -147,7 +160,11 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 			v = substitute(v)
 			in[i] = vals[v.Node][v.Index]
 		}
-		vals[n] = n.op.Lower(lc, n, in)
+		out, err := lowerNode(b, lc, n, in)
+		if err != nil {
+			return nil, err
+		}
+		vals[n] = out
 	}
 	outs := make([]*hlo.Value, len(g.Roots))
 	for i, r := range g.Roots {
@@ -159,7 +176,16 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 }
 
 // Sync computes every pending tensor of ts in one graph (a cut).
-func Sync(ts ...*Tensor) error { return syncTensors("Sync", ts) }
+// Its error is an *Error.
+func Sync(ts ...*Tensor) error {
+	if err := syncTensors("Sync", ts); err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return &Error{Op: "Sync", Msg: err.Error(), Site: callerSite(), Err: err}
+	}
+	return nil
+}
 
 // syncTensors is every cut: it collects the pending IR of ts, finds or
 // compiles the graph by hash, executes it and stores the results.

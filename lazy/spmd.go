@@ -196,7 +196,7 @@ func (t *Tensor) keepSharding(v Value) Value {
 }
 
 func shardingValue(v Value, s *Sharding) Value {
-	return Value{newNode(table[opSharding], Attrs{{Key: "sharding", Val: s.String()}}, []Value{v}), 0}
+	return Value{newNodeOf(table[opSharding], Attrs{{Key: "sharding", Val: s.String()}}, []Value{v}), 0}
 }
 
 // FromLiteralSharded uploads l to the SPMD device dev laid out by s: each

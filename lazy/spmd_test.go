@@ -31,7 +31,7 @@ func TestShardingAnnotationIsIdentity(t *testing.T) {
 		t.Errorf("host kernel %v, %v", out, err)
 	}
 	if _, err := Try1(func() *Tensor {
-		return newPending(Value{newNode(table[opSharding], Attrs{{Key: "sharding", Val: "{devices=[2"}}, []Value{x.value()}), 0}, x.dev)
+		return newPending(Value{newNodeOf(table[opSharding], Attrs{{Key: "sharding", Val: "{devices=[2"}}, []Value{x.value()}), 0}, x.dev)
 	}); err == nil {
 		t.Error("a malformed sharding text must be rejected")
 	}

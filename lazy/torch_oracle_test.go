@@ -320,6 +320,7 @@ var noOracle = map[string]string{
 	"DynamicSlice":          "XLA's dynamic_slice (start indices clamped into range) has no PyTorch op with run-time starts; TestOpsDynamicSlice",
 	"DynamicUpdateSlice":    "as DynamicSlice",
 	"Apply":                 "the generic entry of the op table; every case goes through it",
+	"Record":                "Apply without eager computation or host ops, for rebuilding graphs to lower; compared by the jit and difftest tests",
 	"FromSlice":             "every case's inputs are made from host data; the conversion is a copy",
 	"FromLiteral":           "as FromSlice",
 	"FromLiteralOn":         "as FromSlice",
@@ -331,11 +332,11 @@ var noOracle = map[string]string{
 	"GradWith":              "as Grad",
 	"FullOn":                "Full on a given device",
 	"IotaOn":                "Iota on a given device",
-	"ApplyOn":               "Apply on a given device",
 	"FromLiteralSharded":    "SPMD data: a layout, no numerics; package spmd compares sharded and unsharded programs",
 	"EnableManualSharding":  "SPMD manual regions; package spmd checks them against PyTorch/XLA's test_manual_sharding_e2e",
 	"DisableManualSharding": "as EnableManualSharding",
 	"NewShardedPlaceholder": "as NewPlaceholder, with an SPMD layout",
+	"RecordOn":              "Record on a given device (constants of rebuilt graphs)",
 }
 
 // noOracleOp gives the reason why an op table row is not exercised by any

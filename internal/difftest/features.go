@@ -132,7 +132,7 @@ func CIFeatures() Features {
 // executable (graphs that differ only in which parameter a repeated
 // operand reads hash alike), which depends on what ran earlier in the
 // process. TestPrograms logs them instead of failing.
-var KnownBrokenFamilies = []string{"cache/"}
+var KnownBrokenFamilies = []string{}
 
 // ModeDependent lists families whose behaviour legitimately differs
 // between the modes, so bit-for-bit comparison does not apply: they are

@@ -112,7 +112,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 	p := &Program{dev: dev, argShapes: make([]lazy.Shape, nArgs), capShapes: make([]lazy.Shape, nCaps)}
 	byData := map[any]source{}
 	for _, n := range g.Placeholders() {
-		t := lazy.NewPlaceholder(n.Shapes[0], dev)
+		t := lazy.NewShardedPlaceholder(n.Shapes[0], dev, n.Sharding)
 		src := source{capture: n.Input == fx.Capture, index: n.Index}
 		if src.capture {
 			caps[n.Index] = t
@@ -128,7 +128,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			return nil, fmt.Errorf("bridge: graph has no placeholder for argument %d", i)
 		}
 	}
-	in := fx.Interpreter{G: g}
+	in := fx.Interpreter{G: g, Device: dev}
 	outs, muts, err := in.Run(args, caps)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func FromTrace(t *Trace) (*Graph, error) {
 		}
 	}
 	for i, a := range t.Args {
-		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}})
+		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}, Sharding: t.ArgStates[i].Sharding()})
 		if id := t.ArgStates[i].DataID(); id != nil && c.byData[id] == nil {
 			c.byData[id] = n
 		}
@@ -154,7 +154,7 @@ func (c *converter) capture(t *lazy.Tensor, id any) *Node {
 		return n
 	}
 	k := len(c.g.Captures)
-	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}})
+	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}, Sharding: t.Sharding()})
 	c.g.Captures = append(c.g.Captures, t)
 	c.captureOf[t] = n
 	if id != nil && c.byData[id] == nil {

@@ -395,6 +395,9 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	} else {
 		s.event("trace: %s", guardString(guard, notes))
 	}
+	for _, r := range reshardEvents(run) {
+		s.event("%s", r)
+	}
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, traced.Graph.Captures

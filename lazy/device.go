@@ -16,6 +16,7 @@ type Device struct {
 	client pjrt.Client
 	ord    int
 	state  *clientState
+	spmd   int // devices spanned by the SPMD device (spmd.go); 0 otherwise
 
 	rngMu sync.Mutex
 	rng   *Tensor // RNG state (u64[2]), device data advanced by each random op
@@ -45,6 +46,9 @@ var (
 func (d *Device) String() string {
 	if d == nil {
 		return "<nil device>"
+	}
+	if d.spmd > 0 {
+		return "SPMD:0"
 	}
 	return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord)
 }
@@ -140,7 +144,7 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 		args[i] = NewPlaceholder(s, dev)
 	}
 	var outs []*Tensor
-	if err := Try(func() { outs = Record(op, attrs, args...) }); err != nil {
+	if err := Try(func() { outs = RecordOn(dev, op, attrs, args...) }); err != nil {
 		return false
 	}
 	roots := make([]Value, len(outs))

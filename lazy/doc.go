@@ -8,7 +8,10 @@
 // shape rule, lowering to StableHLO, host kernel and gradient rule; printing,
 // hashing, lowering, host fallback and autodiff (Grad) all read it. Eager
 // mode is a cut after every op. Metrics (Counter, MetricsReport) and dumps
-// (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go.
+// (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go. The SPMD
+// device (spmd.go, SPMDDevice) spans every device of a client: its data is
+// sharded, its programs carry sharding annotations and are partitioned at
+// compile time (package spmd is the user API).
 //
 // The API follows PyTorch's semantics: type promotion (promote.go), true
 // division, f32 accumulation of f16/bf16 reductions, and errors where

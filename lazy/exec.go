@@ -29,6 +29,9 @@ type Graph struct {
 	// lowered until they are computed (computeHostNodes).
 	Host []*Node
 	rng  bool // some node draws random bits
+	// spmd is the number of devices of the SPMD device the parameters
+	// live on (0: not an SPMD graph; spmd.go).
+	spmd int
 }
 
 // substitute is v, or the device-data leaf of a computed host node's
@@ -124,7 +127,8 @@ func CollectGraph(roots []Value) *Graph {
 		}
 	}
 	h.int(0) // donated buffers: none in this graph form
-	h.int(0) // sharding mode: replicated, one device
+	g.spmd = g.spmdMode()
+	h.int(g.spmd) // sharding mode: 0 one device, else the SPMD device's count
 	g.Hash = h.sum()
 	return g
 }
@@ -140,9 +144,9 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
 	params := make([]*hlo.Value, len(g.Params))
 	for i, p := range g.Params {
-		params[i] = f.Arg(p.out[0].TensorType())
+		params[i] = f.ArgWithAttrs(p.out[0].TensorType(), g.argShardingAttrs(i)...)
 	}
-	lc := &LowerCtx{S: f.Scope}
+	lc := &LowerCtx{S: f.Scope, spmd: g.spmd > 0}
 	for _, n := range g.Nodes {
 		if n.data != nil {
 			vals[n] = []*hlo.Value{params[g.ParamOf[n]]}
@@ -166,7 +170,8 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	for i, r := range g.Roots {
 		outs[i] = vals[r.Node][r.Index]
 	}
-	f.ReturnWithAttrs(lc.lowerChecks(outs))
+	res, attrs := lc.lowerChecks(outs)
+	f.ReturnWithAttrs(res, g.lowerSPMD(b, attrs, len(res)))
 	return b.Build()
 }
 
@@ -302,7 +307,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 // are not synced, even dead ones, keep the buffer). Nothing is donated while
 // a trace is active (the trace may restore a tensor to its old buffer).
 func donatable(g *Graph, pending []*Tensor) []int64 {
-	if anyTrace() {
+	if anyTrace() || g.spmd > 0 {
 		return nil
 	}
 	var cands []int

@@ -12,6 +12,8 @@ type LowerCtx struct {
 	S *hlo.Scope
 	// checks are the flags of the run-time checks lowered so far.
 	checks []loweredCheck
+	// spmd: the graph runs on the SPMD device (annotations are lowered).
+	spmd bool
 }
 
 // scalar returns a 0-d constant of dt.

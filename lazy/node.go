@@ -95,6 +95,9 @@ func (n *Node) computeHash() {
 		s := n.out[0]
 		h.u64(uint64(s.DType))
 		h.ints(s.Dims)
+		if sh := n.data.sharding(); sh.IsTiled() {
+			h.str(sh.String()) // other layouts, other programs
+		}
 		n.hash = h.sum()
 		return
 	}

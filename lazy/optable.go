@@ -121,6 +121,10 @@ const (
 	opHostFunc
 	// run-time checks
 	opCheck
+	// SPMD sharding annotations and manual regions (spmd.go, spmd_manual.go)
+	opSharding
+	opFullToShard
+	opShardToFull
 	numOps
 )
 
@@ -152,6 +156,8 @@ func operandCount(code opCode) [2]int {
 		return [2]int{3, 3}
 	case opReduceSum, opReduceMax, opReduceMin, opReduceProd, opArgMax, opArgMin, opReshape, opTranspose, opBroadcast,
 		opSlice, opPad, opReverse, opReduceWindow, opCumsum, opSort, opRngBits, opNonZero, opUnique:
+		return [2]int{1, 1}
+	case opSharding, opFullToShard, opShardToFull:
 		return [2]int{1, 1}
 	case opDotGeneral, opConv, opTakeAlong, opSelectAndScatterMax, opMaskedSelect, opMaskedScatter, opCheck:
 		return [2]int{2, 2}

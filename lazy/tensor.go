@@ -22,6 +22,9 @@ type deviceData struct {
 	// leaves are the device-data IR leaves made for this buffer.
 	mu     sync.Mutex
 	leaves []*Node
+	// spec is a placeholder's declared sharding on the SPMD device (real
+	// data's layout is its buffer's; see spmd.go).
+	spec *Sharding
 }
 
 // setData makes t hold d (nil: nothing), keeping the holder counts.
@@ -52,6 +55,8 @@ type Tensor struct {
 	// (a loss read with Item, every tensor in eager mode). It keeps that IR,
 	// and the input buffers it reads, alive until t is computed again.
 	origin Value
+	// spec is the sharding MarkSharding gave t on the SPMD device.
+	spec *Sharding
 }
 
 // nilTensor panics with the *Error of method called on a nil tensor.
@@ -220,7 +225,7 @@ func uploadLiteral(dev *Device, l *hlo.Literal) *Tensor {
 	if err := checkLiteral(l); err != nil {
 		throw("FromLiteral", nil, "%v", err)
 	}
-	buf, err := dev.client.BufferFromHost(l, dev.ord)
+	buf, err := dev.upload(l)
 	if err != nil {
 		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
@@ -415,7 +420,7 @@ func (t *Tensor) Assign(v *Tensor) {
 		SyncExternal([]*Tensor{v})
 		st.onAssign(t)
 	}
-	t.val = v.value()
+	t.val = t.keepSharding(v.value())
 	t.val.Node.uses.Add(1)
 	t.setData(nil)
 	t.origin = Value{}

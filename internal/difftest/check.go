@@ -56,8 +56,19 @@ func Check(p *Program) (*Failure, Outcome) {
 	if p.Features.JitEager {
 		modes = append(modes, JitEager)
 	}
+	if p.Shardings != nil && SPMDDevice != nil {
+		modes = append(modes, SPMD)
+	}
 	for _, m := range modes {
-		r := runMode(p, m, ref.failAt)
+		var r *modeRun
+		if m == SPMD {
+			r = runSPMD(p, ref.failAt)
+			if f := compare(p, st, ref, r); f != nil {
+				return f, oc
+			}
+			continue
+		}
+		r = runMode(p, m, ref.failAt)
 		if f := compare(p, st, ref, r); f != nil {
 			if ColdDevice != nil && m != LazyWarm {
 				// Does the mode agree on a fresh device? Then the
@@ -242,6 +253,10 @@ func short(l *hlo.Literal) string {
 
 func valueFailure(m Mode, what string, a, b obs) *Failure {
 	differ, nanOnly, where := bitsDiffer(a, b)
+	if m == SPMD {
+		differ, where = closeDiffer(a, b)
+		nanOnly = false
+	}
 	if !differ {
 		return nil
 	}

@@ -292,6 +292,9 @@ func TestMain(m *testing.M) {
 		log.SetOutput(io.Discard)
 	}
 	ColdDevice = func() *lazy.Device { return lazy.DevicesOf(host.NewClient(1))[0] }
+	spmdDev := lazy.SPMDDevice(host.NewClient(SPMDDevices))
+	lazy.SetCacheSize(spmdDev, 64)
+	SPMDDevice = func() *lazy.Device { return spmdDev }
 	os.Exit(m.Run())
 }
 

@@ -20,9 +20,13 @@
 //
 // Features switch families of generated behaviour on and off: the CI test
 // runs the families that pass, the long run (-difftest.n) every family.
+// With Sharding a program also runs in lazy mode on the SPMD device of four
+// embedded devices (mode spmd, spmd.go), its inputs and some results laid
+// out by a random ShardPlan; its values must agree with lazy mode's within
+// the tolerances of a changed summation order.
 //
-// Place in the flow: a test-side package above jit. It imports jit, lazy
-// and hlo; nothing in the product imports it.
+// Place in the flow: a test-side package above jit. It imports jit, lazy,
+// spmd and hlo; nothing in the product imports it.
 //
 // A printed program (abridged):
 //

@@ -95,6 +95,12 @@ type Features struct {
 
 	// Modes beyond eager, lazy and jit.
 	JitEager bool // the compiled function called with eager mode on
+	// Sharding: the program also runs in lazy mode on the SPMD device of
+	// SPMDDevices embedded devices (mode spmd), its parameters, captures
+	// and some instruction results laid out by random partition specs
+	// (Program.Shardings); values are compared within the tolerances of
+	// a changed summation order.
+	Sharding bool
 }
 
 // AllFeatures has every family on.

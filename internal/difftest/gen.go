@@ -30,6 +30,9 @@ func Generate(seed uint64, f Features) *Program {
 	keepHostErrors(g.p, g.st)
 	g.signature()
 	g.calls()
+	if f.Sharding {
+		g.p.Shardings = planShardings(g.p, SPMDDevices)
+	}
 	return g.p
 }
 

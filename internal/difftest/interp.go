@@ -48,6 +48,7 @@ func (p *Program) body(caps, args []*lazy.Tensor, statics []float64, e *env) []*
 		if r := len(e.regs); t != nil && e.want != nil && e.want[r].DType != 0 && !anyDyn(e.want[r].Dims) && !t.Shape().Equal(e.want[r]) {
 			panic(&harnessError{fmt.Sprintf("%s gave %s, the analysis expects %s", in.Op, t.Shape(), e.want[r])})
 		}
+		markReg(len(e.regs), t) // SPMD mode: the plan's annotations
 		e.regs = append(e.regs, t)
 	}
 	out := make([]*lazy.Tensor, len(p.Results))

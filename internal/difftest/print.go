@@ -33,6 +33,9 @@ func (p *Program) Text() string {
 		}
 		fmt.Fprintf(&b, "// input variant %d: %s\n", v, strings.Join(s, ", "))
 	}
+	if sp := p.Shardings; sp != nil {
+		fmt.Fprintf(&b, "// spmd mode: mesh %v of devices %v; parameter specs %v, capture specs %v, annotated instructions %v\n", sp.Mesh, sp.Order, sp.Params, sp.Caps, sp.Marks)
+	}
 	fmt.Fprintf(&b, "lazy.ManualSeed(%d)\n", p.Seed)
 	for c, s := range p.Captures {
 		fmt.Fprintf(&b, "c%d := %s\n_ = c%d\n", c, fromDataText(s, p.CapData[c]), c)

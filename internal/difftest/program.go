@@ -40,6 +40,9 @@ type Program struct {
 	// ReadEachCall reads every result right after its call (otherwise all
 	// are read once the calls are done).
 	ReadEachCall bool
+
+	// Shardings is where the SPMD mode lays tensors out (Features.Sharding).
+	Shardings *ShardPlan `json:",omitempty"`
 }
 
 // Registers: 0..len(params)-1 are the tensor parameters, then one per

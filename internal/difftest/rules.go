@@ -366,6 +366,9 @@ func (p *Program) Uses(name string) bool {
 	if strings.EqualFold(name, "JitEager") {
 		return true
 	}
+	if strings.EqualFold(name, "Sharding") {
+		return p.Shardings != nil
+	}
 	q := *p
 	if err := q.Features.Set(name, false); err != nil {
 		return false

@@ -202,6 +202,7 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 	caps := make([]*lazy.Tensor, len(p.Captures))
 	for c, s := range p.Captures {
 		caps[c] = fromData(s, p.CapData[c])
+		markInput(caps[c], c, true)
 		tr.know(caps[c])
 	}
 	var reads int
@@ -233,8 +234,10 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 			switch b.Kind {
 			case BindFresh:
 				args[i] = fromData(s, b.Data)
+				markInput(args[i], i, false)
 			case BindPending:
 				args[i] = negNeg(fromData(s, b.Data))
+				markInput(args[i], i, false)
 			case BindSame:
 				args[i] = args[b.Index]
 			case BindKeep:

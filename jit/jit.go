@@ -237,6 +237,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if err := encodeArgs(w, s.codecs, args); err != nil {
 		return s.fail(err)
 	}
+	w.baseLen = len(w.key)
 	w.key = appendCaptureAliases(w.key, &s.mutCaps, w.tensors)
 	var e *entry
 	if h := s.last.Load(); h != nil && h.match(w.key) {
@@ -332,31 +333,35 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	// its assignments.
 	s.replayMu.Lock()
 	defer s.replayMu.Unlock()
-	tensors := append([]*lazy.Tensor(nil), w.tensors...)
-	rp := &resultPlanner{slots: map[*lazy.Tensor]int{}}
-	bindings := bindingsOf(args)
+	if err := lazy.Sync(w.tensors...); err != nil {
+		return nil, err
+	}
+	tr, err := s.traceOnce(args, w.tensors, true)
+	if err == nil && len(tr.aliased) > 0 && len(tr.traced.Graph.Output().Mutations) > 0 {
+		// The function reaches an argument through a closure variable too,
+		// and writes: the graph must be the aliased one. Trace again on the
+		// tensors themselves, and key the entry by the aliasing.
+		caps := s.mutCaps.Load().with(tr.aliased)
+		s.mutCaps.Store(caps)
+		key = string(appendCaptureAliases(append([]byte(nil), w.key[:w.baseLen]...), &s.mutCaps, w.tensors))
+		s.mu.RLock()
+		old := s.entries[key]
+		s.mu.RUnlock()
+		if old != nil {
+			return old, nil
+		}
+		notes = aliasNotes(args, caps)
+		e = &entry{key: key, guard: guard, notes: notes}
+		tr, err = s.traceOnce(args, w.tensors, false)
+	}
+	var traced *bridge.Traced
 	var replaced []binding
-	traced, err := bridge.Trace(tensors, func() ([]*lazy.Tensor, error) {
-		rs := s.fn.Call(args)
-		if replaced = rebound(bindings); len(replaced) > 0 && s.opts.fullGraph {
-			restore(replaced)
-			return nil, &Error{Fn: s.name, Msg: reboundMessage(replaced)}
-		}
-		if s.hasErr {
-			if errv := rs[len(rs)-1]; !errv.IsNil() {
-				return nil, errv.Interface().(error)
-			}
-			rs = rs[:len(rs)-1]
-		}
-		for i, r := range rs {
-			p, err := rp.plan(r, 0)
-			if err != nil {
-				return nil, fmt.Errorf("result %d: %w", i, err)
-			}
-			e.results = append(e.results, p)
-		}
-		return rp.tensors, nil
-	}, bridge.TraceOptions{})
+	var rp *resultPlanner
+	tensors := w.tensors
+	if tr != nil {
+		traced, replaced, rp, tensors = tr.traced, tr.replaced, tr.rp, tr.tensors
+		e.results = tr.results
+	}
 	var be *bridge.BreakError
 	switch {
 	case errors.As(err, &be):
@@ -423,6 +428,69 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	}
 	s.store(e)
 	return e, nil
+}
+
+// traceResult is what one run of the function under a trace recorded.
+type traceResult struct {
+	traced   *bridge.Traced
+	results  []*outPlan
+	rp       *resultPlanner
+	replaced []binding
+	// tensors are the argument tensors the graph's argument placeholders
+	// stand for (proxies when used); aliased are captured tensors that are
+	// also arguments (reached through a closure variable too).
+	tensors []*lazy.Tensor
+	aliased []*lazy.Tensor
+}
+
+// traceOnce runs the function under bridge.Trace, on proxies of its
+// argument tensors when useProxies is set (see proxy.go).
+func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, useProxies bool) (*traceResult, error) {
+	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}}, tensors: argTensors}
+	callArgs := args
+	if useProxies {
+		var ps *proxySet
+		callArgs, ps = installProxies(args)
+		defer ps.restore()
+		tr.tensors = make([]*lazy.Tensor, len(argTensors))
+		for i, t := range argTensors {
+			tr.tensors[i] = ps.proxy(t)
+		}
+		defer func() {
+			if tr.traced == nil {
+				return
+			}
+			for _, c := range tr.traced.Graph.Captures {
+				if ps.of[c] != nil {
+					tr.aliased = append(tr.aliased, c)
+				}
+			}
+		}()
+	}
+	bindings := bindingsOf(callArgs)
+	traced, err := bridge.Trace(tr.tensors, func() ([]*lazy.Tensor, error) {
+		rs := s.fn.Call(callArgs)
+		if tr.replaced = rebound(bindings); len(tr.replaced) > 0 && s.opts.fullGraph {
+			restore(tr.replaced)
+			return nil, &Error{Fn: s.name, Msg: reboundMessage(tr.replaced)}
+		}
+		if s.hasErr {
+			if errv := rs[len(rs)-1]; !errv.IsNil() {
+				return nil, errv.Interface().(error)
+			}
+			rs = rs[:len(rs)-1]
+		}
+		for i, r := range rs {
+			p, err := tr.rp.plan(r, 0)
+			if err != nil {
+				return nil, fmt.Errorf("result %d: %w", i, err)
+			}
+			tr.results = append(tr.results, p)
+		}
+		return tr.rp.tensors, nil
+	}, bridge.TraceOptions{})
+	tr.traced = traced
+	return tr, err
 }
 
 // recompileHint suggests a fix when recompiles keep coming from one

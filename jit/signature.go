@@ -24,6 +24,7 @@ type walker struct {
 	tensors []*lazy.Tensor
 	seen    map[*lazy.Tensor]int // first positions, for long tensor lists
 	depth   int
+	baseLen int // the key's length before the capture aliases
 }
 
 // reset empties the walker for a new call.

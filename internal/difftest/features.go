@@ -141,7 +141,7 @@ var ModeDependent = []string{"RuntimeChecks"}
 
 // KnownBroken lists the families switched off in CIFeatures because the
 // product still fails them; a fix on main removes its name here.
-var KnownBroken = []string{"CaptureAsArg"}
+var KnownBroken = []string{}
 
 // Names returns the feature names (the struct's field names).
 func FeatureNames() []string {

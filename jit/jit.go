@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -118,20 +119,35 @@ var (
 	walkerPool = sync.Pool{New: func() any { return &walker{key: make([]byte, 0, 64), tensors: make([]*lazy.Tensor, 0, 8)} }}
 )
 
-// register maps a func value to its state. The entry keeps the func value
-// alive, so its address (the key) cannot be reused by another function
-// while the entry exists.
-func register(f any, c compiled) { registry.Store(funcKey(f), registered{f, c}) }
-
-type registered struct {
-	fn any // keeps the keyed func value alive
-	c  compiled
+// register maps a func value to its state. The registry does not keep
+// the func value alive: when Go collects it, a cleanup removes its entry
+// (so a program that compiles functions in a loop does not keep them all),
+// and only then can its address, the key, be another function's. Func
+// values that are not heap objects (top-level functions) live forever.
+func register(f any, c compiled) {
+	ptr := funcPtr(f)
+	key := uintptr(ptr)
+	registry.Store(key, c)
+	func() {
+		defer func() { recover() }() // not a heap object: nothing to clean up
+		runtime.AddCleanup((*byte)(ptr), unregister, registeredKey{key, c})
+	}()
 }
 
+type registeredKey struct {
+	key uintptr
+	c   compiled
+}
+
+func unregister(r registeredKey) { registry.CompareAndDelete(r.key, r.c) }
+
 // funcKey identifies a func value (its closure pointer).
-func funcKey(f any) uintptr {
+func funcKey(f any) uintptr { return uintptr(funcPtr(f)) }
+
+// funcPtr is a func value's closure pointer.
+func funcPtr(f any) unsafe.Pointer {
 	type eface struct{ typ, data unsafe.Pointer }
-	return uintptr((*eface)(unsafe.Pointer(&f)).data)
+	return (*eface)(unsafe.Pointer(&f)).data
 }
 
 // Compile wraps fn, a function over *lazy.Tensor values (and slices,

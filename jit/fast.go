@@ -11,7 +11,7 @@ import (
 // grow onto the heap and take the general path).
 const keyBufLen = 96
 
-// Tensor is the lazy tensor type, for the signatures below.
+// tensor is the lazy tensor type, for the signatures below.
 type tensor = lazy.Tensor
 
 // fastWrapper returns a wrapper without reflection for the most common

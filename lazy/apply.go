@@ -206,8 +206,7 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device
 }
 
 // RunHost runs op's host kernel on literals (for the partitioner's host
-// nodes). Ops with a lowering but no Go kernel run through the embedded
-// device's executor.
+// nodes). An op without a Go kernel is an error.
 func RunHost(op *OpDef, attrs Attrs, in []*hlo.Literal) ([]*hlo.Literal, error) {
 	if op == nil {
 		return nil, fmt.Errorf("lazy: RunHost: op is nil")

@@ -19,7 +19,8 @@ type Stage struct {
 	// values it produces that later stages, the graph output or a
 	// mutation read.
 	Inputs, Outputs []fx.Ref
-	// Partition is the device partition number (1-based; 0 for host).
+	// Partition is the device partition number (1-based), or -1 for a host
+	// stage, as in fx.Node.Partition.
 	Partition int
 }
 
@@ -153,7 +154,7 @@ func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
 		}
 		for _, n := range g.Nodes {
 			if isHost(n) && level[n.ID] == l {
-				st := Stage{Host: n, Inputs: append([]fx.Ref(nil), n.Args...)}
+				st := Stage{Host: n, Inputs: append([]fx.Ref(nil), n.Args...), Partition: -1}
 				for i := range n.Shapes {
 					st.Outputs = append(st.Outputs, fx.Ref{Node: n, Index: i})
 				}

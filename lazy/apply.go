@@ -50,7 +50,7 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		vals = append(vals, t.value())
 	}
 	n := &a.n
-	buildNode(n, op, attrs, vals, 3, a.shapes[:0])
+	buildNode(n, op, attrs, vals, a.shapes[:0])
 	outs := a.outs[:]
 	if len(n.out) != 1 {
 		outs = make([]*Tensor, len(n.out))

@@ -123,6 +123,9 @@ func configFlags() uint64 { return 1 }
 // node's lowering, returning the roots.
 func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	b := hlo.NewBuilder(name)
+	// Each op's Go source position (in the lowering code) is recorded for
+	// debugging only: finding it costs a stack walk per op.
+	b.SetLocations(debugLevel() >= 1)
 	f := b.Func("main")
 	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
 	params := make([]*hlo.Value, len(g.Params))

@@ -341,6 +341,7 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		}
 	}
 	out := e.wrapOut(res, opts.Device)
+	r.poolDonated(res)
 	e.prog.putRun(r)
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/elementwise"
@@ -170,7 +169,7 @@ type fusion struct {
 	argInPlace [][]int
 	single     bool  // one member: run its TileFn on whole literals
 	bufSize    []int // per scratch buffer: bytes per element
-	states     sync.Pool
+	states     freeList[fuseState]
 }
 
 // fuse compiles the members of g. Members whose result nobody reads are
@@ -339,7 +338,6 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 	}
 	f.grain = kernel.ElementGrain(cost)
-	f.states.New = func() any { return f.newState() }
 	return f, nil
 }
 
@@ -523,6 +521,14 @@ type fuseState struct {
 	bufs   [][]byte
 }
 
+// getState returns a kept worker state or a new one.
+func (f *fusion) getState() *fuseState {
+	if st := f.states.get(); st != nil {
+		return st
+	}
+	return f.newState()
+}
+
 func (f *fusion) newState() *fuseState {
 	st := &fuseState{
 		ins:    make([]*hlo.Literal, len(f.inVals)),
@@ -565,11 +571,11 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	if f.single && x.Pool != nil {
 		return f.runSingle(x, frame, s)
 	}
-	st := f.states.Get().(*fuseState)
+	st := f.getState()
 	for k := range s.in {
 		l, err := f.input(frame, s, k)
 		if err != nil {
-			f.states.Put(st)
+			f.states.put(st)
 			return err
 		}
 		st.ins[k] = l
@@ -597,9 +603,9 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	default:
 		tiles := (f.n + f.tile - 1) / f.tile
 		kernel.ParallelFor(tiles, max(f.grain/f.tile, 1), func(lo, hi int) {
-			w := f.states.Get().(*fuseState)
+			w := f.getState()
 			f.chunk(w, st, lo*f.tile, min(hi*f.tile, f.n))
-			f.states.Put(w)
+			f.states.put(w)
 		})
 	}
 	for j, id := range s.out {
@@ -607,7 +613,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	}
 	clear(st.ins)
 	clear(st.outs)
-	f.states.Put(st)
+	f.states.put(st)
 	return nil
 }
 

@@ -2,7 +2,9 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -31,10 +33,12 @@ type Program struct {
 	// entryFn is the entry function (known before its plan is done).
 	entryFn *hlo.Func
 
-	// runs holds *runState: an execution takes one, recycles its dead
+	// runs holds run states: an execution takes one, recycles its dead
 	// intermediates through its pool and hands it back, so the next
 	// execution reuses that storage.
-	runs sync.Pool
+	runs freeList[runState]
+	// kept counts the bytes the idle run states keep (retained.go).
+	kept atomic.Pointer[atomic.Int64]
 }
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.
@@ -81,7 +85,7 @@ type funcPlan struct {
 	copyOut []bool
 	// params are the parameters as checkArgs reads them (entry only).
 	params []paramSpec
-	frames sync.Pool // *frameBuf
+	frames freeList[frameBuf]
 }
 
 type frameBuf struct{ slots []kernel.Value }
@@ -632,12 +636,12 @@ func (fp *funcPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, err
 
 // runInto is Run appending the results to res.
 func (fp *funcPlan) runInto(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Value, error) {
-	fb, _ := fp.frames.Get().(*frameBuf)
+	fb := fp.frames.get()
 	if fb == nil {
 		fb = &frameBuf{slots: make([]kernel.Value, fp.nslots)}
 	}
 	res, err := fp.runOn(x, fb.slots, args, res)
-	fp.frames.Put(fb)
+	fp.frames.put(fb)
 	return res, err
 }
 
@@ -713,9 +717,11 @@ func (p *Program) copyOut(mem *kernel.Mem, res []kernel.Value) error {
 }
 
 // runState is what one single-device execution needs besides its frame:
-// its context, buffer pool and argument and result lists. Programs keep
-// them in a sync.Pool, so a warm execution allocates only its results, and
-// the storage its intermediates died in is reused by the next execution.
+// its context, buffer pool and argument and result lists. Programs keep a
+// few (freeList), so a warm execution allocates only the results it hands
+// out, and the storage its intermediates died in is reused by the next
+// execution. The storage kept in all programs' run states together is
+// bounded by retainedMax (retained.go).
 type runState struct {
 	x       kernel.Ctx
 	pool    kernel.Pool
@@ -724,13 +730,18 @@ type runState struct {
 	donated []*hlo.Literal // the arguments the caller donated
 	// inDonated is the execution's list of results in donated storage.
 	inDonated []*hlo.Literal
+	// kept is the pool storage counted in the retained bytes while the run
+	// state waits in its program's free list.
+	kept int64
 }
 
 func (p *Program) getRun() *runState {
-	r, _ := p.runs.Get().(*runState)
+	r := p.runs.get()
 	if r == nil {
-		r = &runState{}
+		return &runState{}
 	}
+	p.unretain(r.kept)
+	r.kept = 0
 	return r
 }
 
@@ -741,7 +752,24 @@ func (p *Program) putRun(r *runState) {
 	clear(r.inDonated)
 	r.in, r.res, r.donated, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.inDonated[:0]
 	r.x = kernel.Ctx{}
-	p.runs.Put(r)
+	r.kept = p.retain(&r.pool)
+	if !p.runs.put(r) {
+		p.unretain(r.kept)
+	}
+}
+
+// poolDonated puts the donated arguments of the execution of r whose
+// storage no result took into r's pool: the caller gave them up, and the
+// next execution's intermediates of their size take them back out (a
+// training step whose updates went elsewhere allocates nothing for its
+// gradients next time).
+func (r *runState) poolDonated(results []kernel.Value) {
+	for _, l := range r.donated {
+		if l == nil || slices.Contains(r.inDonated, l) || slices.ContainsFunc(results, func(v kernel.Value) bool { return v == kernel.Value(l) }) {
+			continue
+		}
+		r.pool.Put(l)
+	}
 }
 
 // execute runs the entry function on one device, whose memory account is

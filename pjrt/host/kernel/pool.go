@@ -28,6 +28,18 @@ func (p *Pool) Scratch(n int) []*hlo.Literal {
 	return p.scratch[:n]
 }
 
+// Held is the bytes of storage the pool keeps.
+func (p *Pool) Held() int { return p.held }
+
+// Reset drops everything the pool keeps.
+func (p *Pool) Reset() {
+	clear(p.sizes)
+	for i := range p.free {
+		clear(p.free[i])
+	}
+	p.sizes, p.free, p.held = p.sizes[:0], p.free[:0], 0
+}
+
 // poolMaxBytes bounds what one Pool keeps: beyond it, Put drops buffers.
 const poolMaxBytes = 1 << 30
 

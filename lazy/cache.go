@@ -297,9 +297,12 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		a.res[0] = &a.t.t
 		return a.res[:], nil
 	}
+	// The results and their data in one allocation.
+	block := make([]tensorWithData, len(outs))
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
-		res[i] = newMaterialized(b, bufferShape(b), x.dev)
+		block[i].init(b, bufferShape(b), x.dev)
+		res[i] = &block[i].t
 	}
 	return res, nil
 }

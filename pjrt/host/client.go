@@ -279,8 +279,25 @@ func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 			return a.out[:]
 		}
 	}
+	// Untracked buffers (small, or counted nowhere) share one allocation;
+	// a tracked one is its own, so that Go collecting it gives its bytes
+	// back whatever happens to the others.
+	small := 0
+	for _, v := range res {
+		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+			small++
+		}
+	}
+	block := make([]Buffer, small)
 	out := make([]pjrt.Buffer, 0, e.nOut)
 	for _, v := range res {
+		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+			b := &block[0]
+			block = block[1:]
+			e.client.initBuffer(b, l, dev)
+			out = append(out, b)
+			continue
+		}
 		out = e.appendOut(out, v, dev)
 	}
 	return out

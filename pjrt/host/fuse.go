@@ -411,10 +411,17 @@ func tileFor(bytesPerElem int) int {
 // planInPlace lets outputs take the storage of inputs that die at this
 // step: same element type and size, owned by the plan (recycled), and read
 // by no member after the one writing the output.
-func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner) {
+func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner, views *viewInfo) {
+	// An input whose storage another input views cannot be overwritten.
+	shared := map[*hlo.Value]bool{}
+	for _, iv := range f.inVals {
+		if r := views.root[iv]; r != nil {
+			shared[r] = true
+		}
+	}
 	for j := range f.outVals {
 		for k, iv := range f.inVals {
-			if f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] {
+			if f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] || shared[iv] {
 				continue
 			}
 			pos := -1

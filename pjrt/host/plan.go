@@ -52,11 +52,14 @@ type step struct {
 	// first nrecycle of them hold storage that goes back to the pool.
 	free     []int32
 	nrecycle int
-	acct     stepAccount // memory accounting (account.go)
+	// headers lists freed slots holding views (reshape results) whose
+	// literal headers go back to the pool.
+	headers []int32
+	acct    stepAccount // memory accounting (account.go)
 	// argFree lists entry arguments whose last use is this step and whose
 	// readers cannot alias them: a fused output may take the storage of
-	// one the execution donated. (Donated storage is not put in the pool:
-	// no later allocation of the plan is sure to take it back out.)
+	// one the execution donated. (Donated storage no result took goes to
+	// the pool after the execution, runState.poolDonated.)
 	argFree []int32
 }
 
@@ -348,7 +351,10 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	}
 
 	// Liveness over the steps: the last step reading each value; values
-	// never read die where they are defined.
+	// never read die where they are defined. A reshape is a view of its
+	// operand's storage: the operand (the root of the view's group) lives
+	// as long as any view of it does, so that its storage can be recycled
+	// when the whole group is dead.
 	lastUse := map[int]int{}
 	for i, u := range su {
 		for _, v := range u.writes {
@@ -356,6 +362,12 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		}
 		for _, v := range u.reads {
 			lastUse[v.ID] = i
+		}
+	}
+	views := c.viewGroups(bp, uses, resultSet, local)
+	for v, root := range views.root {
+		if lastUse[v.ID] > lastUse[root.ID] {
+			lastUse[root.ID] = lastUse[v.ID]
 		}
 	}
 	for i := range bp.steps {
@@ -368,17 +380,33 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 					continue
 				}
 				seen[v.ID] = true
-				if c.recyclable(v, uses) {
+				if c.recyclable(v, uses, views) {
 					recycle = append(recycle, int32(v.ID))
 				} else {
 					drop = append(drop, int32(v.ID))
 				}
 			}
 		}
+		// A root kept alive for its views dies with the last of them.
+		for v, root := range views.root {
+			if lastUse[root.ID] == i && !seen[root.ID] && local[root.ID] && !resultSet[root.ID] && lastUse[v.ID] == i {
+				seen[root.ID] = true
+				if c.recyclable(root, uses, views) {
+					recycle = append(recycle, int32(root.ID))
+				} else {
+					drop = append(drop, int32(root.ID))
+				}
+			}
+		}
 		s.free = append(recycle, drop...)
 		s.nrecycle = len(recycle)
+		for _, id := range drop {
+			if views.header[id] {
+				s.headers = append(s.headers, id)
+			}
+		}
 		if s.fused != nil {
-			s.fused.planInPlace(s, su[i].reads, c)
+			s.fused.planInPlace(s, su[i].reads, c, views)
 		}
 		if c.entry && len(bp.steps) > 0 && b == c.fn.Body.Blocks[0] {
 			for _, a := range args {
@@ -466,23 +494,108 @@ func readIn(v *hlo.Value, reads []*hlo.Value) bool {
 
 // recyclable reports whether v's storage is owned by the plan once v is
 // dead: a tensor made by a Fresh kernel (or a fused step) and read only by
-// steps that cannot keep it alive inside their results (Fresh kernels and
-// fused steps). Arguments, constants and anything that passed through an
-// aliasing op (reshape, tuple, while, call, ...) never qualify.
-func (c *planner) recyclable(v *hlo.Value, uses *useInfo) bool {
-	if v.Def == nil || !c.fresh[v.ID] || v.TensorType() == nil {
+// steps that cannot keep it alive inside their results (Fresh kernels,
+// fused steps, and reshapes whose views are read only by such steps).
+// Arguments, constants and anything that passed through another aliasing
+// op (tuple, while, call, ...) never qualify.
+func (c *planner) recyclable(v *hlo.Value, uses *useInfo, views *viewInfo) bool {
+	if v.Def == nil || !c.fresh[v.ID] || v.TensorType() == nil || views.root[v] != nil {
 		return false
 	}
-	for _, op := range uses.users[v] {
-		if uses.fusedMember[op] {
+	return views.private[v]
+}
+
+// viewInfo describes the reshapes of a block: the root each view's storage
+// belongs to, the roots (and views) read only by steps that keep no
+// reference to them, and the views whose literal headers may be reused
+// once dead.
+type viewInfo struct {
+	root    map[*hlo.Value]*hlo.Value
+	private map[*hlo.Value]bool
+	header  map[int32]bool
+}
+
+// viewGroups finds the reshape steps of bp (views of their operand's
+// storage) and which values no reader can keep alive: every reader is a
+// fused step, a Fresh kernel, or a reshape whose view is itself private.
+func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool, local map[int]bool) *viewInfo {
+	vi := &viewInfo{root: map[*hlo.Value]*hlo.Value{}, private: map[*hlo.Value]bool{}, header: map[int32]bool{}}
+	isView := func(op *hlo.Op) bool {
+		return op.Name == "stablehlo.reshape" && len(op.Results) == 1 && op.Results[0].TensorType() != nil
+	}
+	for i := range bp.steps {
+		s := &bp.steps[i]
+		if s.fused != nil || !isView(s.op) {
 			continue
 		}
-		e := kernel.Lookup(op.Name)
-		if e == nil || !e.IsFresh(op) {
-			return false
+		in, out := s.op.Operands[0], s.op.Results[0]
+		r := in
+		if rr := vi.root[in]; rr != nil {
+			r = rr
+		}
+		vi.root[out] = r
+	}
+	// private is decided from the last value back: a view's readers come
+	// after it.
+	var private func(v *hlo.Value) bool
+	memo := map[*hlo.Value]int8{}
+	private = func(v *hlo.Value) bool {
+		if m := memo[v]; m != 0 {
+			return m > 0
+		}
+		ok := !returned[v.ID] && local[v.ID]
+		for _, op := range uses.users[v] {
+			if !ok {
+				break
+			}
+			switch {
+			case uses.fusedMember[op]:
+			case isView(op):
+				ok = private(op.Results[0])
+			default:
+				e := kernel.Lookup(op.Name)
+				ok = e != nil && e.IsFresh(op)
+			}
+		}
+		if ok {
+			memo[v] = 1
+		} else {
+			memo[v] = -1
+		}
+		return ok
+	}
+	for i := range bp.steps {
+		s := &bp.steps[i]
+		for _, id := range s.out {
+			if v := c.valueOf(s, id); v != nil {
+				vi.private[v] = private(v)
+			}
 		}
 	}
-	return true
+	for v := range vi.root {
+		if vi.private[v] {
+			vi.header[int32(v.ID)] = true
+		}
+	}
+	return vi
+}
+
+// valueOf returns the result of step s in slot id.
+func (c *planner) valueOf(s *step, id int32) *hlo.Value {
+	if s.fused != nil {
+		for _, v := range s.fused.outVals {
+			if int32(v.ID) == id {
+				return v
+			}
+		}
+		return nil
+	}
+	for _, r := range s.op.Results {
+		if int32(r.ID) == id {
+			return r
+		}
+	}
+	return nil
 }
 
 // useInfo records, for the values read in one block, the ops of the block
@@ -607,6 +720,13 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 		}
 		if mem != nil {
 			s.afterStep(x, frame, mem, &live)
+		}
+		if pool != nil {
+			for _, id := range s.headers {
+				if l, ok := frame[id].(*hlo.Literal); ok {
+					pool.PutHeader(l)
+				}
+			}
 		}
 		for k, id := range s.free {
 			if k < s.nrecycle && pool != nil {

@@ -51,6 +51,9 @@ type planesConv struct {
 	// output positions (rows schedule), or the other way round
 	// (accumulate).
 	gather *gatherTab
+	// direct, when set, packs the windows of a stride-1 rows schedule
+	// straight into GEMM panels (conv_direct.go).
+	direct *directConv
 }
 
 // gatherTab gathers the rows of a window matrix from one lhs plane (a
@@ -153,15 +156,20 @@ func newGather(rows, cols []int64, lSp []int, idx func(d int, r, c int64) int64)
 }
 
 // fillRow writes row r of the window matrix of the lhs plane at base into
-// dst (t.cols values).
+// dst (t.cols values). The runs are short (a row of a feature map): the
+// zeros around them are written in loops, not with calls.
 func fillRow[T float](t *gatherTab, dst, lhs []T, base, r int) {
 	rl := r % t.rLast
 	run := t.last[rl]
 	n := t.cLast
-	for co, st := range t.outer[r*t.cOuter : (r+1)*t.cOuter] {
-		d := dst[co*n : (co+1)*n]
+	outer := t.outer[r*t.cOuter : (r+1)*t.cOuter]
+	dst = dst[:len(outer)*n]
+	for co, st := range outer {
+		d := dst[co*n : (co+1)*n : (co+1)*n]
 		if st < 0 {
-			clear(d)
+			for x := range d {
+				d[x] = 0
+			}
 			continue
 		}
 		src := base + int(st)
@@ -175,14 +183,19 @@ func fillRow[T float](t *gatherTab, dst, lhs []T, base, r int) {
 			}
 			continue
 		}
-		clear(d[:run.x0])
-		clear(d[run.x1:])
+		for x := 0; x < run.x0; x++ {
+			d[x] = 0
+		}
+		for x := run.x1; x < n; x++ {
+			d[x] = 0
+		}
 		if run.x1 <= run.x0 {
 			continue
 		}
 		src += run.in0
-		if run.step == 1 && run.x1-run.x0 > 16 {
-			copy(d[run.x0:run.x1], lhs[src:src+run.x1-run.x0])
+		m := run.x1 - run.x0
+		if run.step == 1 {
+			copy(d[run.x0:run.x1], lhs[src:src+m])
 			continue
 		}
 		for x := run.x0; x < run.x1; x++ {
@@ -258,6 +271,7 @@ func planPlanes(p *convPlan, lt, rt, ot *hlo.TensorType, a *convAttrs) *planesCo
 		q.gather = newGather(outSp, kSp, lSp, func(d int, o, k int64) int64 { return idx(d, k, o) })
 	} else {
 		q.gather = newGather(kSp, outSp, lSp, idx)
+		q.direct = planDirect(q, inSp, kSp, outSp, lSp, a)
 	}
 	return q
 }
@@ -272,6 +286,10 @@ func planPlanes(p *convPlan, lt, rt, ot *hlo.TensorType, a *convAttrs) *planesCo
 func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 	if q.mode == planesAcc {
 		runAcc(q, kern, lhs, rhs, out)
+		return
+	}
+	if q.direct != nil && useDirect {
+		runDirect(q, kern, lhs, rhs, out)
 		return
 	}
 	mp := roundUp(q.og, kern.mr)

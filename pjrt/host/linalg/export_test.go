@@ -18,8 +18,8 @@ var (
 	Philox4x32   = philox4x32
 )
 
-// ConvSchedule names the schedule a convolution op compiles to: "rows" or
-// "accumulate" (planes), or "im2col".
+// ConvSchedule names the schedule a convolution op compiles to: "direct",
+// "rows" or "accumulate" (planes), or "im2col".
 func ConvSchedule(op *hlo.Op) (string, error) {
 	c := &kernel.OpCtx{Op: op}
 	for _, v := range op.Operands {
@@ -45,6 +45,8 @@ func ConvSchedule(op *hlo.Op) (string, error) {
 		return "im2col", nil
 	case p.planes.mode == planesAcc:
 		return "accumulate", nil
+	case p.planes.direct != nil && useDirect:
+		return "direct", nil
 	}
 	return "rows", nil
 }

@@ -134,7 +134,11 @@ func (ro *reduceWindowOp) runReducePool(x *kernel.Ctx, p *poolShape, in, init *h
 	out := newOut(x, dt, ro.outT[0].Dims)
 	es := dt.Size()
 	iv := init.Data[:es]
-	kernel.Fill(out.Data, iv)
+	k := ro.body.kind
+	typed := typed2x2(p, k, dt)
+	if !typed {
+		kernel.Fill(out.Data, iv)
+	}
 	rows := p.outer * p.oh
 	work := max(1, p.ow*p.inner*p.kh*p.kw)
 	stop := newStopper(x)
@@ -142,7 +146,14 @@ func (ro *reduceWindowOp) runReducePool(x *kernel.Ctx, p *poolShape, in, init *h
 		if stop.stopped() {
 			return
 		}
-		p.reduceRows(ro.acc, out.Data, in.Data, iv, lo, hi)
+		switch {
+		case typed && dt == hlo.F32:
+			reduce2x2(p, k, asT[float32](out.Data), asT[float32](in.Data), asT[float32](iv)[0], lo, hi)
+		case typed:
+			reduce2x2(p, k, asT[float64](out.Data), asT[float64](in.Data), asT[float64](iv)[0], lo, hi)
+		default:
+			p.reduceRows(ro.acc, out.Data, in.Data, iv, lo, hi)
+		}
 	})
 	if err := stop.err(ro.op); err != nil {
 		return err
@@ -305,9 +316,26 @@ func selectLT[T floatT](ix []int, n int, operand []T, off, step int) {
 func (so *selectScatterOp) runSelectPool(x *kernel.Ctx, p *poolShape, operand, source, init *hlo.Literal) (*hlo.Literal, error) {
 	out := newOut(x, so.dt, operand.Dims)
 	es := so.dt.Size()
+	stop := newStopper(x)
+	if so.typed && p.tiles2x2() {
+		rows := p.outer * p.oh
+		parallelFor(rows, max(1, 16384/max(1, 4*p.ow)), func(lo, hi int) {
+			if stop.stopped() {
+				return
+			}
+			if so.dt == hlo.F32 {
+				select2x2(p, so.selDir, asT[float32](out.Data), asT[float32](operand.Data), asT[float32](source.Data), asT[float32](init.Data)[0], lo, hi)
+			} else {
+				select2x2(p, so.selDir, asT[float64](out.Data), asT[float64](operand.Data), asT[float64](source.Data), asT[float64](init.Data)[0], lo, hi)
+			}
+		})
+		if err := stop.err(so.op); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	kernel.Fill(out.Data, init.Data[:es])
 	work := max(1, p.oh*p.ow*p.inner*p.kh*p.kw)
-	stop := newStopper(x)
 	parallelFor(p.outer, max(1, 16384/work), func(lo, hi int) {
 		if stop.stopped() {
 			return

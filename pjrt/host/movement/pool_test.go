@@ -32,6 +32,14 @@ func randPoolCase(r *rand.Rand) poolCase {
 		a.lo = append(a.lo, 0)
 		a.hi = append(a.hi, 0)
 	}
+	if rank >= 2 && r.IntN(4) == 0 {
+		// The layer that tiles its operand: 2x2, stride 2, innermost.
+		for d := rank - 2; d < rank; d++ {
+			dims[d] = int64(2 * (1 + r.IntN(4)))
+			a.win[d], a.strides[d] = 2, 2
+		}
+		return poolCase{dims, a}
+	}
 	n := 1 + r.IntN(min(2, rank))
 	first := r.IntN(rank - n + 1)
 	for d := first; d < first+n; d++ {
@@ -66,7 +74,7 @@ func (c poolCase) attrs(dilations bool) []hlo.NamedAttr {
 }
 
 // poolValues fills a literal with few distinct values (ties), and for
-// floats signed zeros and NaNs.
+// floats signed zeros, NaNs and values of many magnitudes (sums that round).
 func poolValues(r *rand.Rand, dt hlo.DType, dims ...int64) *hlo.Literal {
 	l := hlo.NewLiteral(dt, dims...)
 	for i := 0; i < l.NumElements(); i++ {
@@ -79,6 +87,8 @@ func poolValues(r *rand.Rand, dt hlo.DType, dims ...int64) *hlo.Literal {
 				v = math.Copysign(0, -1)
 			case 2:
 				v = float64(r.IntN(1000)) / 64
+			case 3, 4, 5:
+				v = (r.Float64() - 0.5) * math.Ldexp(1, r.IntN(30)-15)
 			}
 		}
 		l.SetFloat(i, v)
@@ -106,12 +116,15 @@ func TestPoolPlanesMatchGeneric(t *testing.T) {
 	if testing.Short() {
 		iters = 300
 	}
-	planned := 0
+	planned, tiled := 0, 0
 	for it := 0; it < iters; it++ {
 		c := randPoolCase(r)
 		out := c.outDims()
-		if planPool(c.dims, c.a, out) != nil {
+		if p := planPool(c.dims, c.a, out); p != nil {
 			planned++
+			if p.tiles2x2() {
+				tiled++
+			}
 		}
 		dt := []hlo.DType{hlo.F32, hlo.F64, hlo.I32, hlo.BF16}[r.IntN(4)]
 		in := poolValues(r, dt, c.dims...)
@@ -143,8 +156,8 @@ func TestPoolPlanesMatchGeneric(t *testing.T) {
 		})
 		sameLit(t, "select_and_scatter "+name+" "+dir+" "+typ+" "+sca, got, want)
 	}
-	if planned < iters/2 {
-		t.Fatalf("only %d of %d cases took the plane path", planned, iters)
+	if planned < iters/2 || tiled < iters/8 {
+		t.Fatalf("only %d of %d cases took the plane path, %d tiled 2x2", planned, iters, tiled)
 	}
 }
 
@@ -205,8 +218,8 @@ func BenchmarkPool(b *testing.B) {
 	usePoolPlanes = true
 }
 
-// benchOp times runs of op on args (compiled once; results allocated per
-// run).
+// benchOp times runs of op on args (compiled once; each result's storage
+// goes back to the pool, as a plan recycles it).
 func benchOp(b *testing.B, op *hlo.Op, args ...*hlo.Literal) {
 	fn, err := compile(op)
 	if err != nil {
@@ -217,11 +230,14 @@ func benchOp(b *testing.B, op *hlo.Op, args ...*hlo.Literal) {
 		in[i] = a
 	}
 	res := make([]kernel.Value, len(op.Results))
-	x := &kernel.Ctx{}
+	x := &kernel.Ctx{Pool: &kernel.Pool{}}
 	cpu0 := cpuNanos()
 	for b.Loop() {
 		if err := fn(x, in, res); err != nil {
 			b.Fatal(err)
+		}
+		for _, r := range res {
+			x.Pool.Put(r.(*hlo.Literal))
 		}
 	}
 	b.ReportMetric(float64(cpuNanos()-cpu0)/float64(b.N), "cpu-ns/op")

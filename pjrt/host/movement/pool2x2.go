@@ -14,6 +14,10 @@ import (
 // fills its result first. Values are folded and compared in the generic
 // path's order, so results are the same bits.
 
+// useVec enables the vector kernels (pool2x2_amd64.s; tests switch it off
+// to compare them with the loops).
+var useVec = true
+
 // tiles2x2 reports whether p is such a window.
 func (p *poolShape) tiles2x2() bool {
 	return p.inner == 1 && p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 &&
@@ -29,6 +33,11 @@ func reduce2x2[T floatT](p *poolShape, k binKind, out, in []T, init T, lo, hi in
 		r0 := in[(o*p.h+2*y)*w:][:w]
 		r1 := in[(o*p.h+2*y+1)*w:][:w]
 		dst := out[row*ow:][:ow]
+		done := 0
+		if o, ok := any(dst).([]float32); ok {
+			done = reduce2x2Vec(k, any(r0).([]float32), any(r1).([]float32), o, any(init).(float32))
+		}
+		r0, r1, dst = r0[2*done:], r1[2*done:], dst[done:]
 		switch k {
 		case binMax:
 			for x := range dst {
@@ -54,7 +63,7 @@ func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, ini
 	// either way).
 	gt, swap := dir == "GT" || dir == "LT", dir == "LE" || dir == "LT"
 	if o, ok := any(out).([]float32); ok {
-		select2x2f32(p, gt, swap, o, any(operand).([]float32), any(source).([]float32), any(init).(float32), lo, hi)
+		select2x2f32(p, dir, gt, swap, o, any(operand).([]float32), any(source).([]float32), any(init).(float32), lo, hi)
 		return
 	}
 	w, ow := p.w, p.ow
@@ -74,7 +83,7 @@ func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, ini
 }
 
 // select2x2f32 is select2x2 for float32.
-func select2x2f32(p *poolShape, gt, swap bool, out, operand, source []float32, init float32, lo, hi int) {
+func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source []float32, init float32, lo, hi int) {
 	w, ow := p.w, p.ow
 	for row := lo; row < hi; row++ {
 		o, y := row/p.oh, row%p.oh
@@ -82,7 +91,8 @@ func select2x2f32(p *poolShape, gt, swap bool, out, operand, source []float32, i
 		v0, v1 := operand[base:][:w], operand[base+w:][:w]
 		d := out[base:][:2*w]
 		src := source[row*ow:][:ow]
-		for x := range src {
+		done := select2x2Vec(dir, v0, v1, d[:w], d[w:], src, init)
+		for x := done; x < len(src); x++ {
 			k := choose4f32(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap)
 			d[2*x], d[2*x+1], d[w+2*x], d[w+2*x+1] = init, init, init, init
 			d[(k>>1)*w+2*x+k&1] = init + src[x]

@@ -33,9 +33,11 @@ func randPoolCase(r *rand.Rand) poolCase {
 		a.hi = append(a.hi, 0)
 	}
 	if rank >= 2 && r.IntN(4) == 0 {
-		// The layer that tiles its operand: 2x2, stride 2, innermost.
+		// The layer that tiles its operand: 2x2, stride 2, innermost
+		// (rows of up to 20 windows: the vector kernels do 8 at a time).
+		dims[rank-2] = int64(2 * (1 + r.IntN(4)))
+		dims[rank-1] = int64(2 * (1 + r.IntN(20)))
 		for d := rank - 2; d < rank; d++ {
-			dims[d] = int64(2 * (1 + r.IntN(4)))
 			a.win[d], a.strides[d] = 2, 2
 		}
 		return poolCase{dims, a}

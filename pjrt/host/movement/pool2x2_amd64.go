@@ -44,11 +44,16 @@ var hasAVX2 = func() bool {
 	return ebx7&(1<<5) != 0
 }()
 
-// select2x2Vec runs the vector kernel of dir over the first n&^7 windows of
-// a window row and returns how many it did.
+// select2x2Vec runs the vector kernel of dir over a window row and returns
+// how many windows it did: all when the row has 8 or more (the last eight
+// are done again, overlapping: windows do not share elements, so a window
+// done twice writes the same results), else none.
 func select2x2Vec(dir string, v0, v1, d0, d1, src []float32, init float32) int {
 	n := len(src) &^ 7
 	if !useVec || !hasAVX2 || n == 0 {
+		return 0
+	}
+	if t := len(src) - 8; n != len(src) && select2x2Vec(dir, v0[2*t:], v1[2*t:], d0[2*t:], d1[2*t:], src[t:], init) == 0 {
 		return 0
 	}
 	_, _, _, _ = v0[2*n-1], v1[2*n-1], d0[2*n-1], d1[2*n-1]
@@ -64,15 +69,18 @@ func select2x2Vec(dir string, v0, v1, d0, d1, src []float32, init float32) int {
 	default:
 		return 0
 	}
-	return n
+	return len(src)
 }
 
-// reduce2x2Vec runs the vector kernel of k (max or add) over the first
-// len(dst)&^7 windows of a window row and returns how many it did.
+// reduce2x2Vec runs the vector kernel of k (max or add) over a window row
+// and returns how many windows it did (as select2x2Vec).
 func reduce2x2Vec(k binKind, v0, v1, dst []float32, init float32) int {
 	n := len(dst) &^ 7
-	if !useVec || !hasAVX2 || n == 0 {
+	if !useVec || !hasAVX2 || n == 0 || k != binMax && k != binAdd {
 		return 0
+	}
+	if t := len(dst) - 8; n != len(dst) {
+		reduce2x2Vec(k, v0[2*t:], v1[2*t:], dst[t:], init)
 	}
 	_, _ = v0[2*n-1], v1[2*n-1]
 	switch k {
@@ -80,8 +88,6 @@ func reduce2x2Vec(k binKind, v0, v1, dst []float32, init float32) int {
 		reduce2x2Max(&v0[0], &v1[0], &dst[0], n, init)
 	case binAdd:
 		reduce2x2Add(&v0[0], &v1[0], &dst[0], n, init)
-	default:
-		return 0
 	}
-	return n
+	return len(dst)
 }

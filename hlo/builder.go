@@ -67,6 +67,22 @@ func (b *Builder) Build() (*Module, error) {
 	return b.m, nil
 }
 
+// Finish is Build without the final Verify, for callers that hand the
+// module to something that verifies it anyway (the embedded device checks
+// every module it compiles): the builder inferred every op's types as it
+// went, and verifying costs as much again.
+func (b *Builder) Finish() (*Module, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	for _, f := range b.funcs {
+		if !f.returned {
+			return nil, fmt.Errorf("hlo.Builder: function @%s has no Return", f.f.Name)
+		}
+	}
+	return b.m, nil
+}
+
 // BuildError is a builder error: where the Go code called the builder, the
 // op, and what was wrong.
 type BuildError struct {

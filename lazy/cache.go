@@ -124,7 +124,9 @@ func (c *compileCache) trimLocked() {
 // one hash compile once. fresh reports whether this call compiled.
 func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool, err error) {
 	h := g.Hash
-	build := func() (*hlo.Module, error) { return g.Lower(name + "_" + h.String()[:16]) }
+	mv, _ := dev.client.(pjrt.ModuleVerifier)
+	verify := mv == nil || !mv.VerifiesModules()
+	build := func() (*hlo.Module, error) { return g.lower(name+"_"+h.String()[:16], verify) }
 	c := dev.state.cache
 	for {
 		if x := c.get(h); x != nil {

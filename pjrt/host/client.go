@@ -414,6 +414,10 @@ func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kern
 	return runReplicated(prog, nr, np, ins, checks, nil, nil)
 }
 
+// VerifiesModules implements pjrt.ModuleVerifier: Compile verifies every
+// module before planning it.
+func (c *Client) VerifiesModules() bool { return true }
+
 // SupportsOp implements pjrt.Capabilities: the ops of the embedded device's
 // op table.
 func (c *Client) SupportsOp(name string) bool { return kernel.Lookup(name) != nil }

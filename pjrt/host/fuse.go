@@ -198,7 +198,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	inputOf := map[*hlo.Value]int{}
 	bytesPerElem := 0
 	cost := 0
-	fixedOf := map[string]int{} // a constant splat's dtype and bytes -> its member
+	fixedOf := map[fixedKey]int{} // a constant splat's element -> its member
 	for _, op := range g.ops {
 		if !live[op] {
 			continue
@@ -219,7 +219,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		if c := splattedConstant(op, inGroup); c != nil && !materialize {
 			// Every tile of it is the same: fill one at compile time, once
 			// per distinct value.
-			key := c.DType.String() + string(c.Data)
+			key := keyOf(c.DType, c.Data)
 			if j, ok := fixedOf[key]; ok {
 				memberOf[v] = j
 				continue
@@ -251,7 +251,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			if _, ok := memberOf[v]; !ok && v.Def != nil && !inGroup[v.Def] && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
 				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
-					key := e.DType.String() + string(e.Data)
+					key := keyOf(e.DType, e.Data)
 					j, ok := fixedOf[key]
 					if !ok {
 						j = len(f.members)
@@ -339,6 +339,25 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	}
 	f.grain = kernel.ElementGrain(cost)
 	return f, nil
+}
+
+// fixedKey identifies a splatted constant's element (up to 16 bytes,
+// complex128; longer elements share a key only when equal as strings).
+type fixedKey struct {
+	dt   hlo.DType
+	n    int
+	b    [16]byte
+	long string
+}
+
+func keyOf(dt hlo.DType, data []byte) fixedKey {
+	k := fixedKey{dt: dt, n: len(data)}
+	if len(data) > len(k.b) {
+		k.long = string(data)
+	} else {
+		copy(k.b[:], data)
+	}
+	return k
 }
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a

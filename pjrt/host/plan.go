@@ -370,10 +370,11 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			lastUse[root.ID] = lastUse[v.ID]
 		}
 	}
+	seen := map[int]bool{}
 	for i := range bp.steps {
 		s := &bp.steps[i]
 		var recycle, drop []int32
-		seen := map[int]bool{}
+		clear(seen)
 		for _, list := range [][]*hlo.Value{su[i].reads, su[i].writes} {
 			for _, v := range list {
 				if seen[v.ID] || lastUse[v.ID] != i || !local[v.ID] || resultSet[v.ID] {
@@ -609,7 +610,7 @@ type useInfo struct {
 }
 
 func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
-	u := &useInfo{users: map[*hlo.Value][]*hlo.Op{}, returned: map[*hlo.Value]bool{}, fusedMember: map[*hlo.Op]bool{}}
+	u := &useInfo{users: make(map[*hlo.Value][]*hlo.Op, 2*len(ops)), returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops))}
 	for _, op := range ops {
 		for _, v := range usedValues(op) {
 			if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
@@ -626,12 +627,13 @@ func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
 }
 
 // usedValues lists the values op reads, including those read inside its
-// regions from enclosing scopes.
+// regions from enclosing scopes (op.Operands itself for an op without
+// regions: callers do not modify it).
 func usedValues(op *hlo.Op) []*hlo.Value {
-	vals := append([]*hlo.Value(nil), op.Operands...)
 	if len(op.Regions) == 0 {
-		return vals
+		return op.Operands
 	}
+	vals := append([]*hlo.Value(nil), op.Operands...)
 	defined := map[*hlo.Value]bool{}
 	for _, r := range op.Regions {
 		r.Walk(func(inner *hlo.Op) bool {

@@ -6,6 +6,8 @@ package lazy
 // found by following frame pointers (as Go's execution tracer does): a
 // few nanoseconds per frame, where runtime.Callers decodes each frame's
 // tables.
+//
+//go:noescape
 func fpCallers(pcs []uintptr) int
 
 // callers fills pcs with the return addresses of the frames above the

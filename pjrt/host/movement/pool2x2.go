@@ -18,6 +18,14 @@ import (
 // to compare them with the loops).
 var useVec = true
 
+// spill reports whether window row row of a chunk ending at hi, with ow
+// windows (4 to 7), runs as eight windows reaching into the next window
+// row: operand rows are consecutive (window row r reads operand rows 2r
+// and 2r+1), so the extra windows read and write the next window row,
+// which the same chunk computes after this one. The chunk's last row
+// never does (the next one may be another worker's, or past the end).
+func spill(ow, row, hi int) bool { return ow >= 4 && ow < 8 && row+1 < hi }
+
 // tiles2x2 reports whether p is such a window.
 func (p *poolShape) tiles2x2() bool {
 	return p.inner == 1 && p.kh == 2 && p.kw == 2 && p.sh == 2 && p.sw == 2 && p.ph == 0 && p.pw == 0 &&
@@ -34,8 +42,16 @@ func reduce2x2[T floatT](p *poolShape, k binKind, out, in []T, init T, lo, hi in
 		r1 := in[(o*p.h+2*y+1)*w:][:w]
 		dst := out[row*ow:][:ow]
 		done := 0
-		if o, ok := any(dst).([]float32); ok {
-			done = reduce2x2Vec(k, any(r0).([]float32), any(r1).([]float32), o, any(init).(float32))
+		if o, ok := any(out).([]float32); ok {
+			if spill(ow, row, hi) {
+				// Eight windows, the last ones garbage in the next window
+				// row (recomputed when the loop gets there).
+				i := any(in).([]float32)
+				done = reduce2x2Vec(k, i[2*row*w:][:16], i[(2*row+1)*w:][:16], o[row*ow:][:8], any(init).(float32))
+				done = min(done, ow)
+			} else {
+				done = reduce2x2Vec(k, any(r0).([]float32), any(r1).([]float32), any(dst).([]float32), any(init).(float32))
+			}
 		}
 		r0, r1, dst = r0[2*done:], r1[2*done:], dst[done:]
 		switch k {
@@ -91,7 +107,14 @@ func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source 
 		v0, v1 := operand[base:][:w], operand[base+w:][:w]
 		d := out[base:][:2*w]
 		src := source[row*ow:][:ow]
-		done := select2x2Vec(dir, v0, v1, d[:w], d[w:], src, init)
+		var done int
+		if spill(ow, row, hi) {
+			// Eight windows; the stores of the last ones land in the next
+			// window row, which the loop writes afterwards.
+			done = min(ow, select2x2Vec(dir, operand[base:][:16], operand[base+w:][:16], out[base:][:16], out[base+w:][:16], source[row*ow:][:8], init))
+		} else {
+			done = select2x2Vec(dir, v0, v1, d[:w], d[w:], src, init)
+		}
 		for x := done; x < len(src); x++ {
 			k := choose4f32(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap)
 			d[2*x], d[2*x+1], d[w+2*x], d[w+2*x+1] = init, init, init, init

@@ -70,6 +70,9 @@ func TestReplayAllocations(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		step()
 	}
+	if raceBuild {
+		t.Skip("the race detector drops sync.Pool entries at random")
+	}
 	if n := testing.AllocsPerRun(50, step); n > 3 {
 		t.Errorf("a steady-state step allocates %.0f objects, want at most 3", n)
 	}

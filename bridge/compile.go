@@ -38,6 +38,8 @@ type Program struct {
 	paramsAreArgs bool
 	outs          []outRef // one per fx output
 	muts          []mutRef // one per fx mutation
+	// written are the inputs some mutation writes into.
+	written map[source]bool
 	// repeat[i]: output i is a result an earlier output already is (two
 	// tensors of the function with one value).
 	repeat []bool
@@ -157,6 +159,10 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 		p.muts = append(p.muts, mutRef{target: source{capture: t.Input == fx.Capture, index: t.Index}, val: ref(m)})
 	}
 	p.move = movable(p.outs, p.muts)
+	p.written = map[source]bool{}
+	for _, m := range p.muts {
+		p.written[m.target] = true
+	}
 	p.repeat = make([]bool, len(p.outs))
 	seenOut := map[outRef]bool{}
 	for i, o := range p.outs {

@@ -54,7 +54,12 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	outs := make([]*lazy.Tensor, len(p.outs))
 	for i, r := range p.outs {
 		outs[i] = pick(r)
-		if p.repeat[i] {
+		if r.root < 0 && p.written[r.src] {
+			// An input passed through and also written: the output is its
+			// value before the write (when the function returned that very
+			// tensor, the jit returns the caller's tensor instead).
+			outs[i] = outs[i].Share()
+		} else if p.repeat[i] {
 			// Another output is this value too, but the traced function
 			// returned two tensors: so does the replay.
 			outs[i] = outs[i].Share()

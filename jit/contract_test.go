@@ -466,3 +466,22 @@ func TestCapturedTensorPassedFirst(t *testing.T) {
 		t.Errorf("g(4) = %v, want 4.1826", got)
 	}
 }
+
+// A tensor the function assigns a captured tensor to, returned after that
+// captured tensor is written: the plain function returns the old value.
+func TestPassThroughOfAWrittenInput(t *testing.T) {
+	c0 := lazy.FromSlice([]float32{2.375})
+	c1 := lazy.FromSlice([]float32{3})
+	f := jit.Compile(func(a *lazy.Tensor) *lazy.Tensor {
+		t3 := a.Sin()
+		t3.Assign(c1)
+		c1.Assign(c0)
+		return t3
+	})
+	if got := f(lazy.FromSlice([]float32{1})).Float32s()[0]; got != 3 {
+		t.Errorf("first call = %v, want 3 (c1 before the write)", got)
+	}
+	if got := f(lazy.FromSlice([]float32{1})).Float32s()[0]; got != 2.375 {
+		t.Errorf("second call = %v, want 2.375", got)
+	}
+}

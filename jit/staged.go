@@ -90,9 +90,19 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 	}
 	out := g.Output()
+	written := map[*fx.Node]bool{}
+	for _, m := range out.Mutations {
+		written[m.Target] = true
+	}
 	res := make([]*lazy.Tensor, len(out.Args))
 	for i, a := range out.Args {
 		res[i] = get(a)
+		if written[a.Node] {
+			// An input passed through and also written: its value before
+			// the write.
+			res[i] = res[i].Share()
+			continue
+		}
 		for _, r := range res[:i] {
 			if r == res[i] {
 				// Two outputs of the function, one value: two tensors.

@@ -2,6 +2,7 @@ package fx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -120,6 +121,7 @@ type converter struct {
 	hostOut   map[any]hostRef
 	hostDone  map[int]*Node
 	counts    map[string]int
+	lower     map[string]string // op name -> its lowercase form
 	captureOf map[*lazy.Tensor]*Node
 	// argOf maps each argument tensor to its (first) placeholder: reads
 	// and writes are matched to arguments by tensor, so two arguments that
@@ -135,9 +137,16 @@ func (c *converter) add(n *Node) *Node {
 }
 
 func (c *converter) name(op string) string {
-	base := strings.ToLower(op)
+	base, ok := c.lower[op]
+	if !ok {
+		base = strings.ToLower(op)
+		if c.lower == nil {
+			c.lower = map[string]string{}
+		}
+		c.lower[op] = base
+	}
 	c.counts[base]++
-	return fmt.Sprintf("%s_%d", base, c.counts[base])
+	return base + "_" + strconv.Itoa(c.counts[base])
 }
 
 // placeholderFor returns the placeholder of a mutated tensor: its argument

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // Builder builds one module op by op, inferring every result type.
@@ -66,6 +67,22 @@ func (b *Builder) Build() (*Module, error) {
 	return b.m, nil
 }
 
+// Finish is Build without the final Verify, for callers that hand the
+// module to something that verifies it anyway (the embedded device checks
+// every module it compiles): the builder inferred every op's types as it
+// went, and verifying costs as much again.
+func (b *Builder) Finish() (*Module, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	for _, f := range b.funcs {
+		if !f.returned {
+			return nil, fmt.Errorf("hlo.Builder: function @%s has no Return", f.f.Name)
+		}
+	}
+	return b.m, nil
+}
+
 // BuildError is a builder error: where the Go code called the builder, the
 // op, and what was wrong.
 type BuildError struct {
@@ -99,19 +116,47 @@ var builderDir = func() string {
 }()
 
 // callerLoc returns the first stack frame outside the builder's own files.
+// What each program counter resolves to is cached: turning one into
+// file:line costs about a microsecond, and a lowering emits many ops from
+// few lines.
 func callerLoc() Loc {
-	pcs := make([]uintptr, 32)
-	n := runtime.Callers(2, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
+	var buf [32]uintptr
+	pcs := buf[:runtime.Callers(2, buf[:])]
+	for _, pc := range pcs {
+		var info pcLoc
+		if v, ok := pcLocs.Load(pc); ok {
+			info = v.(pcLoc)
+		} else {
+			info = resolvePC(pc)
+			pcLocs.Store(pc, info)
+		}
+		if info.outside {
+			return info.loc
+		}
+	}
+	return Loc{}
+}
+
+// pcLoc is what one program counter resolves to: the first frame (of those
+// inlined at it) outside the builder's files, if any.
+type pcLoc struct {
+	loc     Loc
+	outside bool
+}
+
+var pcLocs sync.Map // uintptr -> pcLoc
+
+func resolvePC(pc uintptr) pcLoc {
+	frames := runtime.CallersFrames([]uintptr{pc})
 	for {
 		fr, more := frames.Next()
 		base := filepath.Base(fr.File)
 		inBuilder := filepath.Dir(fr.File) == builderDir && strings.HasPrefix(base, "builder") && !strings.HasSuffix(base, "_test.go")
 		if !inBuilder && fr.File != "" {
-			return Loc{File: filepath.Join(filepath.Base(filepath.Dir(fr.File)), base), Line: fr.Line}
+			return pcLoc{Loc{File: filepath.Join(filepath.Base(filepath.Dir(fr.File)), base), Line: fr.Line}, true}
 		}
 		if !more {
-			return Loc{}
+			return pcLoc{}
 		}
 	}
 }

@@ -105,7 +105,7 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 		vals = append(vals, t.value())
 	}
 	n := &a.n
-	buildNode(n, op, attrs, vals, out, 4)
+	buildNode(n, op, attrs, vals, out)
 	outs := a.outs[:]
 	if len(n.out) != 1 {
 		outs = make([]*Tensor, len(n.out))

@@ -28,6 +28,6 @@ func newNodeOf(op *OpDef, attrs Attrs, inputs []Value) *Node {
 	}
 	out := inferOut(op, attrs, in)
 	n := &Node{}
-	buildNode(n, op, attrs, inputs, out, 4)
+	buildNode(n, op, attrs, inputs, out)
 	return n
 }

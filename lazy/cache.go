@@ -125,7 +125,9 @@ func (c *compileCache) trimLocked() {
 // one hash compile once. fresh reports whether this call compiled.
 func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool, err error) {
 	h := g.Hash
-	build := func() (*hlo.Module, error) { return g.Lower(name + "_" + h.String()[:16]) }
+	mv, _ := dev.client.(pjrt.ModuleVerifier)
+	verify := mv == nil || !mv.VerifiesModules()
+	build := func() (*hlo.Module, error) { return g.lower(name+"_"+h.String()[:16], verify) }
 	c := dev.state.cache
 	for {
 		if x := c.get(h); x != nil {
@@ -313,9 +315,12 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		a.res[0] = &a.t.t
 		return a.res[:], nil
 	}
+	// The results and their data in one allocation.
+	block := make([]tensorWithData, len(outs))
 	res := make([]*Tensor, len(outs))
 	for i, b := range outs {
-		res[i] = newMaterialized(b, bufferShape(b), x.dev)
+		block[i].init(b, bufferShape(b), x.dev)
+		res[i] = &block[i].t
 	}
 	return res, nil
 }

@@ -3,7 +3,6 @@ package lazy
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -34,9 +33,8 @@ func checked(v, ok *Tensor, op, msg string, operands ...*Tensor) *Tensor {
 	flag := allTrue(ok)
 	shapes := strings.Join(shapeStrings(shapesOf(operands)), ", ")
 	out := apply1(opCheck, Attrs{{"op", op}, {"shapes", shapes}, {"msg", msg}}, v, flag)
-	if n := out.val.Node; n != nil && n.op == table[opCheck] && n.pcs == nil {
-		n.pcs = new([6]uintptr)
-		runtime.Callers(2, n.pcs[:])
+	if n := out.val.Node; n != nil && n.op == table[opCheck] && n.stack == nil {
+		n.stack = captureStack()
 	}
 	return out
 }

@@ -33,6 +33,7 @@ type clientState struct {
 
 	capMu    sync.Mutex
 	capCache map[Hash]bool // DeviceSupports results by trial graph hash
+	capByKey map[Hash]bool // and by op, attributes and operand shapes
 }
 
 var (
@@ -139,6 +140,37 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 	if !ok {
 		return true
 	}
+	// The answer depends only on the op, its attributes and the operand
+	// shapes: look it up by those before building and lowering a trial
+	// graph (a traced function asks once per node).
+	kh := newHasher()
+	kh.str(op.Name)
+	attrs.hashInto(&kh)
+	kh.int(len(in))
+	for _, s := range in {
+		kh.u64(uint64(s.DType))
+		kh.ints(s.Dims)
+	}
+	key := kh.sum()
+	dev.state.capMu.Lock()
+	v, seen := dev.state.capByKey[key]
+	dev.state.capMu.Unlock()
+	if seen {
+		return v
+	}
+	supported := deviceSupports(dev, caps, op, attrs, in)
+	dev.state.capMu.Lock()
+	if dev.state.capByKey == nil {
+		dev.state.capByKey = map[Hash]bool{}
+	}
+	dev.state.capByKey[key] = supported
+	dev.state.capMu.Unlock()
+	return supported
+}
+
+// deviceSupports lowers op alone on placeholders and checks the module
+// against caps (results cached by the trial graph's hash).
+func deviceSupports(dev *Device, caps pjrt.Capabilities, op *OpDef, attrs Attrs, in []Shape) bool {
 	args := make([]*Tensor, len(in))
 	for i, s := range in {
 		args[i] = NewPlaceholder(s, dev)

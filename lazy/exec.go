@@ -137,9 +137,16 @@ func CollectGraph(roots []Value) *Graph {
 func configFlags() uint64 { return 1 }
 
 // Lower builds the StableHLO module of g: parameters in order, then every
-// node's lowering, returning the roots.
-func (g *Graph) Lower(name string) (*hlo.Module, error) {
+// node's lowering, returning the roots. The module is verified.
+func (g *Graph) Lower(name string) (*hlo.Module, error) { return g.lower(name, true) }
+
+// lower is Lower; verify=false leaves verifying to the device's compiler
+// (pjrt.ModuleVerifier).
+func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 	b := hlo.NewBuilder(name)
+	// Each op's Go source position (in the lowering code) is recorded for
+	// debugging only: finding it costs a stack walk per op.
+	b.SetLocations(debugLevel() >= 1)
 	f := b.Func("main")
 	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
 	params := make([]*hlo.Value, len(g.Params))
@@ -172,6 +179,9 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	}
 	res, attrs := lc.lowerChecks(outs)
 	f.ReturnWithAttrs(res, g.lowerSPMD(b, attrs, len(res)))
+	if !verify {
+		return b.Finish()
+	}
 	return b.Build()
 }
 

@@ -1,7 +1,7 @@
 package lazy
 
 import (
-	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -23,7 +23,9 @@ type Node struct {
 	// one of its outputs. It never decreases (Go does not say when they
 	// die), so it can only make donation more conservative.
 	uses atomic.Int32
-	pcs  *[6]uintptr // call site, recorded only while tracing or debugging
+	// stack is the call stack that built the node (its site), recorded only
+	// while tracing or debugging.
+	stack *callStack
 
 	// computed holds the results of a host-only node (no lowering) once a
 	// cut has run it on the host; later cuts read them as device data.
@@ -78,14 +80,64 @@ func (n *Node) Source() *Tensor { return n.src }
 // Site returns the Go call site (file:line) that built the node, when
 // recorded.
 func (n *Node) Site() string {
-	if n.pcs == nil || n.pcs[0] == 0 {
+	if n.stack == nil {
 		return ""
 	}
+	return n.stack.site()
+}
+
+// callStack is a recorded call stack: the return addresses of the frames
+// above the lazy op that recorded it, and the site they resolve to (found
+// once, when first asked: turning program counters into file:line costs
+// microseconds). Equal stacks are one callStack, so a traced function
+// building many nodes from each line of its source resolves each line
+// once.
+type callStack struct {
+	pcs  [16]uintptr
+	done atomic.Pointer[string]
+}
+
+func (c *callStack) site() string {
+	if s := c.done.Load(); s != nil {
+		return *s
+	}
 	k := 0
-	for k < len(n.pcs) && n.pcs[k] != 0 {
+	for k < len(c.pcs) && c.pcs[k] != 0 {
 		k++
 	}
-	return siteFromPCs(n.pcs[:k])
+	s := siteFromPCs(c.pcs[:k])
+	c.done.Store(&s)
+	return s
+}
+
+var (
+	stacksMu sync.RWMutex
+	stacks   = map[[16]uintptr]*callStack{}
+)
+
+// maxStacks bounds the distinct stacks kept (as many as the program's
+// call paths into the lazy API); past it, stacks are not shared.
+const maxStacks = 1 << 14
+
+// captureStack records the caller's call stack.
+func captureStack() *callStack {
+	var pcs [16]uintptr
+	callers(pcs[:])
+	stacksMu.RLock()
+	st := stacks[pcs]
+	stacksMu.RUnlock()
+	if st != nil {
+		return st
+	}
+	st = &callStack{pcs: pcs}
+	stacksMu.Lock()
+	if old := stacks[pcs]; old != nil {
+		st = old
+	} else if len(stacks) < maxStacks {
+		stacks[pcs] = st
+	}
+	stacksMu.Unlock()
+	return st
 }
 
 func (n *Node) computeHash() {
@@ -115,22 +167,20 @@ func (n *Node) computeHash() {
 func newNode(op *OpDef, attrs Attrs) *Node {
 	out := inferOut(op, attrs, nil)
 	n := &Node{}
-	buildNode(n, op, attrs, nil, out, 4)
+	buildNode(n, op, attrs, nil, out)
 	return n
 }
 
-// buildNode fills n with op applied to inputs, whose shape rule gave out;
-// skip is the number of stack frames between the caller to record and
-// runtime.Callers.
-func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, out []Shape, skip int) {
+// buildNode fills n with op applied to inputs, whose shape rule gave out
+// (recording the call stack while sites are captured).
+func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, out []Shape) {
 	*n = Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
 	for _, in := range inputs {
 		n.symbolic = n.symbolic || in.Node.symbolic
 		in.Node.uses.Add(1)
 	}
 	if captureSites.Load() > 0 {
-		n.pcs = new([6]uintptr)
-		runtime.Callers(skip, n.pcs[:])
+		n.stack = captureStack()
 	}
 	n.computeHash()
 }

@@ -105,6 +105,12 @@ type MemoryInfo struct {
 	BytesLimit int64
 }
 
+// ModuleVerifier is optionally implemented by a Client that verifies every
+// module it compiles (hlo.Verify): callers may then skip their own check.
+type ModuleVerifier interface {
+	VerifiesModules() bool
+}
+
 // Capabilities is optionally implemented by a Client: the ops (full names,
 // "stablehlo.add") and element types it can compile. The partitioner asks it
 // which lazy ops must run on the host.

@@ -282,8 +282,25 @@ func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 			return a.out[:]
 		}
 	}
+	// Untracked buffers (small, or counted nowhere) share one allocation;
+	// a tracked one is its own, so that Go collecting it gives its bytes
+	// back whatever happens to the others.
+	small := 0
+	for _, v := range res {
+		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+			small++
+		}
+	}
+	block := make([]Buffer, small)
 	out := make([]pjrt.Buffer, 0, e.nOut)
 	for _, v := range res {
+		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+			b := &block[0]
+			block = block[1:]
+			e.client.initBuffer(b, l, dev)
+			out = append(out, b)
+			continue
+		}
 		out = e.appendOut(out, v, dev)
 	}
 	return out
@@ -344,6 +361,7 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		}
 	}
 	out := e.wrapOut(res, opts.Device)
+	r.poolDonated(res)
 	e.prog.putRun(r)
 	return out, nil
 }
@@ -398,6 +416,10 @@ func (e *Executable) ExecuteReplicated(args [][]pjrt.Buffer, opts pjrt.ExecuteOp
 func RunReplicated(prog *Program, nr, np int, ins [][]kernel.Value, checks *kernel.CheckLog) ([][]kernel.Value, error) {
 	return runReplicated(prog, nr, np, ins, checks, nil, nil)
 }
+
+// VerifiesModules implements pjrt.ModuleVerifier: Compile verifies every
+// module before planning it.
+func (c *Client) VerifiesModules() bool { return true }
 
 // SupportsOp implements pjrt.Capabilities: the ops of the embedded device's
 // op table.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/elementwise"
@@ -170,7 +169,7 @@ type fusion struct {
 	argInPlace [][]int
 	single     bool  // one member: run its TileFn on whole literals
 	bufSize    []int // per scratch buffer: bytes per element
-	states     sync.Pool
+	states     freeList[fuseState]
 }
 
 // fuse compiles the members of g. Members whose result nobody reads are
@@ -199,7 +198,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	inputOf := map[*hlo.Value]int{}
 	bytesPerElem := 0
 	cost := 0
-	fixedOf := map[string]int{} // a constant splat's dtype and bytes -> its member
+	fixedOf := map[fixedKey]int{} // a constant splat's element -> its member
 	for _, op := range g.ops {
 		if !live[op] {
 			continue
@@ -220,7 +219,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		if c := splattedConstant(op, inGroup); c != nil && !materialize {
 			// Every tile of it is the same: fill one at compile time, once
 			// per distinct value.
-			key := c.DType.String() + string(c.Data)
+			key := keyOf(c.DType, c.Data)
 			if j, ok := fixedOf[key]; ok {
 				memberOf[v] = j
 				continue
@@ -252,7 +251,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			if _, ok := memberOf[v]; !ok && v.Def != nil && !inGroup[v.Def] && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
 				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
-					key := e.DType.String() + string(e.Data)
+					key := keyOf(e.DType, e.Data)
 					j, ok := fixedOf[key]
 					if !ok {
 						j = len(f.members)
@@ -339,8 +338,26 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 	}
 	f.grain = kernel.ElementGrain(cost)
-	f.states.New = func() any { return f.newState() }
 	return f, nil
+}
+
+// fixedKey identifies a splatted constant's element (up to 16 bytes,
+// complex128; longer elements share a key only when equal as strings).
+type fixedKey struct {
+	dt   hlo.DType
+	n    int
+	b    [16]byte
+	long string
+}
+
+func keyOf(dt hlo.DType, data []byte) fixedKey {
+	k := fixedKey{dt: dt, n: len(data)}
+	if len(data) > len(k.b) {
+		k.long = string(data)
+	} else {
+		copy(k.b[:], data)
+	}
+	return k
 }
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a
@@ -413,10 +430,17 @@ func tileFor(bytesPerElem int) int {
 // planInPlace lets outputs take the storage of inputs that die at this
 // step: same element type and size, owned by the plan (recycled), and read
 // by no member after the one writing the output.
-func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner) {
+func (f *fusion) planInPlace(s *step, reads []*hlo.Value, c *planner, views *viewInfo) {
+	// An input whose storage another input views cannot be overwritten.
+	shared := map[*hlo.Value]bool{}
+	for _, iv := range f.inVals {
+		if r := views.root[iv]; r != nil {
+			shared[r] = true
+		}
+	}
 	for j := range f.outVals {
 		for k, iv := range f.inVals {
-			if f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] {
+			if f.inScalar[k] || !sameType(iv.TensorType(), f.outType[j]) || f.lastRead[k] > f.outOf[j] || shared[iv] {
 				continue
 			}
 			pos := -1
@@ -523,6 +547,14 @@ type fuseState struct {
 	bufs   [][]byte
 }
 
+// getState returns a kept worker state or a new one.
+func (f *fusion) getState() *fuseState {
+	if st := f.states.get(); st != nil {
+		return st
+	}
+	return f.newState()
+}
+
 func (f *fusion) newState() *fuseState {
 	st := &fuseState{
 		ins:    make([]*hlo.Literal, len(f.inVals)),
@@ -565,11 +597,11 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	if f.single && x.Pool != nil {
 		return f.runSingle(x, frame, s)
 	}
-	st := f.states.Get().(*fuseState)
+	st := f.getState()
 	for k := range s.in {
 		l, err := f.input(frame, s, k)
 		if err != nil {
-			f.states.Put(st)
+			f.states.put(st)
 			return err
 		}
 		st.ins[k] = l
@@ -597,9 +629,9 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	default:
 		tiles := (f.n + f.tile - 1) / f.tile
 		kernel.ParallelFor(tiles, max(f.grain/f.tile, 1), func(lo, hi int) {
-			w := f.states.Get().(*fuseState)
+			w := f.getState()
 			f.chunk(w, st, lo*f.tile, min(hi*f.tile, f.n))
-			f.states.Put(w)
+			f.states.put(w)
 		})
 	}
 	for j, id := range s.out {
@@ -607,7 +639,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	}
 	clear(st.ins)
 	clear(st.outs)
-	f.states.Put(st)
+	f.states.put(st)
 	return nil
 }
 

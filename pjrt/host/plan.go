@@ -2,7 +2,9 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -31,10 +33,12 @@ type Program struct {
 	// entryFn is the entry function (known before its plan is done).
 	entryFn *hlo.Func
 
-	// runs holds *runState: an execution takes one, recycles its dead
+	// runs holds run states: an execution takes one, recycles its dead
 	// intermediates through its pool and hands it back, so the next
 	// execution reuses that storage.
-	runs sync.Pool
+	runs freeList[runState]
+	// kept counts the bytes the idle run states keep (retained.go).
+	kept atomic.Pointer[atomic.Int64]
 }
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.
@@ -48,11 +52,14 @@ type step struct {
 	// first nrecycle of them hold storage that goes back to the pool.
 	free     []int32
 	nrecycle int
-	acct     stepAccount // memory accounting (account.go)
+	// headers lists freed slots holding views (reshape results) whose
+	// literal headers go back to the pool.
+	headers []int32
+	acct    stepAccount // memory accounting (account.go)
 	// argFree lists entry arguments whose last use is this step and whose
 	// readers cannot alias them: a fused output may take the storage of
-	// one the execution donated. (Donated storage is not put in the pool:
-	// no later allocation of the plan is sure to take it back out.)
+	// one the execution donated. (Donated storage no result took goes to
+	// the pool after the execution, runState.poolDonated.)
 	argFree []int32
 }
 
@@ -81,7 +88,7 @@ type funcPlan struct {
 	copyOut []bool
 	// params are the parameters as checkArgs reads them (entry only).
 	params []paramSpec
-	frames sync.Pool // *frameBuf
+	frames freeList[frameBuf]
 }
 
 type frameBuf struct{ slots []kernel.Value }
@@ -344,7 +351,10 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	}
 
 	// Liveness over the steps: the last step reading each value; values
-	// never read die where they are defined.
+	// never read die where they are defined. A reshape is a view of its
+	// operand's storage: the operand (the root of the view's group) lives
+	// as long as any view of it does, so that its storage can be recycled
+	// when the whole group is dead.
 	lastUse := map[int]int{}
 	for i, u := range su {
 		for _, v := range u.writes {
@@ -354,27 +364,50 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			lastUse[v.ID] = i
 		}
 	}
+	views := c.viewGroups(bp, uses, resultSet, local)
+	for v, root := range views.root {
+		if lastUse[v.ID] > lastUse[root.ID] {
+			lastUse[root.ID] = lastUse[v.ID]
+		}
+	}
+	seen := map[int]bool{}
 	for i := range bp.steps {
 		s := &bp.steps[i]
 		var recycle, drop []int32
-		seen := map[int]bool{}
+		clear(seen)
 		for _, list := range [][]*hlo.Value{su[i].reads, su[i].writes} {
 			for _, v := range list {
 				if seen[v.ID] || lastUse[v.ID] != i || !local[v.ID] || resultSet[v.ID] {
 					continue
 				}
 				seen[v.ID] = true
-				if c.recyclable(v, uses) {
+				if c.recyclable(v, uses, views) {
 					recycle = append(recycle, int32(v.ID))
 				} else {
 					drop = append(drop, int32(v.ID))
 				}
 			}
 		}
+		// A root kept alive for its views dies with the last of them.
+		for v, root := range views.root {
+			if lastUse[root.ID] == i && !seen[root.ID] && local[root.ID] && !resultSet[root.ID] && lastUse[v.ID] == i {
+				seen[root.ID] = true
+				if c.recyclable(root, uses, views) {
+					recycle = append(recycle, int32(root.ID))
+				} else {
+					drop = append(drop, int32(root.ID))
+				}
+			}
+		}
 		s.free = append(recycle, drop...)
 		s.nrecycle = len(recycle)
+		for _, id := range drop {
+			if views.header[id] {
+				s.headers = append(s.headers, id)
+			}
+		}
 		if s.fused != nil {
-			s.fused.planInPlace(s, su[i].reads, c)
+			s.fused.planInPlace(s, su[i].reads, c, views)
 		}
 		if c.entry && len(bp.steps) > 0 && b == c.fn.Body.Blocks[0] {
 			for _, a := range args {
@@ -462,23 +495,108 @@ func readIn(v *hlo.Value, reads []*hlo.Value) bool {
 
 // recyclable reports whether v's storage is owned by the plan once v is
 // dead: a tensor made by a Fresh kernel (or a fused step) and read only by
-// steps that cannot keep it alive inside their results (Fresh kernels and
-// fused steps). Arguments, constants and anything that passed through an
-// aliasing op (reshape, tuple, while, call, ...) never qualify.
-func (c *planner) recyclable(v *hlo.Value, uses *useInfo) bool {
-	if v.Def == nil || !c.fresh[v.ID] || v.TensorType() == nil {
+// steps that cannot keep it alive inside their results (Fresh kernels,
+// fused steps, and reshapes whose views are read only by such steps).
+// Arguments, constants and anything that passed through another aliasing
+// op (tuple, while, call, ...) never qualify.
+func (c *planner) recyclable(v *hlo.Value, uses *useInfo, views *viewInfo) bool {
+	if v.Def == nil || !c.fresh[v.ID] || v.TensorType() == nil || views.root[v] != nil {
 		return false
 	}
-	for _, op := range uses.users[v] {
-		if uses.fusedMember[op] {
+	return views.private[v]
+}
+
+// viewInfo describes the reshapes of a block: the root each view's storage
+// belongs to, the roots (and views) read only by steps that keep no
+// reference to them, and the views whose literal headers may be reused
+// once dead.
+type viewInfo struct {
+	root    map[*hlo.Value]*hlo.Value
+	private map[*hlo.Value]bool
+	header  map[int32]bool
+}
+
+// viewGroups finds the reshape steps of bp (views of their operand's
+// storage) and which values no reader can keep alive: every reader is a
+// fused step, a Fresh kernel, or a reshape whose view is itself private.
+func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool, local map[int]bool) *viewInfo {
+	vi := &viewInfo{root: map[*hlo.Value]*hlo.Value{}, private: map[*hlo.Value]bool{}, header: map[int32]bool{}}
+	isView := func(op *hlo.Op) bool {
+		return op.Name == "stablehlo.reshape" && len(op.Results) == 1 && op.Results[0].TensorType() != nil
+	}
+	for i := range bp.steps {
+		s := &bp.steps[i]
+		if s.fused != nil || !isView(s.op) {
 			continue
 		}
-		e := kernel.Lookup(op.Name)
-		if e == nil || !e.IsFresh(op) {
-			return false
+		in, out := s.op.Operands[0], s.op.Results[0]
+		r := in
+		if rr := vi.root[in]; rr != nil {
+			r = rr
+		}
+		vi.root[out] = r
+	}
+	// private is decided from the last value back: a view's readers come
+	// after it.
+	var private func(v *hlo.Value) bool
+	memo := map[*hlo.Value]int8{}
+	private = func(v *hlo.Value) bool {
+		if m := memo[v]; m != 0 {
+			return m > 0
+		}
+		ok := !returned[v.ID] && local[v.ID]
+		for _, op := range uses.users[v] {
+			if !ok {
+				break
+			}
+			switch {
+			case uses.fusedMember[op]:
+			case isView(op):
+				ok = private(op.Results[0])
+			default:
+				e := kernel.Lookup(op.Name)
+				ok = e != nil && e.IsFresh(op)
+			}
+		}
+		if ok {
+			memo[v] = 1
+		} else {
+			memo[v] = -1
+		}
+		return ok
+	}
+	for i := range bp.steps {
+		s := &bp.steps[i]
+		for _, id := range s.out {
+			if v := c.valueOf(s, id); v != nil {
+				vi.private[v] = private(v)
+			}
 		}
 	}
-	return true
+	for v := range vi.root {
+		if vi.private[v] {
+			vi.header[int32(v.ID)] = true
+		}
+	}
+	return vi
+}
+
+// valueOf returns the result of step s in slot id.
+func (c *planner) valueOf(s *step, id int32) *hlo.Value {
+	if s.fused != nil {
+		for _, v := range s.fused.outVals {
+			if int32(v.ID) == id {
+				return v
+			}
+		}
+		return nil
+	}
+	for _, r := range s.op.Results {
+		if int32(r.ID) == id {
+			return r
+		}
+	}
+	return nil
 }
 
 // useInfo records, for the values read in one block, the ops of the block
@@ -492,7 +610,7 @@ type useInfo struct {
 }
 
 func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
-	u := &useInfo{users: map[*hlo.Value][]*hlo.Op{}, returned: map[*hlo.Value]bool{}, fusedMember: map[*hlo.Op]bool{}}
+	u := &useInfo{users: make(map[*hlo.Value][]*hlo.Op, 2*len(ops)), returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops))}
 	for _, op := range ops {
 		for _, v := range usedValues(op) {
 			if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
@@ -509,12 +627,13 @@ func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
 }
 
 // usedValues lists the values op reads, including those read inside its
-// regions from enclosing scopes.
+// regions from enclosing scopes (op.Operands itself for an op without
+// regions: callers do not modify it).
 func usedValues(op *hlo.Op) []*hlo.Value {
-	vals := append([]*hlo.Value(nil), op.Operands...)
 	if len(op.Regions) == 0 {
-		return vals
+		return op.Operands
 	}
+	vals := append([]*hlo.Value(nil), op.Operands...)
 	defined := map[*hlo.Value]bool{}
 	for _, r := range op.Regions {
 		r.Walk(func(inner *hlo.Op) bool {
@@ -604,6 +723,13 @@ func (bp *blockPlan) run(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Valu
 		if mem != nil {
 			s.afterStep(x, frame, mem, &live)
 		}
+		if pool != nil {
+			for _, id := range s.headers {
+				if l, ok := frame[id].(*hlo.Literal); ok {
+					pool.PutHeader(l)
+				}
+			}
+		}
 		for k, id := range s.free {
 			if k < s.nrecycle && pool != nil {
 				if l, ok := frame[id].(*hlo.Literal); ok {
@@ -632,12 +758,12 @@ func (fp *funcPlan) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, err
 
 // runInto is Run appending the results to res.
 func (fp *funcPlan) runInto(x *kernel.Ctx, args, res []kernel.Value) ([]kernel.Value, error) {
-	fb, _ := fp.frames.Get().(*frameBuf)
+	fb := fp.frames.get()
 	if fb == nil {
 		fb = &frameBuf{slots: make([]kernel.Value, fp.nslots)}
 	}
 	res, err := fp.runOn(x, fb.slots, args, res)
-	fp.frames.Put(fb)
+	fp.frames.put(fb)
 	return res, err
 }
 
@@ -713,9 +839,11 @@ func (p *Program) copyOut(mem *kernel.Mem, res []kernel.Value) error {
 }
 
 // runState is what one single-device execution needs besides its frame:
-// its context, buffer pool and argument and result lists. Programs keep
-// them in a sync.Pool, so a warm execution allocates only its results, and
-// the storage its intermediates died in is reused by the next execution.
+// its context, buffer pool and argument and result lists. Programs keep a
+// few (freeList), so a warm execution allocates only the results it hands
+// out, and the storage its intermediates died in is reused by the next
+// execution. The storage kept in all programs' run states together is
+// bounded by retainedMax (retained.go).
 type runState struct {
 	x       kernel.Ctx
 	pool    kernel.Pool
@@ -724,13 +852,18 @@ type runState struct {
 	donated []*hlo.Literal // the arguments the caller donated
 	// inDonated is the execution's list of results in donated storage.
 	inDonated []*hlo.Literal
+	// kept is the pool storage counted in the retained bytes while the run
+	// state waits in its program's free list.
+	kept int64
 }
 
 func (p *Program) getRun() *runState {
-	r, _ := p.runs.Get().(*runState)
+	r := p.runs.get()
 	if r == nil {
-		r = &runState{}
+		return &runState{}
 	}
+	p.unretain(r.kept)
+	r.kept = 0
 	return r
 }
 
@@ -741,7 +874,24 @@ func (p *Program) putRun(r *runState) {
 	clear(r.inDonated)
 	r.in, r.res, r.donated, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.inDonated[:0]
 	r.x = kernel.Ctx{}
-	p.runs.Put(r)
+	r.kept = p.retain(&r.pool)
+	if !p.runs.put(r) {
+		p.unretain(r.kept)
+	}
+}
+
+// poolDonated puts the donated arguments of the execution of r whose
+// storage no result took into r's pool: the caller gave them up, and the
+// next execution's intermediates of their size take them back out (a
+// training step whose updates went elsewhere allocates nothing for its
+// gradients next time).
+func (r *runState) poolDonated(results []kernel.Value) {
+	for _, l := range r.donated {
+		if l == nil || slices.Contains(r.inDonated, l) || slices.ContainsFunc(results, func(v kernel.Value) bool { return v == kernel.Value(l) }) {
+			continue
+		}
+		r.pool.Put(l)
+	}
 }
 
 // execute runs the entry function on one device, whose memory account is

@@ -3,10 +3,8 @@ package host
 import (
 	"math"
 	"testing"
-	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
-	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
 func TestAddOne(t *testing.T) {
@@ -64,19 +62,6 @@ func tanhChain(n int64) *hlo.Module {
 	y = b.op("stablehlo.tanh", f32t(n), []*hlo.Value{y})
 	y = b.op("stablehlo.multiply", f32t(n), []*hlo.Value{y, b.splat(b.arg(3), n)})
 	return module(b.ret(y))
-}
-
-func TestSmallLiteralLayout(t *testing.T) {
-	var s smallLitBox
-	if off, size := unsafe.Offsetof(s.data), unsafe.Sizeof(s); off%16 != 0 || size%16 != 0 {
-		t.Errorf("smallLitBox data at offset %d of %d: want both multiples of 16", off, size)
-	}
-	for i := 0; i < 100; i++ {
-		l := allocLiteral(&kernel.Ctx{}, hlo.F32, []int64{2, 2})
-		if uintptr(unsafe.Pointer(&l.Data[0]))%16 != 0 || l.NumElements() != 4 || len(l.Dims) != 2 {
-			t.Fatalf("small literal %v at %p: not 16-byte aligned or wrong shape", l.Dims, &l.Data[0])
-		}
-	}
 }
 
 func TestPlanString(t *testing.T) {

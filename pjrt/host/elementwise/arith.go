@@ -364,10 +364,10 @@ func init() {
 	powFns.f64, powFns.c128 = powF64, powC128
 
 	ints2(&maxFns, maxK[int8], maxK[int16], maxK[int32], maxK[int64], maxK[uint8], maxK[uint16], maxK[uint32], maxK[uint64])
-	maxFns.b, maxFns.f32, maxFns.f64, maxFns.c64, maxFns.c128 = orB, maxK[float32], maxK[float64], maxCK[complex64], maxCK[complex128]
+	maxFns.b, maxFns.f32, maxFns.f64, maxFns.c64, maxFns.c128 = orB, max32, maxK[float64], maxCK[complex64], maxCK[complex128]
 
 	ints2(&minFns, minK[int8], minK[int16], minK[int32], minK[int64], minK[uint8], minK[uint16], minK[uint32], minK[uint64])
-	minFns.b, minFns.f32, minFns.f64, minFns.c64, minFns.c128 = andB, minK[float32], minK[float64], minCK[complex64], minCK[complex128]
+	minFns.b, minFns.f32, minFns.f64, minFns.c64, minFns.c128 = andB, min32, minK[float64], minCK[complex64], minCK[complex128]
 
 	ints1(&negFns, negK[int8], negK[int16], negK[int32], negK[int64], negK[uint8], negK[uint16], negK[uint32], negK[uint64])
 	negFns.f32, negFns.f64, negFns.c64, negFns.c128 = negK[float32], negK[float64], negK[complex64], negK[complex128]

@@ -44,17 +44,40 @@ func prepSelect(c *kernel.OpCtx) (kernel.TileFn, error) {
 	}
 	switch dt.Size() {
 	case 1:
-		return selTile[uint8], nil
+		return selBits[uint8], nil
 	case 2:
-		return selTile[uint16], nil
+		return selBits[uint16], nil
 	case 4:
-		return selTile[uint32], nil
+		return selBits[uint32], nil
 	case 8:
-		return selTile[uint64], nil
+		return selBits[uint64], nil
 	case 16:
 		return selTile[[2]uint64], nil
 	}
 	return nil, unsupported(c, dt)
+}
+
+// selBits is selTile for storage of up to 8 bytes, without a branch per
+// element: predicates computed from data (a ReLU's mask) are true about
+// half the time at random, and a mispredicted branch costs more than the
+// element.
+func selBits[T uint8 | uint16 | uint32 | uint64](dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
+	p := srcs[0].Data
+	if len(p) == 1 {
+		selTile[T](dst, srcs, lo, hi)
+		return
+	}
+	d := view[T](dst, lo, hi)
+	p = p[lo:hi]
+	t, f := view[T](srcs[1], lo, hi), view[T](srcs[2], lo, hi)
+	t, f, p = t[:len(d)], f[:len(d)], p[:len(d)]
+	for i := range d {
+		var m T
+		if p[i] != 0 {
+			m = ^T(0)
+		}
+		d[i] = f[i] ^ (t[i]^f[i])&m
+	}
 }
 
 // selTile moves raw elements, so it serves every type of one storage size.

@@ -6,10 +6,24 @@ import (
 	"sync/atomic"
 )
 
+// batch is one ParallelFor call's shared state. Batches are reused: the
+// last chunk to finish sends on done (buffered), and nothing touches a
+// batch after its count reaches zero but the caller, who takes the send and
+// puts the batch back.
 type batch struct {
 	left  atomic.Int32
 	done  chan struct{}
 	panic atomic.Pointer[any] // the first panic of a chunk, re-raised by the caller
+}
+
+var batches = sync.Pool{New: func() any { return &batch{done: make(chan struct{}, 1)} }}
+
+// recordPanic keeps r as the batch's panic unless one is kept already
+// (boxed here, so that calls that do not panic allocate nothing).
+func (b *batch) recordPanic(r any) {
+	p := new(any)
+	*p = r
+	b.panic.CompareAndSwap(nil, p)
 }
 
 type task struct {
@@ -19,15 +33,17 @@ type task struct {
 }
 
 func (t task) run() {
-	defer func() {
-		if r := recover(); r != nil {
-			t.b.panic.CompareAndSwap(nil, &r)
-		}
-		if t.b.left.Add(-1) == 0 {
-			close(t.b.done)
-		}
-	}()
+	defer t.finish()
 	t.fn(t.lo, t.hi)
+}
+
+func (t task) finish() {
+	if r := recover(); r != nil {
+		t.b.recordPanic(r)
+	}
+	if t.b.left.Add(-1) == 0 {
+		t.b.done <- struct{}{}
+	}
 }
 
 var (
@@ -75,7 +91,7 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 		return
 	}
 	step := (n + chunks - 1) / chunks
-	b := &batch{done: make(chan struct{})}
+	b := batches.Get().(*batch)
 	b.left.Store(int32((n - step + step - 1) / step))
 	for lo := step; lo < n; lo += step {
 		hi := min(lo+step, n)
@@ -86,20 +102,13 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 			t.run() // queue full: run inline
 		}
 	}
-	func() {
-		// A panic on the caller's chunk waits for the others, then is
-		// re-raised like a worker's.
-		defer func() {
-			if r := recover(); r != nil {
-				b.panic.CompareAndSwap(nil, &r)
-			}
-		}()
-		fn(0, step)
-	}()
+	runFirst(b, fn, step)
 	for {
 		select {
 		case <-b.done:
-			if p := b.panic.Load(); p != nil {
+			p := b.panic.Swap(nil)
+			batches.Put(b)
+			if p != nil {
 				panic(*p)
 			}
 			return
@@ -107,6 +116,17 @@ func ParallelFor(n, grain int, fn func(lo, hi int)) {
 			t.run()
 		}
 	}
+}
+
+// runFirst runs the caller's chunk [0, step): a panic in it waits for the
+// other chunks, then is re-raised like a worker's.
+func runFirst(b *batch, fn func(lo, hi int), step int) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.recordPanic(r)
+		}
+	}()
+	fn(0, step)
 }
 
 // Strides returns row-major element strides for dims.

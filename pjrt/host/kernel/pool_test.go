@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -49,5 +50,21 @@ func TestForkDropsPool(t *testing.T) {
 	x := &Ctx{Pool: &Pool{}, Frame: make([]Value, 2)}
 	if y := x.Fork(); y.Pool != nil {
 		t.Error("a forked context shares the pool of its parent goroutine")
+	}
+}
+
+func TestSmallLiteralLayout(t *testing.T) {
+	var s smallLit
+	if off, size := unsafe.Offsetof(s.data), unsafe.Sizeof(s); off%16 != 0 || size%16 != 0 {
+		t.Errorf("smallLit data at offset %d of %d: want both multiples of 16", off, size)
+	}
+	for i := 0; i < 100; i++ {
+		l := NewLiteral(hlo.F32, []int64{2, 2})
+		if uintptr(unsafe.Pointer(&l.Data[0]))%16 != 0 || l.NumElements() != 4 || len(l.Dims) != 2 {
+			t.Fatalf("small literal %v at %p: not 16-byte aligned or wrong shape", l.Dims, &l.Data[0])
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { NewLiteral(hlo.F32, []int64{3}) }); n != 1 {
+		t.Errorf("a small literal takes %.0f allocations, want 1", n)
 	}
 }

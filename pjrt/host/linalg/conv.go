@@ -222,6 +222,9 @@ type convPlan struct {
 	outCanon                  []int64
 	soff                      []int32 // [outSp][kSp] input spatial index, -1 in padding
 	direct                    bool    // the canonical lhs is P itself
+	// planes, when set, runs the convolution over the operands' own
+	// layouts (conv_planes.go).
+	planes *planesConv
 }
 
 func planConv(c *kernel.OpCtx, lt, rt, ot *hlo.TensorType, a *convAttrs) (*convPlan, error) {
@@ -320,6 +323,9 @@ func planConv(c *kernel.OpCtx, lt, rt, ot *hlo.TensorType, a *convAttrs) (*convP
 			p.soff[so*p.kSp+sk] = int32(flat)
 		}
 	}
+	if small := hlo.NumElements(ot.Dims)*int64(p.kSp*(p.c/a.fgc)) <= refWork; !small && usePlanes {
+		p.planes = planPlanes(p, lt, rt, ot, a)
+	}
 	if p.kSp == 1 && p.groups == 1 && p.inSp == p.outSp {
 		p.direct = true
 		for so := 0; so < p.outSp; so++ {
@@ -384,6 +390,14 @@ func permuted(l *hlo.Literal, perm []int) *hlo.Literal {
 func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 	out := x.NewLiteralUninit(p.ot.DType, p.ot.Dims)
 	if out.NumElements() == 0 {
+		return out
+	}
+	if q := p.planes; q != nil {
+		if p.kind == dotF32 {
+			runPlanes(q, bestF32(), l.F32(), r.F32(), out.F32())
+		} else {
+			runPlanes(q, bestF64(), l.F64(), r.F64(), out.F64())
+		}
 		return out
 	}
 	lc, rc := permuted(l, p.lhsPerm), permuted(r, p.rhsPerm)
@@ -464,6 +478,9 @@ func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 }
 
 func naiveGemm1[T number](m, n, k int, a, b, c matrix[T]) { naiveGemm(1, m, n, k, a, b, c) }
+
+// usePlanes enables the planes schedule (tests switch it off to compare).
+var usePlanes = true
 
 // im2colChunk bounds the elements of one chunk of P (8 Mi values).
 var im2colChunk = 1 << 23

@@ -127,6 +127,7 @@ type dotPlan struct {
 	kind           dotKind
 	algo           dotAlgorithm
 	out            *hlo.TensorType
+	outOff         []int // offset of each product in the result
 }
 
 func compileDotOp(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (kernel.RunFn, error) {
@@ -209,6 +210,10 @@ func planDot(c *kernel.OpCtx, lt, rt, ot *hlo.TensorType, d dotDims) (*dotPlan, 
 	}
 	p.lhs = planView(lt.Dims, d.lb, lFree, d.lc)
 	p.rhs = planView(rt.Dims, d.rb, d.rc, rFree)
+	p.outOff = make([]int, p.batch)
+	for b := range p.outOff {
+		p.outOff[b] = b * p.m * p.n
+	}
 	return p, nil
 }
 
@@ -370,9 +375,5 @@ func (p *dotPlan) small() bool { return p.batch*p.m*p.n*p.k <= refWork }
 
 // outMatrix views a result buffer as the batch of m x n products.
 func outMatrix[T any](p *dotPlan, c []T) matrix[T] {
-	off := make([]int, p.batch)
-	for b := range off {
-		off[b] = b * p.m * p.n
-	}
-	return matrix[T]{data: c, off: off, rs: p.n, cs: 1}
+	return matrix[T]{data: c, off: p.outOff, rs: p.n, cs: 1}
 }

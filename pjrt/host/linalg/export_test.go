@@ -1,5 +1,10 @@
 package linalg
 
+import (
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
 // SetIm2colChunk shrinks the im2col chunk for a test and returns the undo.
 func SetIm2colChunk(n int) func() {
 	old := im2colChunk
@@ -12,3 +17,43 @@ var (
 	ThreeFry2x32 = threeFry2x32
 	Philox4x32   = philox4x32
 )
+
+// ConvSchedule names the schedule a convolution op compiles to: "direct",
+// "rows" or "accumulate" (planes), or "im2col".
+func ConvSchedule(op *hlo.Op) (string, error) {
+	c := &kernel.OpCtx{Op: op}
+	for _, v := range op.Operands {
+		c.In = append(c.In, v.Type)
+	}
+	for _, r := range op.Results {
+		c.Out = append(c.Out, r.Type)
+	}
+	lt, rt, ot, err := convTypes(c)
+	if err != nil {
+		return "", err
+	}
+	a, err := readConvAttrs(c, lt.Rank(), true)
+	if err != nil {
+		return "", err
+	}
+	p, err := planConv(c, lt, rt, ot, a)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case p.planes == nil:
+		return "im2col", nil
+	case p.planes.mode == planesAcc:
+		return "accumulate", nil
+	case p.planes.direct != nil && useDirect:
+		return "direct", nil
+	}
+	return "rows", nil
+}
+
+// SetPlanes turns the planes schedule on or off and returns the undo.
+func SetPlanes(on bool) func() {
+	old := usePlanes
+	usePlanes = on
+	return func() { usePlanes = old }
+}

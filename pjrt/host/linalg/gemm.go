@@ -49,7 +49,12 @@ const (
 	gemmParallelMin = 1 << 16
 )
 
-type packBuf[T float] struct{ a, b []T }
+// packBuf is a worker's packing storage: a, the packed A block; b, a
+// packed B block; tile, a partial tile of C.
+type packBuf[T float] struct {
+	a, b []T
+	tile [16 * 32]T
+}
 
 var (
 	poolF32 = sync.Pool{New: func() any { return new(packBuf[float32]) }}
@@ -107,68 +112,120 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	mc := roundUp(ceilDiv(m, mBlocks), mr)
 	mBlocks = ceilDiv(m, mc)
 
-	bufB, pool := getBuf[T]()
-	defer pool.Put(bufB)
-	bufB.b = grow(bufB.b, kc*nc)
-	pb := bufB.b
-
+	j := getJob[T]()
+	defer putJob(j)
+	j.kern, j.m, j.n = kern, m, n
+	j.a, j.aOff, j.ars, j.acs = a, aOff, ars, acs
+	j.b, j.bOff, j.brs, j.bcs = b, bOff, brs, bcs
+	j.c, j.ldc, j.mc = c, ldc, mc
+	j.buf.b = grow(j.buf.b, kc*nc)
 	for jc := 0; jc < n; jc += nc {
-		ncur := min(nc, n-jc)
-		nPanels := ceilDiv(ncur, nr)
+		j.jc, j.ncur = jc, min(nc, n-jc)
+		j.nPanels = ceilDiv(j.ncur, nr)
 		// When M gives too few tasks, split the column panels as well.
-		nSplit := 1
+		j.nSplit = 1
 		if mBlocks < workers {
-			nSplit = min(ceilDiv(workers, mBlocks), nPanels)
+			j.nSplit = min(ceilDiv(workers, mBlocks), j.nPanels)
 		}
 		for pc := 0; pc < k; pc += kc {
-			kcur := min(kc, k-pc)
-			packB := func(lo, hi int) {
-				for p := lo; p < hi; p++ {
-					packPanelB(pb[p*nr*kcur:(p+1)*nr*kcur], b, bOff+pc*brs+(jc+p*nr)*bcs, brs, bcs, kcur, min(nr, ncur-p*nr), nr)
-				}
-			}
-			if par && nPanels > 1 {
-				kernel.ParallelFor(nPanels, 1, packB)
+			j.pc, j.kcur = pc, min(kc, k-pc)
+			if par && j.nPanels > 1 {
+				kernel.ParallelFor(j.nPanels, 1, j.packFn)
 			} else {
-				packB(0, nPanels)
+				j.packB(0, j.nPanels)
 			}
-			task := func(t int) {
-				ib, js := t/nSplit, t%nSplit
-				ic := ib * mc
-				mcur := min(mc, m-ic)
-				p0 := js * nPanels / nSplit
-				p1 := (js + 1) * nPanels / nSplit
-				bufA, poolA := getBuf[T]()
-				bufA.a = grow(bufA.a, roundUp(mcur, mr)*kcur)
-				pa := bufA.a
-				mPanels := ceilDiv(mcur, mr)
-				for ip := 0; ip < mPanels; ip++ {
-					packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
-				}
-				macroKernel(kern, pa, pb, mPanels, p0, p1, kcur, mcur, ncur, c, ic, jc, ldc)
-				poolA.Put(bufA)
-			}
-			tasks := mBlocks * nSplit
+			tasks := mBlocks * j.nSplit
 			if par && tasks > 1 {
-				kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-					for t := lo; t < hi; t++ {
-						task(t)
-					}
-				})
+				kernel.ParallelFor(tasks, 1, j.tasksFn)
 			} else {
-				for t := 0; t < tasks; t++ {
-					task(t)
-				}
+				j.tasks(0, tasks)
 			}
 		}
 	}
 }
 
+// gemmJob is one gemm2D call's operands and loop state, shared by its
+// parallel chunks. Jobs are reused (with their packed-B buffer and their
+// chunk functions, bound once), so a product allocates nothing.
+type gemmJob[T float] struct {
+	kern              *microKernel[T]
+	m, n              int
+	a                 []T
+	aOff, ars, acs    int
+	b                 []T
+	bOff, brs, bcs    int
+	c                 []T
+	ldc, mc           int
+	jc, ncur, nPanels int
+	nSplit, pc, kcur  int
+	buf               packBuf[T] // buf.b: the packed B block
+	packFn, tasksFn   func(lo, hi int)
+}
+
+var (
+	jobsF32 = sync.Pool{New: func() any { return newJob[float32]() }}
+	jobsF64 = sync.Pool{New: func() any { return newJob[float64]() }}
+)
+
+func newJob[T float]() *gemmJob[T] {
+	j := &gemmJob[T]{}
+	j.packFn, j.tasksFn = j.packB, j.tasks
+	return j
+}
+
+func getJob[T float]() *gemmJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return jobsF32.Get().(*gemmJob[T])
+	}
+	return jobsF64.Get().(*gemmJob[T])
+}
+
+func putJob[T float](j *gemmJob[T]) {
+	j.a, j.b, j.c, j.kern = nil, nil, nil, nil
+	var z T
+	if _, ok := any(z).(float32); ok {
+		jobsF32.Put(j)
+	} else {
+		jobsF64.Put(j)
+	}
+}
+
+// packB packs column panels [lo, hi) of the current B slab.
+func (j *gemmJob[T]) packB(lo, hi int) {
+	nr, kcur := j.kern.nr, j.kcur
+	for p := lo; p < hi; p++ {
+		packPanelB(j.buf.b[p*nr*kcur:(p+1)*nr*kcur], j.b, j.bOff+j.pc*j.brs+(j.jc+p*nr)*j.bcs, j.brs, j.bcs, kcur, min(nr, j.ncur-p*nr), nr)
+	}
+}
+
+// tasks runs tasks [lo, hi): each packs an M block of the A slab and
+// multiplies it with a share of the packed B panels.
+func (j *gemmJob[T]) tasks(lo, hi int) {
+	mr, kcur := j.kern.mr, j.kcur
+	bufA, poolA := getBuf[T]()
+	for t := lo; t < hi; t++ {
+		ib, js := t/j.nSplit, t%j.nSplit
+		ic := ib * j.mc
+		mcur := min(j.mc, j.m-ic)
+		p0 := js * j.nPanels / j.nSplit
+		p1 := (js + 1) * j.nPanels / j.nSplit
+		bufA.a = grow(bufA.a, roundUp(mcur, mr)*kcur)
+		pa := bufA.a
+		mPanels := ceilDiv(mcur, mr)
+		for ip := 0; ip < mPanels; ip++ {
+			packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], j.a, j.aOff+(ic+ip*mr)*j.ars+j.pc*j.acs, j.ars, j.acs, kcur, min(mr, mcur-ip*mr), mr)
+		}
+		macroKernel(j.kern, pa, j.buf.b, mPanels, p0, p1, kcur, mcur, j.ncur, j.c, ic, j.jc, j.ldc, bufA)
+	}
+	poolA.Put(bufA)
+}
+
 // macroKernel runs the micro-kernel over the tiles of one packed A block
 // and column panels [p0, p1) of the packed B block.
-func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, p0, p1, kcur, mcur, ncur int, c []T, ic, jc, ldc int) {
+func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, p0, p1, kcur, mcur, ncur int, c []T, ic, jc, ldc int, buf *packBuf[T]) {
 	mr, nr := kern.mr, kern.nr
-	var tile [16 * 32]T
+	tile := &buf.tile
 	for jp := p0; jp < p1; jp++ {
 		j := jc + jp*nr
 		nv := min(nr, ncur-jp*nr)

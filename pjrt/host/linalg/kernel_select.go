@@ -18,5 +18,16 @@ func kernelsF64() []*microKernel[float64] {
 }
 
 // bestF32 and bestF64 are the kernels dot_general and convolution use.
-func bestF32() *microKernel[float32] { return kernelsF32()[0] }
-func bestF64() *microKernel[float64] { return kernelsF64()[0] }
+func bestF32() *microKernel[float32] {
+	if len(asmKernelsF32) > 0 {
+		return asmKernelsF32[0]
+	}
+	return goKernelF32
+}
+
+func bestF64() *microKernel[float64] {
+	if len(asmKernelsF64) > 0 {
+		return asmKernelsF64[0]
+	}
+	return goKernelF64
+}

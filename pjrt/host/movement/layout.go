@@ -188,7 +188,7 @@ func compileReshape(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if int64(in.NumElements()) != want {
 			return runErr(op, "operand %s has %d elements, result %s needs %d", in.ShapeString(), in.NumElements(), outT.ShapeString(), want)
 		}
-		results[0] = viewOf(in.DType, outT.Dims, in.Data)
+		results[0] = x.View(in.DType, outT.Dims, in.Data)
 		return nil
 	}, nil
 }

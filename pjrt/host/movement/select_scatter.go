@@ -20,6 +20,11 @@ type selectScatterOp struct {
 	static  *windowLayout
 	selFast elemCmp
 	acc     accFn
+	// pool is set for a pooling window (pool.go); typed says it runs as
+	// typed loops: a float FLOAT comparison selDir and an add.
+	pool   *poolShape
+	typed  bool
+	selDir string
 }
 
 func compileSelectAndScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -79,6 +84,15 @@ func compileSelectAndScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 		so.selFast = compareFn(cb.dir, cb.typ, cb.dtypes)
 	}
 	so.acc, _, _ = binKernels(so.sca.kind, so.dt)
+	if so.static != nil && so.selFast != nil && so.acc != nil {
+		so.pool = planPool(opT.Dims, so.attrs, so.static.outDims)
+		cb := so.sel.cmp
+		switch cb.dir {
+		case "GE", "GT", "LE", "LT":
+			so.typed = (cb.typ == "" || cb.typ == "FLOAT") && so.sca.kind == binAdd && (so.dt == hlo.F32 || so.dt == hlo.F64) && opT.DType == so.dt
+			so.selDir = cb.dir
+		}
+	}
 	return so.run, nil
 }
 
@@ -93,6 +107,14 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 		ls[i] = l
 	}
 	operand, source, init := ls[0], ls[1], ls[2]
+	if so.pool != nil {
+		out, err := so.runSelectPool(x, so.pool, operand, source, init)
+		if err != nil {
+			return err
+		}
+		results[0] = out
+		return nil
+	}
 	L := so.static
 	if L == nil {
 		var err error

@@ -230,6 +230,7 @@ type reduceWindowOp struct {
 	outT   []*hlo.TensorType
 	static *windowLayout
 	acc    accFn
+	pool   *poolShape // a pooling window (pool.go), or nil
 }
 
 func compileReduceWindow(c *kernel.OpCtx) (kernel.RunFn, error) {
@@ -292,6 +293,9 @@ func compileReduceWindow(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if n == 1 && ro.inDT[0] == ro.body.args[0] {
 		ro.acc, _, _ = binKernels(ro.body.kind, ro.inDT[0])
 	}
+	if ro.acc != nil && ro.static != nil {
+		ro.pool = planPool(ins[0].Dims, ro.attrs, ro.static.outDims)
+	}
 	return ro.run, nil
 }
 
@@ -304,6 +308,9 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 			return err
 		}
 		ins[i] = l
+	}
+	if ro.pool != nil {
+		return ro.runReducePool(x, ro.pool, ins[0], ins[1], results)
 	}
 	L := ro.static
 	if L == nil {

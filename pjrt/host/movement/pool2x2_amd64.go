@@ -1,0 +1,93 @@
+//go:build amd64 && !purego
+
+package movement
+
+// Implemented in pool2x2_amd64.s: n windows (a multiple of 8 is done; the
+// rest is left to the caller) of rows v0 and v1 (2n elements each).
+
+//go:noescape
+func select2x2GE(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
+func select2x2GT(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
+func select2x2LE(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
+func select2x2LT(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
+func reduce2x2Max(v0, v1, dst *float32, n int, init float32)
+
+//go:noescape
+func reduce2x2Add(v0, v1, dst *float32, n int, init float32)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv0() (eax, edx uint32)
+
+// hasAVX2 reports AVX2 with the OS saving YMM state.
+var hasAVX2 = func() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const osxsave, avx = 1 << 27, 1 << 28
+	if ecx1&(osxsave|avx) != osxsave|avx {
+		return false
+	}
+	if xcr0, _ := xgetbv0(); xcr0&0x6 != 0x6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<5) != 0
+}()
+
+// select2x2Vec runs the vector kernel of dir over a window row and returns
+// how many windows it did: all when the row has 8 or more (the last eight
+// are done again, overlapping: windows do not share elements, so a window
+// done twice writes the same results), else none.
+func select2x2Vec(dir string, v0, v1, d0, d1, src []float32, init float32) int {
+	n := len(src) &^ 7
+	if !useVec || !hasAVX2 || n == 0 {
+		return 0
+	}
+	if t := len(src) - 8; n != len(src) && select2x2Vec(dir, v0[2*t:], v1[2*t:], d0[2*t:], d1[2*t:], src[t:], init) == 0 {
+		return 0
+	}
+	_, _, _, _ = v0[2*n-1], v1[2*n-1], d0[2*n-1], d1[2*n-1]
+	switch dir {
+	case "GE":
+		select2x2GE(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	case "GT":
+		select2x2GT(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	case "LE":
+		select2x2LE(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	case "LT":
+		select2x2LT(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	default:
+		return 0
+	}
+	return len(src)
+}
+
+// reduce2x2Vec runs the vector kernel of k (max or add) over a window row
+// and returns how many windows it did (as select2x2Vec).
+func reduce2x2Vec(k binKind, v0, v1, dst []float32, init float32) int {
+	n := len(dst) &^ 7
+	if !useVec || !hasAVX2 || n == 0 || k != binMax && k != binAdd {
+		return 0
+	}
+	if t := len(dst) - 8; n != len(dst) {
+		reduce2x2Vec(k, v0[2*t:], v1[2*t:], dst[t:], init)
+	}
+	_, _ = v0[2*n-1], v1[2*n-1]
+	switch k {
+	case binMax:
+		reduce2x2Max(&v0[0], &v1[0], &dst[0], n, init)
+	case binAdd:
+		reduce2x2Add(&v0[0], &v1[0], &dst[0], n, init)
+	}
+	return len(dst)
+}

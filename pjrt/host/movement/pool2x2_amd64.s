@@ -1,0 +1,278 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eaxArg+0(FP), AX
+	MOVL ecxArg+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv0() (eax, edx uint32)
+TEXT ·xgetbv0(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
+
+// Eight 2x2 windows per iteration. A row segment is loaded as L (windows
+// 0-3) and H (windows 4-7); VSHUFPS picks the even elements (the windows'
+// left column, $0x88) and the odd ones (right column, $0xDD) in the lane
+// order 0 1 4 5 | 2 3 6 7. VUNPCKLPS/VUNPCKHPS of two vectors in that
+// order give a row's elements back in order, and VPERMQ $0xD8 maps between
+// that order and the natural one (both ways).
+#define LOADWIN \
+	VMOVUPS (SI), Y0; \
+	VMOVUPS 32(SI), Y1; \
+	VMOVUPS (DI), Y2; \
+	VMOVUPS 32(DI), Y3; \
+	VSHUFPS $0x88, Y1, Y0, Y4; \
+	VSHUFPS $0xDD, Y1, Y0, Y5; \
+	VSHUFPS $0x88, Y3, Y2, Y6; \
+	VSHUFPS $0xDD, Y3, Y2, Y7
+
+// One step of the choice among a (Y4), b (Y5), c (Y6), d (Y7): Y12 =
+// !keep(current, cand) by predicate pred (CMPN compares (current, cand),
+// CMPS (cand, current)), then the current value (Y8) and the one-hot
+// choices so far, Y9 (a), Y10 (b) and Y11 (c), follow.
+#define CMPN(pred, cand) VCMPPS pred, cand, Y8, Y12
+#define CMPS(pred, cand) VCMPPS pred, Y8, cand, Y12
+#define DROP \
+	VANDNPS Y9, Y12, Y9; \
+	VANDNPS Y10, Y12, Y10; \
+	VANDNPS Y11, Y12, Y11
+
+// dst = sel ? Y14 (init + source) : Y15 (init).
+#define PICK(sel, dst) \
+	VXORPS Y15, Y14, dst; \
+	VANDPS sel, dst, dst; \
+	VXORPS Y15, dst, dst
+
+#define SELHEAD \
+	LOADWIN; \
+	VMOVUPS (R10), Y14; \
+	VPERMQ $0xD8, Y14, Y14; \
+	VADDPS Y14, Y15, Y14; \
+	VMOVAPS Y4, Y8; \
+	VPCMPEQD Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11
+
+#define SELTAIL \
+	PICK(Y9, Y0); \
+	PICK(Y10, Y1); \
+	PICK(Y11, Y2); \
+	PICK(Y12, Y3); \
+	VUNPCKLPS Y1, Y0, Y4; \
+	VUNPCKHPS Y1, Y0, Y5; \
+	VUNPCKLPS Y3, Y2, Y6; \
+	VUNPCKHPS Y3, Y2, Y7; \
+	VMOVUPS Y4, (R8); \
+	VMOVUPS Y5, 32(R8); \
+	VMOVUPS Y6, (R9); \
+	VMOVUPS Y7, 32(R9); \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	ADDQ $64, R8; \
+	ADDQ $64, R9; \
+	ADDQ $32, R10
+
+// Predicates: $0x19 is NGE_UQ (!(x >= y), true for NaNs), $0x1A NGT_UQ.
+
+// func select2x2GE(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = cur >= cand
+TEXT ·select2x2GE(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELHEAD
+	CMPN($0x19, Y5)
+	VBLENDVPS Y12, Y5, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y10
+	CMPN($0x19, Y6)
+	VBLENDVPS Y12, Y6, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y11
+	CMPN($0x19, Y7)
+	DROP
+	SELTAIL
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func select2x2GT(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = cur > cand
+TEXT ·select2x2GT(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELHEAD
+	CMPN($0x1A, Y5)
+	VBLENDVPS Y12, Y5, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y10
+	CMPN($0x1A, Y6)
+	VBLENDVPS Y12, Y6, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y11
+	CMPN($0x1A, Y7)
+	DROP
+	SELTAIL
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func select2x2LE(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = cur <= cand = cand >= cur
+TEXT ·select2x2LE(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELHEAD
+	CMPS($0x19, Y5)
+	VBLENDVPS Y12, Y5, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y10
+	CMPS($0x19, Y6)
+	VBLENDVPS Y12, Y6, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y11
+	CMPS($0x19, Y7)
+	DROP
+	SELTAIL
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func select2x2LT(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = cur < cand = cand > cur
+TEXT ·select2x2LT(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELHEAD
+	CMPS($0x1A, Y5)
+	VBLENDVPS Y12, Y5, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y10
+	CMPS($0x1A, Y6)
+	VBLENDVPS Y12, Y6, Y8, Y8
+	DROP
+	VMOVAPS Y12, Y11
+	CMPS($0x1A, Y7)
+	DROP
+	SELTAIL
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// GOMAX(x, y, t): t = Go's max(x, y) for floats, bit for bit: the
+// compiler computes it as -min(-x, -y) with min(a, b) = m | MINSS(m, a),
+// m = MINSS(a, b) (a NaN comes out as the OR of both operands' bits).
+// Y11 holds the sign mask; Y12 and Y13 are scratch.
+#define GOMAX(x, y, t) \
+	VXORPS Y11, x, Y12; \
+	VXORPS Y11, y, Y13; \
+	VMINPS Y13, Y12, t; \
+	VMINPS Y12, t, Y13; \
+	VORPS Y13, t, t; \
+	VXORPS Y11, t, t
+
+// func reduce2x2Max(v0, v1, dst *float32, n int, init float32)
+// dst[i] = max(max(max(max(init, a), b), c), d) per window, as Go's max.
+TEXT ·reduce2x2Max(SB), NOSPLIT, $0-36
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ dst+16(FP), R8
+	MOVQ n+24(FP), CX
+	VBROADCASTSS init+32(FP), Y15
+	VPCMPEQD Y11, Y11, Y11
+	VPSLLD $31, Y11, Y11
+	SHRQ $3, CX
+	JZ done
+loop:
+	LOADWIN
+	GOMAX(Y15, Y4, Y8)
+	GOMAX(Y8, Y5, Y9)
+	GOMAX(Y9, Y6, Y8)
+	GOMAX(Y8, Y7, Y9)
+	VPERMQ $0xD8, Y9, Y9
+	VMOVUPS Y9, (R8)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func reduce2x2Add(v0, v1, dst *float32, n int, init float32)
+// dst[i] = (((init + a) + b) + c) + d per window.
+TEXT ·reduce2x2Add(SB), NOSPLIT, $0-36
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ dst+16(FP), R8
+	MOVQ n+24(FP), CX
+	VBROADCASTSS init+32(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	LOADWIN
+	VADDPS Y4, Y15, Y8
+	VADDPS Y5, Y8, Y8
+	VADDPS Y6, Y8, Y8
+	VADDPS Y7, Y8, Y8
+	VPERMQ $0xD8, Y8, Y8
+	VMOVUPS Y8, (R8)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET

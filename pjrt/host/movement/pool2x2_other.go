@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package movement
+
+func select2x2Vec(dir string, v0, v1, d0, d1, src []float32, init float32) int { return 0 }
+
+func reduce2x2Vec(k binKind, v0, v1, dst []float32, init float32) int { return 0 }

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -29,14 +30,15 @@ type matrix[T any] struct {
 	rs, cs int
 }
 
-// microKernel computes C[mr x nr] += A_panel * B_panel over k steps, where
-// A_panel holds k groups of mr values (one per row) and B_panel k groups of
-// nr values (one per column); c is row-major with row stride ldc and holds
-// a full mr x nr tile.
+// microKernel computes C[mr x nr] += A_panel * B_panel over k steps (or
+// C = A_panel * B_panel when store is set), where A_panel holds k groups
+// of mr values (one per row) and B_panel k groups of nr values (one per
+// column); c is row-major with row stride ldc and holds a full mr x nr
+// tile.
 type microKernel[T float] struct {
 	name   string
 	mr, nr int
-	fn     func(k int, a, b, c []T, ldc int)
+	fn     func(k int, a, b, c []T, ldc int, store bool)
 }
 
 // Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
@@ -71,121 +73,247 @@ func grow[T float](s []T, n int) []T {
 	return s[:n]
 }
 
+// gemmOpts are what a product does beyond C += A x B.
+type gemmOpts[T float] struct {
+	// overwrite says C holds garbage: the product replaces it (the first
+	// K slab stores instead of accumulating, so C needs no clearing).
+	overwrite bool
+	// newEpi, when set, returns an epilogue and its release for one task:
+	// the epilogue runs on every finished row segment of C the task
+	// computes (seg is c.data[flat : flat+len(seg)]), while it is still in
+	// cache. Tasks run concurrently, each with its own epilogue.
+	newEpi func() (epi func(seg []T, flat int), done func())
+	// packedB[b], when not nil, is product b's B already packed by
+	// packWholeB for this kernel; keepB asks the product to pack B whole
+	// into a new slice and store it there (for a caller's cache).
+	packedB [][]T
+	keepB   bool
+}
+
 // gemm computes c[b] += a[b] x b[b] for every batch b, where a is m x k, b
 // is k x n and c is m x n with unit column stride.
 func gemm[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]) {
-	if batch == 0 || m == 0 || n == 0 || k == 0 {
+	gemmEx(kern, batch, m, n, k, a, b, c, &gemmOpts[T]{})
+}
+
+// gemmEx is gemm with options (o is not nil).
+func gemmEx[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T], o *gemmOpts[T]) {
+	if batch == 0 || m == 0 || n == 0 {
 		return
 	}
+	if o.keepB && o.packedB == nil {
+		o.packedB = make([][]T, batch)
+	}
 	work := m * n * k
-	if batch > 1 && (work < gemmParallelMin*4 || batch >= 4*kernel.Workers()) {
+	workers := kernel.Workers()
+	if batch > 1 && (work < gemmParallelMin*4 || batch >= 4*workers) {
 		// Many small products: one product per task.
-		kernel.ParallelFor(batch, max(1, gemmParallelMin/max(work, 1)), func(lo, hi int) {
-			for bi := lo; bi < hi; bi++ {
-				gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, false)
-			}
+		runTasks(batch, workers, func(bi int) {
+			gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, 1, o, bi)
 		})
 		return
 	}
-	par := work >= gemmParallelMin
+	if work < gemmParallelMin {
+		workers = 1
+	}
 	for bi := 0; bi < batch; bi++ {
-		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, par)
+		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, workers, o, bi)
 	}
 }
 
-// gemm2D computes C[m x n] += A[m x k] * B[k x n], C with row stride ldc.
-func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, ldc int, par bool) {
-	mr, nr := kern.mr, kern.nr
-	kc := min(k, gemmKC)
-	nc := min(roundUp(n, nr), gemmNC)
-	workers := 1
-	if par {
-		workers = kernel.Workers()
-	}
-	// Split M into blocks: at most gemmMC tall, and at least one per worker.
-	mBlocks := max(ceilDiv(m, gemmMC), min(workers, ceilDiv(m, mr)))
-	mc := roundUp(ceilDiv(m, mBlocks), mr)
-	mBlocks = ceilDiv(m, mc)
-
-	bufB, pool := getBuf[T]()
-	defer pool.Put(bufB)
-	bufB.b = grow(bufB.b, kc*nc)
-	pb := bufB.b
-
-	for jc := 0; jc < n; jc += nc {
-		ncur := min(nc, n-jc)
-		nPanels := ceilDiv(ncur, nr)
-		// When M gives too few tasks, split the column panels as well.
-		nSplit := 1
-		if mBlocks < workers {
-			nSplit = min(ceilDiv(workers, mBlocks), nPanels)
+// runTasks runs task(t) for every t in [0, n) on up to workers goroutines,
+// each taking the next task when it finishes one (so that a worker the OS
+// delays holds up no more than one task).
+func runTasks(n, workers int, task func(t int)) {
+	if n <= 1 || workers <= 1 {
+		for t := 0; t < n; t++ {
+			task(t)
 		}
-		for pc := 0; pc < k; pc += kc {
-			kcur := min(kc, k-pc)
-			packB := func(lo, hi int) {
-				for p := lo; p < hi; p++ {
-					packPanelB(pb[p*nr*kcur:(p+1)*nr*kcur], b, bOff+pc*brs+(jc+p*nr)*bcs, brs, bcs, kcur, min(nr, ncur-p*nr), nr)
+		return
+	}
+	var next atomic.Int64
+	kernel.ParallelFor(min(n, workers), 1, func(lo, hi int) {
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= n {
+				return
+			}
+			task(t)
+		}
+	})
+}
+
+// packedBLen is the length of a whole packed B (k x n): every kc-deep
+// slab of K, starting at element pc*roundUp(n, nr) for the slab at K
+// offset pc, holds the slab's nr-wide column panels one after the other.
+func packedBLen(k, n, nr int) int { return k * roundUp(n, nr) }
+
+// packBPanels packs column panels [p0, p1) of every K slab of B (k x n,
+// element (p, j) at off + p*rs + j*cs) into dst in packedBLen's layout.
+func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
+	nPad := roundUp(n, nr)
+	for pc := 0; pc < k; pc += gemmKC {
+		kcur := min(gemmKC, k-pc)
+		base := pc * nPad
+		for jp := p0; jp < p1; jp++ {
+			packPanelB(dst[base+jp*nr*kcur:base+(jp+1)*nr*kcur], b, off+pc*rs+jp*nr*cs, rs, cs, kcur, min(nr, n-jp*nr), nr)
+		}
+	}
+}
+
+// packWholeB packs all of B with up to workers goroutines.
+func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
+	nPanels := ceilDiv(n, nr)
+	if workers <= 1 || k*n < 1<<14 {
+		packBPanels(dst, b, off, rs, cs, k, n, nr, 0, nPanels)
+		return
+	}
+	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), func(lo, hi int) {
+		packBPanels(dst, b, off, rs, cs, k, n, nr, lo, hi)
+	})
+}
+
+// gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=
+// (or = with o.overwrite) A[m x k] * B[k x n], on up to workers
+// goroutines. The work is split into tasks over row blocks of C when C
+// has enough rows (B then packed whole first, once, and shared), else over
+// its column panels (each task packing its own part of B and all of A,
+// which is then small). Tasks go to workers as they free up.
+func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, cOff, ldc, workers int, o *gemmOpts[T], bi int) {
+	if k == 0 {
+		// C = 0 (overwrite) or unchanged, then the epilogue.
+		var epi func(seg []T, flat int)
+		if o.newEpi != nil {
+			var done func()
+			epi, done = o.newEpi()
+			defer done()
+		}
+		for i := 0; i < m; i++ {
+			seg := c[cOff+i*ldc : cOff+i*ldc+n]
+			if o.overwrite {
+				clear(seg)
+			}
+			if epi != nil {
+				epi(seg, cOff+i*ldc)
+			}
+		}
+		return
+	}
+	mr, nr := kern.mr, kern.nr
+	nPanels := ceilDiv(n, nr)
+	var pb []T // the whole packed B, or nil
+	if o.packedB != nil {
+		pb = o.packedB[bi]
+	}
+	mTasks, nTasks, mc := 1, 1, m
+	if workers > 1 {
+		if m >= 4*workers*mr {
+			mTasks = max(2*workers, ceilDiv(m, gemmMC))
+			mc = roundUp(ceilDiv(m, mTasks), mr)
+			mTasks = ceilDiv(m, mc)
+		} else {
+			nTasks = min(nPanels, workers)
+		}
+	}
+	// B is packed whole when tasks share it or a cache wants it.
+	if pb == nil && (mTasks > 1 || o.keepB) {
+		var release func()
+		if o.keepB {
+			pb = make([]T, packedBLen(k, n, nr))
+			o.packedB[bi] = pb
+		} else {
+			var buf *packBuf[T]
+			var pool *sync.Pool
+			buf, pool = getBuf[T]()
+			buf.b = grow(buf.b, packedBLen(k, n, nr))
+			pb = buf.b
+			release = func() { pool.Put(buf) }
+		}
+		packWholeB(pb, b, bOff, brs, bcs, k, n, nr, workers)
+		if release != nil {
+			defer release()
+		}
+	}
+	nPad := roundUp(n, nr)
+	runTasks(mTasks*nTasks, workers, func(t int) {
+		i0 := (t / nTasks) * mc
+		i1 := min(m, i0+mc)
+		jn := t % nTasks
+		p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
+		j0, j1 := p0*nr, min(n, p1*nr)
+		buf, pool := getBuf[T]()
+		var epi func(seg []T, flat int)
+		var done func()
+		if o.newEpi != nil {
+			epi, done = o.newEpi()
+		}
+		for pc := 0; pc < k; pc += gemmKC {
+			kcur := min(gemmKC, k-pc)
+			// bp holds panels [p0, p1) of this slab, panel jp at
+			// (jp-p0)*nr*kcur.
+			var bp []T
+			if pb != nil {
+				base := pc*nPad + p0*nr*kcur
+				bp = pb[base : base+(p1-p0)*nr*kcur]
+			} else {
+				buf.b = grow(buf.b, (p1-p0)*nr*kcur)
+				bp = buf.b
+				for jp := p0; jp < p1; jp++ {
+					packPanelB(bp[(jp-p0)*nr*kcur:(jp-p0+1)*nr*kcur], b, bOff+pc*brs+jp*nr*bcs, brs, bcs, kcur, min(nr, n-jp*nr), nr)
 				}
 			}
-			if par && nPanels > 1 {
-				kernel.ParallelFor(nPanels, 1, packB)
-			} else {
-				packB(0, nPanels)
-			}
-			task := func(t int) {
-				ib, js := t/nSplit, t%nSplit
-				ic := ib * mc
-				mcur := min(mc, m-ic)
-				p0 := js * nPanels / nSplit
-				p1 := (js + 1) * nPanels / nSplit
-				bufA, poolA := getBuf[T]()
-				bufA.a = grow(bufA.a, roundUp(mcur, mr)*kcur)
-				pa := bufA.a
+			last := pc+kcur == k
+			for ic := i0; ic < i1; ic += gemmMC {
+				mcur := min(gemmMC, i1-ic)
 				mPanels := ceilDiv(mcur, mr)
+				buf.a = grow(buf.a, mPanels*mr*kcur)
+				pa := buf.a
 				for ip := 0; ip < mPanels; ip++ {
 					packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
 				}
-				macroKernel(kern, pa, pb, mPanels, p0, p1, kcur, mcur, ncur, c, ic, jc, ldc)
-				poolA.Put(bufA)
-			}
-			tasks := mBlocks * nSplit
-			if par && tasks > 1 {
-				kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-					for t := lo; t < hi; t++ {
-						task(t)
+				macroKernel(kern, pa, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0)
+				if last && epi != nil {
+					for i := ic; i < ic+mcur; i++ {
+						f := cOff + i*ldc + j0
+						epi(c[f:f+j1-j0], f)
 					}
-				})
-			} else {
-				for t := 0; t < tasks; t++ {
-					task(t)
 				}
 			}
 		}
-	}
+		pool.Put(buf)
+		if done != nil {
+			done()
+		}
+	})
 }
 
 // macroKernel runs the micro-kernel over the tiles of one packed A block
-// and column panels [p0, p1) of the packed B block.
-func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, p0, p1, kcur, mcur, ncur int, c []T, ic, jc, ldc int) {
+// (mPanels panels, mcur rows) and nPanels packed B panels (ncur columns),
+// for the block of C at c[cOff:] with row stride ldc; store replaces C
+// instead of adding to it.
+func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool) {
 	mr, nr := kern.mr, kern.nr
 	var tile [16 * 32]T
-	for jp := p0; jp < p1; jp++ {
-		j := jc + jp*nr
+	for jp := 0; jp < nPanels; jp++ {
+		j := cOff + jp*nr
 		nv := min(nr, ncur-jp*nr)
 		bp := pb[jp*nr*kcur : (jp+1)*nr*kcur]
 		for ip := 0; ip < mPanels; ip++ {
-			i := ic + ip*mr
-			mv := min(mr, mcur-ip*mr)
+			i := ip * mr
+			mv := min(mr, mcur-i)
 			ap := pa[ip*mr*kcur : (ip+1)*mr*kcur]
 			if mv == mr && nv == nr {
-				kern.fn(kcur, ap, bp, c[i*ldc+j:], ldc)
+				kern.fn(kcur, ap, bp, c[j+i*ldc:], ldc, store)
 				continue
 			}
 			t := tile[:mr*nr]
-			clear(t)
-			kern.fn(kcur, ap, bp, t, nr)
+			kern.fn(kcur, ap, bp, t, nr, true)
 			for r := 0; r < mv; r++ {
-				row := c[(i+r)*ldc+j : (i+r)*ldc+j+nv]
+				row := c[j+(i+r)*ldc : j+(i+r)*ldc+nv]
+				if store {
+					copy(row, t[r*nr:r*nr+nv])
+					continue
+				}
 				for q := range row {
 					row[q] += t[r*nr+q]
 				}
@@ -200,24 +328,16 @@ func packPanelA[T float](dst, a []T, off, rs, cs, kc, rows, mr int) {
 	if rows < mr {
 		clear(dst[:kc*mr])
 	}
-	if cs == 1 {
+	switch {
+	case cs == 1:
+		interleave(dst[:kc*mr], a, off, rs, kc, rows, mr)
+	case rs == 1:
+		copyGroups(dst[:kc*mr], a, off, cs, kc, rows, mr)
+	default:
 		for r := 0; r < rows; r++ {
-			src := a[off+r*rs : off+r*rs+kc]
-			for p, v := range src {
-				dst[p*mr+r] = v
+			for p := 0; p < kc; p++ {
+				dst[p*mr+r] = a[off+r*rs+p*cs]
 			}
-		}
-		return
-	}
-	if rs == 1 {
-		for p := 0; p < kc; p++ {
-			copy(dst[p*mr:p*mr+rows], a[off+p*cs:off+p*cs+rows])
-		}
-		return
-	}
-	for r := 0; r < rows; r++ {
-		for p := 0; p < kc; p++ {
-			dst[p*mr+r] = a[off+r*rs+p*cs]
 		}
 	}
 }
@@ -228,24 +348,79 @@ func packPanelB[T float](dst, b []T, off, rs, cs, kc, cols, nr int) {
 	if cols < nr {
 		clear(dst[:kc*nr])
 	}
-	if cs == 1 {
+	switch {
+	case cs == 1:
+		copyGroups(dst[:kc*nr], b, off, rs, kc, cols, nr)
+	case rs == 1:
+		interleave(dst[:kc*nr], b, off, cs, kc, cols, nr)
+	default:
 		for p := 0; p < kc; p++ {
-			copy(dst[p*nr:p*nr+cols], b[off+p*rs:off+p*rs+cols])
-		}
-		return
-	}
-	if rs == 1 {
-		for q := 0; q < cols; q++ {
-			src := b[off+q*cs : off+q*cs+kc]
-			for p, v := range src {
-				dst[p*nr+q] = v
+			for q := 0; q < cols; q++ {
+				dst[p*nr+q] = b[off+p*rs+q*cs]
 			}
 		}
-		return
 	}
-	for p := 0; p < kc; p++ {
-		for q := 0; q < cols; q++ {
-			dst[p*nr+q] = b[off+p*rs+q*cs]
+}
+
+// copyGroups sets dst[p*g : p*g+cnt] = src[off+p*ld : off+p*ld+cnt] for p
+// in [0, kc): whole groups are copied as fixed-size arrays (a few vector
+// moves, no call).
+func copyGroups[T float](dst, src []T, off, ld, kc, cnt, g int) {
+	switch {
+	case cnt == 32 && g == 32:
+		for p := 0; p < kc; p++ {
+			*(*[32]T)(dst[p*32:]) = *(*[32]T)(src[off+p*ld:])
+		}
+	case cnt == 16 && g == 16:
+		for p := 0; p < kc; p++ {
+			*(*[16]T)(dst[p*16:]) = *(*[16]T)(src[off+p*ld:])
+		}
+	case cnt == 12 && g == 12:
+		for p := 0; p < kc; p++ {
+			*(*[12]T)(dst[p*12:]) = *(*[12]T)(src[off+p*ld:])
+		}
+	default:
+		for p := 0; p < kc; p++ {
+			copy(dst[p*g:p*g+cnt], src[off+p*ld:off+p*ld+cnt])
+		}
+	}
+}
+
+// interleave sets dst[p*g+r] = src[off+r*ld+p] for r in [0, cnt) and p in
+// [0, kc): cnt contiguous source vectors become kc groups of g, eight (or
+// four) vectors at a time so that every step writes neighbours.
+func interleave[T float](dst, src []T, off, ld, kc, cnt, g int) {
+	r := 0
+	for ; r+8 <= cnt; r += 8 {
+		s0 := src[off+r*ld:][:kc]
+		s1 := src[off+(r+1)*ld:][:kc]
+		s2 := src[off+(r+2)*ld:][:kc]
+		s3 := src[off+(r+3)*ld:][:kc]
+		s4 := src[off+(r+4)*ld:][:kc]
+		s5 := src[off+(r+5)*ld:][:kc]
+		s6 := src[off+(r+6)*ld:][:kc]
+		s7 := src[off+(r+7)*ld:][:kc]
+		d := dst[r:]
+		for p := range s0 {
+			q := (*[8]T)(d[p*g:])
+			q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p], s6[p], s7[p]
+		}
+	}
+	for ; r+4 <= cnt; r += 4 {
+		s0 := src[off+r*ld:][:kc]
+		s1 := src[off+(r+1)*ld:][:kc]
+		s2 := src[off+(r+2)*ld:][:kc]
+		s3 := src[off+(r+3)*ld:][:kc]
+		d := dst[r:]
+		for p := range s0 {
+			q := (*[4]T)(d[p*g:])
+			q[0], q[1], q[2], q[3] = s0[p], s1[p], s2[p], s3[p]
+		}
+	}
+	for ; r < cnt; r++ {
+		s := src[off+r*ld:][:kc]
+		for p, v := range s {
+			dst[p*g+r] = v
 		}
 	}
 }

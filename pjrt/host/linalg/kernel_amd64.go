@@ -10,16 +10,16 @@ func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv0() (eax, edx uint32)
 
 //go:noescape
-func sgemm6x16AVX2(k int, a, b, c *float32, ldc int)
+func sgemm6x16AVX2(k int, a, b, c *float32, ldc, store int)
 
 //go:noescape
-func dgemm6x8AVX2(k int, a, b, c *float64, ldc int)
+func dgemm6x8AVX2(k int, a, b, c *float64, ldc, store int)
 
 //go:noescape
-func sgemm12x32AVX512(k int, a, b, c *float32, ldc int)
+func sgemm12x32AVX512(k int, a, b, c *float32, ldc, store int)
 
 //go:noescape
-func dgemm12x16AVX512(k int, a, b, c *float64, ldc int)
+func dgemm12x16AVX512(k int, a, b, c *float64, ldc, store int)
 
 // cpuFeatures reports AVX2+FMA and AVX-512F support, each only when the OS
 // also saves the matching register state (XCR0), as the CPU manuals
@@ -52,23 +52,23 @@ func cpuFeatures() (avx2, avx512 bool) {
 func init() {
 	avx2, avx512 := cpuFeatures()
 	if avx512 {
-		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int) {
+		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 32, ldc)
-			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}})
-		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float64, ldc int) {
+		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float64, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)
-			dgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+			dgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}})
 	}
 	if avx2 {
-		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx2-6x16", mr: 6, nr: 16, fn: func(k int, a, b, c []float32, ldc int) {
+		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx2-6x16", mr: 6, nr: 16, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 6, 16, ldc)
-			sgemm6x16AVX2(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+			sgemm6x16AVX2(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}})
-		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx2-6x8", mr: 6, nr: 8, fn: func(k int, a, b, c []float64, ldc int) {
+		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx2-6x8", mr: 6, nr: 8, fn: func(k int, a, b, c []float64, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 6, 8, ldc)
-			dgemm6x8AVX2(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+			dgemm6x8AVX2(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}})
 	}
 }
@@ -79,4 +79,11 @@ func checkTile(k, na, nb, nc, mr, nr, ldc int) {
 	if k < 0 || na < k*mr || nb < k*nr || nc < (mr-1)*ldc+nr || ldc < nr {
 		panic("linalg: micro-kernel called with short buffers")
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,0 +1,126 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// gemmOptsCase runs one random product through gemm2D with every option
+// and worker count and checks the promises of gemmOpts against the plain
+// accumulating product into a cleared C: overwrite (C starting as NaN
+// garbage) and a prepacked or kept B give the same bits, and the epilogue
+// sees every element exactly once, after its final value.
+func gemmOptsCase[T float](t *testing.T, kern *microKernel[T], r *rand.Rand, m, n, k int, ta, tb bool) {
+	t.Helper()
+	a := randMatrix[T](r, 1, m, k, ta)
+	b := randMatrix[T](r, 1, k, n, tb)
+	want := make([]T, m*n)
+	gemm2D(kern, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, want, 0, n, 1, &gemmOpts[T]{}, 0)
+	var kept []T
+	for _, workers := range []int{1, 2, 3, 5} {
+		for _, mode := range []string{"plain", "keep", "packed"} {
+			c := make([]T, m*n)
+			for i := range c {
+				c[i] = T(math.NaN())
+			}
+			seen := make([]int, m*n)
+			o := &gemmOpts[T]{overwrite: true}
+			var mu sync.Mutex
+			o.newEpi = func() (func(seg []T, flat int), func()) {
+				return func(seg []T, flat int) {
+					mu.Lock()
+					defer mu.Unlock()
+					for i := range seg {
+						if seen[flat+i]++; seen[flat+i] > 1 {
+							t.Errorf("m=%d n=%d k=%d workers=%d %s: element %d finished twice", m, n, k, workers, mode, flat+i)
+						}
+						seg[i] = seg[i]*2 + T(flat+i)
+					}
+				}, func() {}
+			}
+			switch mode {
+			case "keep":
+				o.keepB, o.packedB = true, make([][]T, 1)
+			case "packed":
+				o.packedB = [][]T{kept}
+			}
+			gemm2D(kern, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, c, 0, n, workers, o, 0)
+			if mode == "keep" {
+				kept = o.packedB[0]
+				if len(kept) != packedBLen(k, n, kern.nr) {
+					t.Fatalf("kept B has %d elements, want %d", len(kept), packedBLen(k, n, kern.nr))
+				}
+			}
+			for i := range c {
+				if seen[i] != 1 {
+					t.Fatalf("m=%d n=%d k=%d workers=%d %s: epilogue saw element %d %d times", m, n, k, workers, mode, i, seen[i])
+				}
+				w := want[i]*2 + T(i)
+				if math.Float64bits(float64(c[i])) != math.Float64bits(float64(w)) {
+					t.Fatalf("%s m=%d n=%d k=%d ta=%v tb=%v workers=%d %s: c[%d] = %v, want %v", kern.name, m, n, k, ta, tb, workers, mode, i, c[i], w)
+				}
+			}
+		}
+	}
+}
+
+// TestGemmOptions draws shapes around the task-splitting thresholds (rows
+// few or many against 4*workers*mr, several K slabs, ragged panels).
+func TestGemmOptions(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	sizes := []int{1, 5, 12, 13, 47, 96, 97, 150, 300}
+	for iter := 0; iter < 40; iter++ {
+		m := sizes[r.IntN(len(sizes))] + r.IntN(3)
+		n := sizes[r.IntN(len(sizes))] + r.IntN(3)
+		k := []int{0, 1, 7, 255, 256, 257, 600}[r.IntN(7)]
+		ta, tb := r.IntN(2) == 0, r.IntN(2) == 0
+		for _, kern := range kernelsF32() {
+			gemmOptsCase(t, kern, r, m, n, k, ta, tb)
+		}
+		if iter%4 == 0 {
+			for _, kern := range kernelsF64() {
+				gemmOptsCase(t, kern, r, m, n, k, ta, tb)
+			}
+		}
+	}
+}
+
+// TestGemmBatchEpilogue checks gemmEx's batched paths (one product per
+// task, and products in turn) with overwrite and an epilogue against
+// products computed one by one.
+func TestGemmBatchEpilogue(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, s := range [][4]int{{9, 20, 30, 40}, {2, 200, 150, 300}, {3, 7, 300, 200}} {
+		batch, m, n, k := s[0], s[1], s[2], s[3]
+		kern := bestF32()
+		a := randMatrix[float32](r, batch, m, k, false)
+		b := randMatrix[float32](r, batch, k, n, true)
+		off := make([]int, batch)
+		for i := range off {
+			off[i] = i * m * n
+		}
+		want := make([]float32, batch*m*n)
+		gemm(kern, batch, m, n, k, a, b, matrix[float32]{data: want, off: off, rs: n, cs: 1})
+		got := make([]float32, batch*m*n)
+		for i := range got {
+			got[i] = float32(math.Inf(1))
+		}
+		o := &gemmOpts[float32]{overwrite: true, newEpi: func() (func(seg []float32, flat int), func()) {
+			return func(seg []float32, flat int) {
+				for i := range seg {
+					seg[i] = max(seg[i], 0)
+				}
+			}, func() {}
+		}}
+		gemmEx(kern, batch, m, n, k, a, b, matrix[float32]{data: got, off: off, rs: n, cs: 1}, o)
+		for i := range want {
+			want[i] = max(want[i], 0)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("batch %v: fused epilogue differs from the plain product", s)
+		}
+	}
+}

@@ -39,6 +39,15 @@ type microKernel[T float] struct {
 	name   string
 	mr, nr int
 	fn     func(k int, a, b, c []T, ldc int, store bool)
+	// fnA, when set, is fn reading A in place: row r of step p at
+	// a[r*lda+p] (a row-major block, no packed copy needed), k > 0.
+	fnA func(k int, a, b, c []T, ldc, lda int, store bool)
+	// edge, when set, computes edgeRows rows of a packed A panel (row r of
+	// step p at a[p*lda+r]) against a B panel: the last rows of a block
+	// that do not fill a panel cost edgeRows/mr of a panel, not a whole
+	// one. It sums in the micro-kernel's order (same bits).
+	edgeRows int
+	edge     func(k int, a, b, c []T, ldc, lda int, store bool)
 }
 
 // Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
@@ -143,7 +152,13 @@ func runTasks(n, workers int, task func(t int)) {
 	})
 }
 
-// packedBLen is the length of a whole packed B (k x n): every kc-deep
+// slabK is the depth of the K slabs of a product with k steps: at most
+// gemmKC, and equal (784 is four slabs of 196, not three of 256 and one
+// of 16: a thin last slab would pay the micro-kernel's fixed costs for
+// little work).
+func slabK(k int) int { return ceilDiv(k, ceilDiv(k, gemmKC)) }
+
+// packedBLen is the length of a whole packed B (k x n): every slabK-deep
 // slab of K, starting at element pc*roundUp(n, nr) for the slab at K
 // offset pc, holds the slab's nr-wide column panels one after the other.
 func packedBLen(k, n, nr int) int { return k * roundUp(n, nr) }
@@ -152,8 +167,9 @@ func packedBLen(k, n, nr int) int { return k * roundUp(n, nr) }
 // element (p, j) at off + p*rs + j*cs) into dst in packedBLen's layout.
 func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
 	nPad := roundUp(n, nr)
-	for pc := 0; pc < k; pc += gemmKC {
-		kcur := min(gemmKC, k-pc)
+	kc := slabK(k)
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
 		base := pc * nPad
 		for jp := p0; jp < p1; jp++ {
 			packPanelB(dst[base+jp*nr*kcur:base+(jp+1)*nr*kcur], b, off+pc*rs+jp*nr*cs, rs, cs, kcur, min(nr, n-jp*nr), nr)
@@ -235,6 +251,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		}
 	}
 	nPad := roundUp(n, nr)
+	kc := slabK(k)
 	runTasks(mTasks*nTasks, workers, func(t int) {
 		i0 := (t / nTasks) * mc
 		i1 := min(m, i0+mc)
@@ -247,8 +264,8 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		if o.newEpi != nil {
 			epi, done = o.newEpi()
 		}
-		for pc := 0; pc < k; pc += gemmKC {
-			kcur := min(gemmKC, k-pc)
+		for pc := 0; pc < k; pc += kc {
+			kcur := min(kc, k-pc)
 			// bp holds panels [p0, p1) of this slab, panel jp at
 			// (jp-p0)*nr*kcur.
 			var bp []T
@@ -266,12 +283,25 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 			for ic := i0; ic < i1; ic += gemmMC {
 				mcur := min(gemmMC, i1-ic)
 				mPanels := ceilDiv(mcur, mr)
-				buf.a = grow(buf.a, mPanels*mr*kcur)
-				pa := buf.a
-				for ip := 0; ip < mPanels; ip++ {
-					packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
+				src := aPanels[T]{kc: kcur}
+				if kern.fnA != nil && acs == 1 && ars >= k {
+					// Row-major A is read in place; only a last, partial
+					// panel is packed (the kernel would read past A).
+					src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
+					if mcur%mr != 0 {
+						buf.a = grow(buf.a, mr*kcur)
+						src.edge = buf.a
+						ip := mPanels - 1
+						packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					}
+				} else {
+					buf.a = grow(buf.a, mPanels*mr*kcur)
+					src.packed = buf.a
+					for ip := 0; ip < mPanels; ip++ {
+						packPanelA(src.packed[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
+					}
 				}
-				macroKernel(kern, pa, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0)
+				macroKernel(kern, &src, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0)
 				if last && epi != nil {
 					for i := ic; i < ic+mcur; i++ {
 						f := cOff + i*ldc + j0
@@ -287,11 +317,32 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	})
 }
 
-// macroKernel runs the micro-kernel over the tiles of one packed A block
+// aPanels is where a block's A row panels are: packed (panel ip at
+// packed[ip*mr*kc:]), or read in place from a row-major block (data[off:]
+// with row stride ld) with only a partial last panel packed (edge).
+type aPanels[T float] struct {
+	packed, edge []T
+	data         []T
+	off, ld, kc  int
+}
+
+// panel returns panel ip packed (the packed slice of it), or nil for one
+// to read in place.
+func (s *aPanels[T]) panel(ip, mr int, full bool) []T {
+	switch {
+	case s.packed != nil:
+		return s.packed[ip*mr*s.kc : (ip+1)*mr*s.kc]
+	case !full:
+		return s.edge[:mr*s.kc]
+	}
+	return nil
+}
+
+// macroKernel runs the micro-kernel over the tiles of one A block
 // (mPanels panels, mcur rows) and nPanels packed B panels (ncur columns),
 // for the block of C at c[cOff:] with row stride ldc; store replaces C
 // instead of adding to it.
-func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool) {
+func macroKernel[T float](kern *microKernel[T], as *aPanels[T], pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool) {
 	mr, nr := kern.mr, kern.nr
 	var tile [16 * 32]T
 	for jp := 0; jp < nPanels; jp++ {
@@ -301,23 +352,56 @@ func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, nPanels, kc
 		for ip := 0; ip < mPanels; ip++ {
 			i := ip * mr
 			mv := min(mr, mcur-i)
-			ap := pa[ip*mr*kcur : (ip+1)*mr*kcur]
+			ap := as.panel(ip, mr, mv == mr)
+			if ap == nil {
+				// A full panel read in place.
+				arow := as.data[as.off+i*as.ld:]
+				if nv == nr {
+					kern.fnA(kcur, arow, bp, c[j+i*ldc:], ldc, as.ld, store)
+					continue
+				}
+				t := tile[:mr*nr]
+				kern.fnA(kcur, arow, bp, t, nr, as.ld, true)
+				addTile(c, j+i*ldc, ldc, t, nr, mv, nv, store)
+				continue
+			}
 			if mv == mr && nv == nr {
 				kern.fn(kcur, ap, bp, c[j+i*ldc:], ldc, store)
 				continue
 			}
+			if e := kern.edgeRows; e > 0 && nv == nr {
+				// Whole groups of edge rows straight into C, the rest
+				// through the tile.
+				r0 := 0
+				for ; r0+e <= mv; r0 += e {
+					kern.edge(kcur, ap[r0:], bp, c[j+(i+r0)*ldc:], ldc, mr, store)
+				}
+				if r0 < mv {
+					t := tile[:e*nr]
+					kern.edge(kcur, ap[r0:], bp, t, nr, mr, true)
+					addTile(c, j+(i+r0)*ldc, ldc, t, nr, mv-r0, nv, store)
+				}
+				continue
+			}
 			t := tile[:mr*nr]
 			kern.fn(kcur, ap, bp, t, nr, true)
-			for r := 0; r < mv; r++ {
-				row := c[j+(i+r)*ldc : j+(i+r)*ldc+nv]
-				if store {
-					copy(row, t[r*nr:r*nr+nv])
-					continue
-				}
-				for q := range row {
-					row[q] += t[r*nr+q]
-				}
-			}
+			addTile(c, j+i*ldc, ldc, t, nr, mv, nv, store)
+		}
+	}
+}
+
+// addTile adds (or with store, copies) rows x cols of a tile with row
+// stride ldt into C at c[off:] with row stride ldc.
+func addTile[T float](c []T, off, ldc int, t []T, ldt, rows, cols int, store bool) {
+	for r := 0; r < rows; r++ {
+		row := c[off+r*ldc : off+r*ldc+cols]
+		src := t[r*ldt : r*ldt+cols]
+		if store {
+			copy(row, src)
+			continue
+		}
+		for q := range row {
+			row[q] += src[q]
 		}
 	}
 }

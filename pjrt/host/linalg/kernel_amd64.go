@@ -21,6 +21,12 @@ func sgemm12x32AVX512(k int, a, b, c *float32, ldc, store int)
 //go:noescape
 func dgemm12x16AVX512(k int, a, b, c *float64, ldc, store int)
 
+//go:noescape
+func sgemm4x32AVX512(k int, a, b, c *float32, ldc, store, lda int)
+
+//go:noescape
+func sgemm12x32AVX512A(k int, a, b, c *float32, ldc, store, lda int)
+
 // cpuFeatures reports AVX2+FMA and AVX-512F support, each only when the OS
 // also saves the matching register state (XCR0), as the CPU manuals
 // require before using them.
@@ -55,6 +61,22 @@ func init() {
 		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 32, ldc)
 			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
+		}, fnA: func(k int, a, b, c []float32, ldc, lda int, store bool) {
+			if k <= 0 || lda < k || len(a) < 11*lda+k || len(b) < k*32 || len(c) < 11*ldc+32 || ldc < 32 {
+				panic("linalg: micro-kernel called with short buffers")
+			}
+			sgemm12x32AVX512A(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store), lda)
+		}, edgeRows: 4, edge: func(k int, a, b, c []float32, ldc, lda int, store bool) {
+			if k < 0 || len(a) < (k-1)*lda+4 || len(b) < k*32 || len(c) < 3*ldc+32 || ldc < 32 || lda < 4 {
+				panic("linalg: edge micro-kernel called with short buffers")
+			}
+			if k > 0 {
+				sgemm4x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store), lda)
+			} else if store {
+				for r := 0; r < 4; r++ {
+					clear(c[r*ldc : r*ldc+32])
+				}
+			}
 		}})
 		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float64, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)

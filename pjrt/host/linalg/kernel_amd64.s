@@ -584,3 +584,244 @@ d12x16set:
 	ZD_SET2(Z30, Z31)
 	VZEROUPPER
 	RET
+
+// ---- f32, AVX-512, 4 x 32 edge kernel: rows of a 12-row A panel ----
+//
+// C[4 x 32] (+)= A rows * B_panel where row r of step p is a[p*lda + r]
+// (a points into a packed panel of lda rows), for the last rows of a
+// block that do not fill a 12-row panel. Each element is summed in the
+// same order as the 12 x 32 kernel does, so its bits do not depend on
+// which kernel computed it.
+
+#define E4_STEP \
+	VMOVUPS (DI), Z0; \
+	VMOVUPS 64(DI), Z1; \
+	VBROADCASTSS (SI), Z2; \
+	VBROADCASTSS 4(SI), Z3; \
+	VFMADD231PS Z0, Z2, Z8; \
+	VFMADD231PS Z1, Z2, Z9; \
+	VFMADD231PS Z0, Z3, Z10; \
+	VFMADD231PS Z1, Z3, Z11; \
+	VBROADCASTSS 8(SI), Z2; \
+	VBROADCASTSS 12(SI), Z3; \
+	VFMADD231PS Z0, Z2, Z12; \
+	VFMADD231PS Z1, Z2, Z13; \
+	VFMADD231PS Z0, Z3, Z14; \
+	VFMADD231PS Z1, Z3, Z15; \
+	ADDQ R11, SI; \
+	ADDQ $128, DI
+
+// func sgemm4x32AVX512(k int, a, b, c *float32, ldc, store, lda int)
+TEXT ·sgemm4x32AVX512(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ lda+48(FP), R11
+	SHLQ $2, R11
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ CX, CX
+	JE    e4store
+
+e4loop:
+	E4_STEP
+	DECQ CX
+	JNZ  e4loop
+
+e4store:
+	MOVQ store+40(FP), R9
+	TESTQ R9, R9
+	JNE  e4set
+	Z_STORE2(Z8, Z9)
+	Z_STORE2(Z10, Z11)
+	Z_STORE2(Z12, Z13)
+	Z_STORE2(Z14, Z15)
+	VZEROUPPER
+	RET
+
+e4set:
+	Z_SET2(Z8, Z9)
+	Z_SET2(Z10, Z11)
+	Z_SET2(Z12, Z13)
+	Z_SET2(Z14, Z15)
+	VZEROUPPER
+	RET
+
+// ---- f32, AVX-512, 12 x 32 reading A unpacked ----
+//
+// sgemm12x32AVX512A is sgemm12x32AVX512 with A read in place: element
+// (row r, step p) at a[r*lda + p] (a row-major block), so a product whose
+// A is row-major needs no packed copy of it. Rows 0-2, 3-5, 6-8 and 9-11
+// are addressed from four bases (SI, R12, R13, R14) plus 0, 1 or 2 times
+// the row stride (R11); each step moves the bases one element on. The sums
+// run in the packed kernel's order (same bits).
+
+#define SZ_ROW2A(a0, a1, r0, r1, r2, r3) \
+	VBROADCASTSS a0, Z2; \
+	VBROADCASTSS a1, Z3; \
+	VFMADD231PS Z0, Z2, r0; \
+	VFMADD231PS Z1, Z2, r1; \
+	VFMADD231PS Z0, Z3, r2; \
+	VFMADD231PS Z1, Z3, r3
+
+#define S12X32A_STEP(o, boff) \
+	VMOVUPS boff(DI), Z0; \
+	VMOVUPS boff+64(DI), Z1; \
+	SZ_ROW2A(o(SI), o(SI)(R11*1), Z8, Z9, Z10, Z11); \
+	SZ_ROW2A(o(SI)(R11*2), o(R12), Z12, Z13, Z14, Z15); \
+	SZ_ROW2A(o(R12)(R11*1), o(R12)(R11*2), Z16, Z17, Z18, Z19); \
+	SZ_ROW2A(o(R13), o(R13)(R11*1), Z20, Z21, Z22, Z23); \
+	SZ_ROW2A(o(R13)(R11*2), o(R14), Z24, Z25, Z26, Z27); \
+	SZ_ROW2A(o(R14)(R11*1), o(R14)(R11*2), Z28, Z29, Z30, Z31)
+
+// func sgemm12x32AVX512A(k int, a, b, c *float32, ldc, store, lda int)
+TEXT ·sgemm12x32AVX512A(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ lda+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (SI)(R11*2), R12
+	ADDQ R11, R12              // row 3
+	LEAQ (R12)(R11*2), R13
+	ADDQ R11, R13              // row 6
+	LEAQ (R13)(R11*2), R14
+	ADDQ R11, R14              // row 9
+	MOVQ DX, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 64(R10)
+	PREFETCHT0 127(R10)
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+	CMPQ CX, $2
+	JLT  s12x32atail
+
+s12x32aloop2:
+	S12X32A_STEP(0, 0)
+	S12X32A_STEP(4, 128)
+	ADDQ $8, SI
+	ADDQ $8, R12
+	ADDQ $8, R13
+	ADDQ $8, R14
+	ADDQ $256, DI
+	SUBQ $2, CX
+	CMPQ CX, $2
+	JGE  s12x32aloop2
+
+s12x32atail:
+	TESTQ CX, CX
+	JE    s12x32astore
+	S12X32A_STEP(0, 0)
+
+s12x32astore:
+	MOVQ store+40(FP), R9
+	TESTQ R9, R9
+	JNE  s12x32aset
+	Z_STORE2(Z8, Z9)
+	Z_STORE2(Z10, Z11)
+	Z_STORE2(Z12, Z13)
+	Z_STORE2(Z14, Z15)
+	Z_STORE2(Z16, Z17)
+	Z_STORE2(Z18, Z19)
+	Z_STORE2(Z20, Z21)
+	Z_STORE2(Z22, Z23)
+	Z_STORE2(Z24, Z25)
+	Z_STORE2(Z26, Z27)
+	Z_STORE2(Z28, Z29)
+	Z_STORE2(Z30, Z31)
+	VZEROUPPER
+	RET
+
+s12x32aset:
+	Z_SET2(Z8, Z9)
+	Z_SET2(Z10, Z11)
+	Z_SET2(Z12, Z13)
+	Z_SET2(Z14, Z15)
+	Z_SET2(Z16, Z17)
+	Z_SET2(Z18, Z19)
+	Z_SET2(Z20, Z21)
+	Z_SET2(Z22, Z23)
+	Z_SET2(Z24, Z25)
+	Z_SET2(Z26, Z27)
+	Z_SET2(Z28, Z29)
+	Z_SET2(Z30, Z31)
+	VZEROUPPER
+	RET

@@ -60,6 +60,10 @@ const (
 	gemmParallelMin = 1 << 16
 )
 
+// Column splitting (see gemm2D) needs at least splitNMin panels per
+// worker; above splitNMaxM rows the row split's balance wins.
+var splitNMin, splitNMaxM = 2, 4096
+
 type packBuf[T float] struct{ a, b []T }
 
 var (
@@ -222,8 +226,13 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		pb = o.packedB[bi]
 	}
 	mTasks, nTasks, mc := 1, 1, m
+	// With A read in place and B not packed yet, splitting the columns
+	// shares nothing: each task packs only its own B panels.
+	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
 	if workers > 1 {
-		if m >= 4*workers*mr {
+		if inPlaceA && pb == nil && !o.keepB && nPanels >= splitNMin*workers && m <= splitNMaxM {
+			nTasks = min(nPanels, workers)
+		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))
 			mc = roundUp(ceilDiv(m, mTasks), mr)
 			mTasks = ceilDiv(m, mc)
@@ -284,7 +293,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 				mcur := min(gemmMC, i1-ic)
 				mPanels := ceilDiv(mcur, mr)
 				src := aPanels[T]{kc: kcur}
-				if kern.fnA != nil && acs == 1 && ars >= k {
+				if inPlaceA {
 					// Row-major A is read in place; only a last, partial
 					// panel is packed (the kernel would read past A).
 					src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars

@@ -38,6 +38,9 @@ type Program struct {
 	paramsAreArgs bool
 	outs          []outRef // one per fx output
 	muts          []mutRef // one per fx mutation
+	// repeat[i]: output i is a result an earlier output already is (two
+	// tensors of the function with one value).
+	repeat []bool
 	// move[i]: mutation i's value is a result nothing else returns or
 	// writes, so the write-back moves it into the target (the buffer keeps
 	// one holder and the next replay may donate it).
@@ -109,7 +112,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 	p := &Program{dev: dev, argShapes: make([]lazy.Shape, nArgs), capShapes: make([]lazy.Shape, nCaps)}
 	byData := map[any]source{}
 	for _, n := range g.Placeholders() {
-		t := lazy.NewPlaceholder(n.Shapes[0], dev)
+		t := lazy.NewShardedPlaceholder(n.Shapes[0], dev, n.Sharding)
 		src := source{capture: n.Input == fx.Capture, index: n.Index}
 		if src.capture {
 			caps[n.Index] = t
@@ -125,7 +128,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			return nil, fmt.Errorf("bridge: graph has no placeholder for argument %d", i)
 		}
 	}
-	in := fx.Interpreter{G: g}
+	in := fx.Interpreter{G: g, Device: dev}
 	outs, muts, err := in.Run(args, caps)
 	if err != nil {
 		return nil, err
@@ -153,6 +156,13 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 		t := out.Mutations[i].Target
 		p.muts = append(p.muts, mutRef{target: source{capture: t.Input == fx.Capture, index: t.Index}, val: ref(m)})
 	}
+	p.move = movable(p.outs, p.muts)
+	p.repeat = make([]bool, len(p.outs))
+	seenOut := map[outRef]bool{}
+	for i, o := range p.outs {
+		p.repeat[i] = seenOut[o]
+		seenOut[o] = true
+	}
 	if len(roots) == 0 {
 		return p, nil
 	}
@@ -165,15 +175,26 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 		p.params = append(p.params, src)
 	}
 	for _, src := range p.params {
+		// Donatable: overwritten with a computed value, and its old value
+		// is not handed on (returned, or written into another input).
 		ow := false
 		for _, m := range p.muts {
 			if m.target == src && m.val.root >= 0 {
 				ow = true
 			}
 		}
+		for _, m := range p.muts {
+			if m.val.root < 0 && m.val.src == src {
+				ow = false
+			}
+		}
+		for _, o := range p.outs {
+			if o.root < 0 && o.src == src {
+				ow = false
+			}
+		}
 		p.overwritten = append(p.overwritten, ow)
 	}
-	p.move = movable(p.outs, p.muts)
 	p.paramsAreArgs = len(p.params) == nArgs
 	for i, src := range p.params {
 		p.paramsAreArgs = p.paramsAreArgs && !src.capture && src.index == i

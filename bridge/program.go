@@ -54,6 +54,11 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	outs := make([]*lazy.Tensor, len(p.outs))
 	for i, r := range p.outs {
 		outs[i] = pick(r)
+		if p.repeat[i] {
+			// Another output is this value too, but the traced function
+			// returned two tensors: so does the replay.
+			outs[i] = outs[i].Share()
+		}
 	}
 	// Read every written value before writing any (a swap of two inputs).
 	// A result written into one input only moves there, keeping its buffer

@@ -36,14 +36,22 @@ type Traced struct {
 	// Outputs are the tensors the function returned (identity matters: the
 	// same tensor returned twice, an argument returned unchanged).
 	Outputs []*lazy.Tensor
+	// Created are the tensors the function made from host data: captures
+	// of the graph that the plain function makes anew on every call.
+	Created map[*lazy.Tensor]bool
 }
 
 type recorder struct {
-	mutated []*lazy.Tensor
-	before  map[*lazy.Tensor]lazy.TensorState
-	synced  map[any]lazy.Value
-	hostOps []fx.HostOp
-	brk     *Break
+	// created are the tensors the function made from host data (writes
+	// into tensors the function made are not reported: lazy keeps them
+	// local to the trace).
+	created   map[*lazy.Tensor]bool
+	hostNodes []lazy.Value
+	mutated   []*lazy.Tensor
+	before    map[*lazy.Tensor]lazy.TensorState
+	synced    map[any]lazy.Value
+	hostOps   []fx.HostOp
+	brk       *Break
 }
 
 type breakPanic struct{}
@@ -54,6 +62,12 @@ func (r *recorder) OnAssign(t *lazy.Tensor, before lazy.TensorState) {
 		r.mutated = append(r.mutated, t)
 	}
 }
+
+// OnHostNode records a host op recorded without running.
+func (r *recorder) OnHostNode(v lazy.Value) { r.hostNodes = append(r.hostNodes, v) }
+
+// OnCreate records a tensor the function made from host data.
+func (r *recorder) OnCreate(t *lazy.Tensor) { r.created[t] = true }
 
 func (r *recorder) OnCut(reason, site string) {
 	r.brk = &Break{Reason: reason, Site: site}
@@ -67,7 +81,12 @@ func (r *recorder) OnSync(ts []*lazy.Tensor, before []lazy.Value) {
 }
 
 func (r *recorder) OnHostOp(op *lazy.OpDef, a lazy.Attrs, in []lazy.Value, out []*lazy.Tensor) {
-	r.hostOps = append(r.hostOps, fx.HostOp{Op: op, Attrs: a, Inputs: in, Outputs: out})
+	h := fx.HostOp{Op: op, Attrs: a, Inputs: in, Outputs: out}
+	for _, o := range out {
+		h.OutputData = append(h.OutputData, o.DataID())
+		h.OutputShapes = append(h.OutputShapes, o.Shape())
+	}
+	r.hostOps = append(r.hostOps, h)
 }
 
 // undo puts every mutated tensor back as it was before the trace.
@@ -92,7 +111,8 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	for i, a := range args {
 		states[i] = a.State()
 	}
-	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{}}
+	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{},
+		created: map[*lazy.Tensor]bool{}}
 	end := lazy.BeginTrace(rec)
 	var outs []*lazy.Tensor
 	func() {
@@ -118,7 +138,7 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	}()
 	var t *fx.Trace
 	if err == nil {
-		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps}
+		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps, HostNodes: rec.hostNodes}
 		for i, o := range outs {
 			if o == nil {
 				end()
@@ -142,5 +162,5 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	if err != nil {
 		return nil, err
 	}
-	return &Traced{Graph: g, Outputs: outs}, nil
+	return &Traced{Graph: g, Outputs: outs, Created: rec.created}, nil
 }

@@ -25,6 +25,9 @@ type Trace struct {
 	Synced map[any]lazy.Value
 	// HostOps are the host-only ops that ran during the trace.
 	HostOps []HostOp
+	// HostNodes are host-only ops recorded without running (declared
+	// output shapes): kept in the graph even if no output reads them.
+	HostNodes []lazy.Value
 }
 
 // HostOp is one host-only op run during a trace.
@@ -33,6 +36,10 @@ type HostOp struct {
 	Attrs   lazy.Attrs
 	Inputs  []lazy.Value   // IR values of the inputs
 	Outputs []*lazy.Tensor // the results (device data)
+	// OutputData are the results' data IDs and shapes when the op ran (the
+	// function may write into a result afterwards).
+	OutputData   []any
+	OutputShapes []lazy.Shape
 }
 
 // FromTrace converts a trace into a graph: one placeholder per argument,
@@ -41,14 +48,14 @@ type HostOp struct {
 // (including host ops), and the output node with results and mutations.
 func FromTrace(t *Trace) (*Graph, error) {
 	c := &converter{t: t, g: &Graph{}, done: map[*lazy.Node]*Node{}, byData: map[any]*Node{},
-		hostOut: map[any]hostRef{}, counts: map[string]int{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}}
+		hostOut: map[any]hostRef{}, counts: map[string]int{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}, leaves: map[*lazy.Node]Ref{}}
 	for i, h := range t.HostOps {
-		for k, o := range h.Outputs {
-			c.hostOut[o.DataID()] = hostRef{i, k}
+		for k, id := range h.OutputData {
+			c.hostOut[id] = hostRef{i, k}
 		}
 	}
 	for i, a := range t.Args {
-		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}})
+		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}, Sharding: t.ArgStates[i].Sharding()})
 		if id := t.ArgStates[i].DataID(); id != nil && c.byData[id] == nil {
 			c.byData[id] = n
 		}
@@ -84,6 +91,11 @@ func FromTrace(t *Trace) (*Graph, error) {
 			return nil, err
 		}
 	}
+	for _, v := range t.HostNodes {
+		if _, err := c.ref(v); err != nil {
+			return nil, err
+		}
+	}
 	// Placeholders first (args, then captures in first-use order), then calls.
 	var ph, calls []*Node
 	for _, n := range c.g.Nodes {
@@ -113,6 +125,8 @@ type converter struct {
 	// and writes are matched to arguments by tensor, so two arguments that
 	// share a buffer stay two inputs.
 	argOf map[*lazy.Tensor]*Node
+	// leaves are the resolved device-data leaves.
+	leaves map[*lazy.Node]Ref
 }
 
 func (c *converter) add(n *Node) *Node {
@@ -132,11 +146,6 @@ func (c *converter) placeholderFor(t *lazy.Tensor, before lazy.TensorState) *Nod
 	if a := c.argOf[t]; a != nil {
 		return a
 	}
-	if id := before.DataID(); id != nil {
-		if n := c.byData[id]; n != nil {
-			return n
-		}
-	}
 	return c.capture(t, before.DataID())
 }
 
@@ -145,7 +154,7 @@ func (c *converter) capture(t *lazy.Tensor, id any) *Node {
 		return n
 	}
 	k := len(c.g.Captures)
-	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}})
+	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}, Sharding: t.Sharding()})
 	c.g.Captures = append(c.g.Captures, t)
 	c.captureOf[t] = n
 	if id != nil && c.byData[id] == nil {
@@ -154,67 +163,69 @@ func (c *converter) capture(t *lazy.Tensor, id any) *Node {
 	return n
 }
 
+func (c *converter) isHostOut(id any) bool {
+	_, ok := c.hostOut[id]
+	return ok
+}
+
 func (c *converter) isSynced(id any) bool {
 	return c.t.Synced != nil && c.t.Synced[id].Node != nil
 }
 
 // ref converts the IR below v and returns its reference.
 func (c *converter) ref(v lazy.Value) (Ref, error) {
+	if v.Node.IsData() {
+		return c.leaf(v.Node)
+	}
 	n, err := c.node(v.Node)
 	if err != nil {
 		return Ref{}, err
 	}
-	if n.Kind == Placeholder {
-		return Ref{n, 0}, nil
-	}
 	return Ref{n, v.Index}, nil
+}
+
+// leaf resolves a device-data leaf: an argument, a value a cut inside the
+// trace computed, a host op's result, or a capture.
+func (c *converter) leaf(ln *lazy.Node) (Ref, error) {
+	if r, ok := c.leaves[ln]; ok {
+		return r, nil
+	}
+	var r Ref
+	id := ln.DataID()
+	src := ln.Source()
+	arg := c.argOf[src]
+	switch {
+	case arg != nil && c.t.ArgStates[arg.Index].DataID() == id:
+		r = Ref{arg, 0}
+	case c.isSynced(id):
+		var err error
+		if r, err = c.ref(c.t.Synced[id]); err != nil {
+			return Ref{}, err
+		}
+	case c.isHostOut(id):
+		h := c.hostOut[id]
+		hn, err := c.hostNode(h.op)
+		if err != nil {
+			return Ref{}, err
+		}
+		r = Ref{hn, h.out}
+	case src != nil && arg == nil:
+		// A tensor the function reads without taking it as an argument (a
+		// closure variable, the RNG state, a constant it made): a
+		// capture, one per tensor, so two tensors sharing a buffer stay
+		// two inputs.
+		r = Ref{c.capture(src, id), 0}
+	case c.byData[id] != nil:
+		r = Ref{c.byData[id], 0}
+	default:
+		return Ref{}, fmt.Errorf("fx: device data without a source tensor")
+	}
+	c.leaves[ln] = r
+	return r, nil
 }
 
 func (c *converter) node(ln *lazy.Node) (*Node, error) {
 	if n := c.done[ln]; n != nil {
-		return n, nil
-	}
-	var n *Node
-	if ln.IsData() {
-		id := ln.DataID()
-		arg := c.argOf[ln.Source()]
-		switch {
-		case arg != nil && c.t.ArgStates[arg.Index].DataID() == id:
-			n = arg
-		case c.byData[id] != nil && c.byData[id].Input == Arg && arg == nil && c.captureOf[ln.Source()] == nil && ln.Source() != nil && !c.isSynced(id):
-			// Another tensor holding an argument's buffer: read it as
-			// itself, a capture (its contents may differ by the next call).
-			n = c.capture(ln.Source(), id)
-		case c.byData[id] != nil:
-			n = c.byData[id]
-		case c.t.Synced != nil && c.t.Synced[id].Node != nil:
-			r, err := c.ref(c.t.Synced[id])
-			if err != nil {
-				return nil, err
-			}
-			if r.Index != 0 || len(r.Node.Shapes) > 1 {
-				return nil, fmt.Errorf("fx: a cut inside the trace computed output %d of a multi-output node; not supported", r.Index)
-			}
-			n = r.Node
-		default:
-			if h, ok := c.hostOut[id]; ok {
-				hn, err := c.hostNode(h.op)
-				if err != nil {
-					return nil, err
-				}
-				if h.out != 0 || len(hn.Shapes) != 1 {
-					return nil, fmt.Errorf("fx: multi-output host ops inside traces are not supported")
-				}
-				n = hn
-			} else {
-				src := ln.Source()
-				if src == nil {
-					return nil, fmt.Errorf("fx: device data without a source tensor")
-				}
-				n = c.capture(src, id)
-			}
-		}
-		c.done[ln] = n
 		return n, nil
 	}
 	args := make([]Ref, len(ln.Inputs()))
@@ -225,7 +236,7 @@ func (c *converter) node(ln *lazy.Node) (*Node, error) {
 		}
 		args[i] = r
 	}
-	n = c.add(&Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op().Name, Args: args, Attrs: ln.Attrs(),
+	n := c.add(&Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op().Name, Args: args, Attrs: ln.Attrs(),
 		Shapes: ln.Shapes(), Site: ln.Site()})
 	c.done[ln] = n
 	return n, nil
@@ -247,10 +258,7 @@ func (c *converter) hostNode(i int) (*Node, error) {
 		}
 		args[k] = r
 	}
-	shapes := make([]lazy.Shape, len(h.Outputs))
-	for k, o := range h.Outputs {
-		shapes[k] = o.Shape()
-	}
+	shapes := h.OutputShapes
 	n := c.add(&Node{Name: c.name(h.Op.Name), Kind: Call, Op: h.Op.Name, Args: args, Attrs: h.Attrs, Shapes: shapes})
 	c.hostDone[i] = n
 	return n, nil

@@ -52,6 +52,9 @@ type Node struct {
 	// Placeholder.
 	Input InputKind
 	Index int // argument or capture index
+	// Sharding is the layout of the input's data on the SPMD device when
+	// traced (nil elsewhere); the program is compiled for it.
+	Sharding *lazy.Sharding
 
 	// Output: the results, then for each mutated placeholder the value
 	// written into it.

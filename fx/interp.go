@@ -10,9 +10,12 @@ import (
 // Interpreter). Each value is dropped after its last use.
 type Interpreter struct {
 	G *Graph
-	// Call, when set, runs call nodes instead of lazy.Apply (the
+	// Call, when set, runs call nodes instead of lazy.Record (the
 	// partitioner uses it to watch or redirect individual nodes).
 	Call func(n *Node, args []*lazy.Tensor) ([]*lazy.Tensor, error)
+	// Device is where ops without tensor operands (constants, iotas) are
+	// built; nil means the default device.
+	Device *lazy.Device
 }
 
 // NodeError is an error raised while running one node.
@@ -103,7 +106,7 @@ func (in *Interpreter) call(n *Node, args []*lazy.Tensor) (res []*lazy.Tensor, e
 	if op == nil {
 		return nil, fmt.Errorf("unknown op %s", n.Op)
 	}
-	err = lazy.Try(func() { res = lazy.Apply(op, n.Attrs, args...) })
+	err = lazy.Try(func() { res = lazy.RecordOn(in.Device, op, n.Attrs, args...) })
 	if err == nil && len(res) != len(n.Shapes) {
 		err = fmt.Errorf("%s returned %d results, graph records %d", n.Op, len(res), len(n.Shapes))
 	}

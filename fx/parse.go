@@ -160,6 +160,11 @@ func (p *lineParser) node(byName map[string]*Node) (*Node, error) {
 		if err := p.expect("]"); err != nil {
 			return nil, err
 		}
+		if p.accept("sharding=") {
+			if n.Sharding, err = p.sharding(); err != nil {
+				return nil, err
+			}
+		}
 		return n, p.trailer(n)
 	}
 	if op == "" {
@@ -376,7 +381,11 @@ func (p *lineParser) shape() (lazy.Shape, error) {
 		}
 		dims = append(dims, d)
 	}
-	return lazy.NewShape(dt, dims...), nil
+	s, err := lazy.NewShapeE(dt, dims...)
+	if err != nil {
+		return lazy.Shape{}, p.errf("%v", err)
+	}
+	return s, nil
 }
 
 func (p *lineParser) value() (any, error) {
@@ -458,4 +467,29 @@ func (p *lineParser) literal() (*lazy.Literal, error) {
 	}
 	p.pos += n - len("lit(")
 	return l, nil
+}
+
+// sharding reads a sharding text: a brace-balanced "{...}".
+func (p *lineParser) sharding() (*lazy.Sharding, error) {
+	start, depth := p.pos, 0
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		}
+		p.pos++
+		if depth == 0 {
+			break
+		}
+	}
+	if depth != 0 || p.pos == start {
+		return nil, p.errf("expected a sharding {...}")
+	}
+	s, err := lazy.ParseSharding(p.s[start:p.pos])
+	if err != nil {
+		return nil, p.errf("%v", err)
+	}
+	return s, nil
 }

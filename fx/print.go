@@ -50,6 +50,9 @@ func writeNode(b *strings.Builder, n *Node, sites bool) {
 			kind = "capture"
 		}
 		fmt.Fprintf(b, "%%%s : %s = placeholder[%s %d]", n.Name, shapesString(n.Shapes), kind, n.Index)
+		if n.Sharding != nil {
+			fmt.Fprintf(b, " sharding=%s", n.Sharding)
+		}
 	case Call:
 		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.Op)
 		for i, a := range n.Args {

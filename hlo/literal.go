@@ -20,6 +20,18 @@ type Literal struct {
 	Data  []byte
 }
 
+// LiteralError is the panic value of a Literal function used outside its
+// contract: an element type it does not handle, a shape that is not
+// static, values that do not fill the shape. It is a programming error of
+// the caller (data never causes it); callers that take shapes or element
+// types from users check them first.
+type LiteralError struct {
+	Method string // "SetFloat"
+	Msg    string
+}
+
+func (e *LiteralError) Error() string { return "hlo: " + e.Method + ": " + e.Msg }
+
 // AlignedBytes returns n zeroed bytes whose start is 16-byte aligned.
 func AlignedBytes(n int) []byte {
 	if n == 0 {
@@ -37,11 +49,11 @@ func NewLiteral(dt DType, dims ...int64) *Literal {
 	d := make([]int64, len(dims))
 	copy(d, dims)
 	if NumElements(d) < 0 {
-		panic(fmt.Sprintf("hlo.NewLiteral: dynamic shape %s", ShapeString(dt, dims)))
+		panic(&LiteralError{Method: "NewLiteral", Msg: "dynamic shape " + ShapeString(dt, dims)})
 	}
 	n, ok := ByteSize(dt, d)
 	if !ok {
-		panic(fmt.Sprintf("hlo.NewLiteral: %v", CheckSize(dt, d)))
+		panic(&LiteralError{Method: "NewLiteral", Msg: CheckSize(dt, d).Error()})
 	}
 	return &Literal{DType: dt, Dims: d, Data: AlignedBytes(int(n))}
 }
@@ -117,7 +129,7 @@ func (l *Literal) Bits(i int) uint64 {
 	case 8:
 		return binary.LittleEndian.Uint64(b)
 	}
-	panic("hlo: Bits on " + l.DType.String())
+	panic(&LiteralError{Method: "Bits", Msg: "unsupported element type " + l.DType.String()})
 }
 
 // SetBits stores raw storage bits into element i.
@@ -134,7 +146,7 @@ func (l *Literal) SetBits(i int, v uint64) {
 	case 8:
 		binary.LittleEndian.PutUint64(b, v)
 	default:
-		panic("hlo: SetBits on " + l.DType.String())
+		panic(&LiteralError{Method: "SetBits", Msg: "unsupported element type " + l.DType.String()})
 	}
 }
 
@@ -170,7 +182,7 @@ func (l *Literal) Int(i int) int64 {
 	case dt.IsComplex():
 		return int64(real(l.Complex(i)))
 	}
-	panic("hlo: Int on " + dt.String())
+	panic(&LiteralError{Method: "Int", Msg: "unsupported element type " + dt.String()})
 }
 
 // Uint returns element i as uint64 (integers only; signed ones as their
@@ -199,7 +211,7 @@ func (l *Literal) Float(i int) float64 {
 	case dt.IsComplex():
 		return real(l.Complex(i))
 	}
-	panic("hlo: Float on " + dt.String())
+	panic(&LiteralError{Method: "Float", Msg: "unsupported element type " + dt.String()})
 }
 
 // Complex returns element i as complex128 (real types with zero imaginary).
@@ -231,7 +243,7 @@ func (l *Literal) SetInt(i int, v int64) {
 	case dt.IsComplex():
 		l.SetComplex(i, complex(float64(v), 0))
 	default:
-		panic("hlo: SetInt on " + dt.String())
+		panic(&LiteralError{Method: "SetInt", Msg: "unsupported element type " + dt.String()})
 	}
 }
 
@@ -252,7 +264,7 @@ func (l *Literal) SetFloat(i int, v float64) {
 	case dt.IsInt():
 		l.SetInt(i, int64(v))
 	default:
-		panic("hlo: SetFloat on " + dt.String())
+		panic(&LiteralError{Method: "SetFloat", Msg: "unsupported element type " + dt.String()})
 	}
 }
 
@@ -299,7 +311,7 @@ func LiteralFromSlice[T bool | int8 | int16 | int32 | int64 | uint8 | uint16 | u
 	}
 	l := NewLiteral(dt, dims...)
 	if l.NumElements() != len(xs) {
-		panic(fmt.Sprintf("hlo.LiteralFromSlice: %d values for shape %s", len(xs), l.ShapeString()))
+		panic(&LiteralError{Method: "LiteralFromSlice", Msg: fmt.Sprintf("%d values for shape %s", len(xs), l.ShapeString())})
 	}
 	copy(l.Data, bytesOf(xs))
 	return l

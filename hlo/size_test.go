@@ -76,8 +76,8 @@ func TestSizeErrorText(t *testing.T) {
 func TestNewLiteralSizeOverflowPanics(t *testing.T) {
 	defer func() {
 		r := recover()
-		if r == nil || r.(string) != "hlo.NewLiteral: tensor<4294967296x4294967296x16xf32>: element count overflows int64" {
-			t.Errorf("recovered %v", r)
+		if e, ok := r.(*LiteralError); !ok || e.Error() != "hlo: NewLiteral: tensor<4294967296x4294967296x16xf32>: element count overflows int64" {
+			t.Errorf("recovered %T %v", r, r)
 		}
 	}()
 	NewLiteral(F32, 1<<32, 1<<32, 16)

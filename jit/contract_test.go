@@ -434,3 +434,35 @@ func TestReplacedTensorFieldWarns(t *testing.T) {
 		t.Errorf("a failed trace left the field replaced or the tensor changed")
 	}
 }
+
+// The first call passes the captured tensor itself: the trace still tells
+// the closure's reads from the argument's, and a later call with another
+// tensor is right.
+func TestCapturedTensorPassedFirst(t *testing.T) {
+	w := lazy.FromSlice([]float32{5})
+	f := jit.Compile(func(a *lazy.Tensor) *lazy.Tensor {
+		w.Assign(w.AddScalar(1))
+		return a.MulScalar(10)
+	})
+	if got := f(w).Float32s()[0]; got != 60 {
+		t.Fatalf("f(w) = %v, want 60 (w is 6 when read)", got)
+	}
+	x := lazy.FromSlice([]float32{2})
+	if got := f(x).Float32s()[0]; got != 20 {
+		t.Errorf("f(x) after f(w) = %v, want 20", got)
+	}
+	if got := w.Float32s()[0]; got != 7 {
+		t.Errorf("w = %v, want 7", got)
+	}
+	before := w.Float32s()[0]
+	if got := f(w).Float32s()[0]; got != (before+1)*10 {
+		t.Errorf("f(w) again = %v, want %v", got, (before+1)*10)
+	}
+	// A pure function reads the same values either way.
+	c := lazy.FromSlice([]float32{30})
+	g := jit.Compile(func(a *lazy.Tensor) *lazy.Tensor { return c.Rsqrt().Add(a) })
+	g(c)
+	if got := g(lazy.FromSlice([]float32{4})).Float32s()[0]; got < 4.18 || got > 4.19 {
+		t.Errorf("g(4) = %v, want 4.1826", got)
+	}
+}

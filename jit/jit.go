@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/bridge"
+	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 	"github.com/xlajit/xlajit/partitioner"
 )
@@ -39,6 +41,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ReportedError marks Error as a reported failure (lazy.Try converts it).
+func (*Error) ReportedError() {}
+
 // runner replays one traced signature.
 type runner interface {
 	Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error)
@@ -67,6 +72,9 @@ type entry struct {
 	capStripes uint64
 	rng        *sync.Mutex
 	results    []*outPlan
+	// fresh are the result slots holding tensors the function made from
+	// host data: each replay returns new tensors holding their data.
+	fresh []int
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -111,20 +119,35 @@ var (
 	walkerPool = sync.Pool{New: func() any { return &walker{key: make([]byte, 0, 64), tensors: make([]*lazy.Tensor, 0, 8)} }}
 )
 
-// register maps a func value to its state. The entry keeps the func value
-// alive, so its address (the key) cannot be reused by another function
-// while the entry exists.
-func register(f any, c compiled) { registry.Store(funcKey(f), registered{f, c}) }
-
-type registered struct {
-	fn any // keeps the keyed func value alive
-	c  compiled
+// register maps a func value to its state. The registry does not keep
+// the func value alive: when Go collects it, a cleanup removes its entry
+// (so a program that compiles functions in a loop does not keep them all),
+// and only then can its address, the key, be another function's. Func
+// values that are not heap objects (top-level functions) live forever.
+func register(f any, c compiled) {
+	ptr := funcPtr(f)
+	key := uintptr(ptr)
+	registry.Store(key, c)
+	func() {
+		defer func() { recover() }() // not a heap object: nothing to clean up
+		runtime.AddCleanup((*byte)(ptr), unregister, registeredKey{key, c})
+	}()
 }
 
+type registeredKey struct {
+	key uintptr
+	c   compiled
+}
+
+func unregister(r registeredKey) { registry.CompareAndDelete(r.key, r.c) }
+
 // funcKey identifies a func value (its closure pointer).
-func funcKey(f any) uintptr {
+func funcKey(f any) uintptr { return uintptr(funcPtr(f)) }
+
+// funcPtr is a func value's closure pointer.
+func funcPtr(f any) unsafe.Pointer {
 	type eface struct{ typ, data unsafe.Pointer }
-	return uintptr((*eface)(unsafe.Pointer(&f)).data)
+	return (*eface)(unsafe.Pointer(&f)).data
 }
 
 // Compile wraps fn, a function over *lazy.Tensor values (and slices,
@@ -149,8 +172,14 @@ func CompileE[F any](fn F, opts ...Option) (F, error) {
 	}
 	t := v.Type()
 	s := &fnState{fn: v, typ: t, opts: defaultOptions(), entries: map[string]*entry{}}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return zero, &Error{Msg: fmt.Sprintf("option %d is nil", i)}
+		}
 		o(&s.opts)
+	}
+	if s.opts.err != nil {
+		return zero, &Error{Fn: s.opts.name, Msg: "invalid option", Err: s.opts.err}
 	}
 	s.name = s.opts.name
 	if s.name == "" {
@@ -224,6 +253,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if err := encodeArgs(w, s.codecs, args); err != nil {
 		return s.fail(err)
 	}
+	w.baseLen = len(w.key)
 	w.key = appendCaptureAliases(w.key, &s.mutCaps, w.tensors)
 	var e *entry
 	if h := s.last.Load(); h != nil && h.match(w.key) {
@@ -319,31 +349,35 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	// its assignments.
 	s.replayMu.Lock()
 	defer s.replayMu.Unlock()
-	tensors := append([]*lazy.Tensor(nil), w.tensors...)
-	rp := &resultPlanner{slots: map[*lazy.Tensor]int{}}
-	bindings := bindingsOf(args)
+	if err := lazy.Sync(w.tensors...); err != nil {
+		return nil, err
+	}
+	tr, err := s.traceOnce(args, w.tensors, true)
+	if err == nil && len(tr.aliased) > 0 && len(tr.traced.Graph.Output().Mutations) > 0 {
+		// The function reaches an argument through a closure variable too,
+		// and writes: the graph must be the aliased one. Trace again on the
+		// tensors themselves, and key the entry by the aliasing.
+		caps := s.mutCaps.Load().with(tr.aliased)
+		s.mutCaps.Store(caps)
+		key = string(appendCaptureAliases(append([]byte(nil), w.key[:w.baseLen]...), &s.mutCaps, w.tensors))
+		s.mu.RLock()
+		old := s.entries[key]
+		s.mu.RUnlock()
+		if old != nil {
+			return old, nil
+		}
+		notes = aliasNotes(args, caps)
+		e = &entry{key: key, guard: guard, notes: notes}
+		tr, err = s.traceOnce(args, w.tensors, false)
+	}
+	var traced *bridge.Traced
 	var replaced []binding
-	traced, err := bridge.Trace(tensors, func() ([]*lazy.Tensor, error) {
-		rs := s.fn.Call(args)
-		if replaced = rebound(bindings); len(replaced) > 0 && s.opts.fullGraph {
-			restore(replaced)
-			return nil, &Error{Fn: s.name, Msg: reboundMessage(replaced)}
-		}
-		if s.hasErr {
-			if errv := rs[len(rs)-1]; !errv.IsNil() {
-				return nil, errv.Interface().(error)
-			}
-			rs = rs[:len(rs)-1]
-		}
-		for i, r := range rs {
-			p, err := rp.plan(r, 0)
-			if err != nil {
-				return nil, fmt.Errorf("result %d: %w", i, err)
-			}
-			e.results = append(e.results, p)
-		}
-		return rp.tensors, nil
-	}, bridge.TraceOptions{})
+	var rp *resultPlanner
+	tensors := w.tensors
+	if tr != nil {
+		traced, replaced, rp, tensors = tr.traced, tr.replaced, tr.rp, tr.tensors
+		e.results = tr.results
+	}
 	var be *bridge.BreakError
 	switch {
 	case errors.As(err, &be):
@@ -382,6 +416,9 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	} else {
 		s.event("trace: %s", guardString(guard, notes))
 	}
+	for _, r := range reshardEvents(run) {
+		s.event("%s", r)
+	}
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, traced.Graph.Captures
@@ -395,7 +432,9 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 		e.capStripes = stripeMask(e.captures)
 		s.mutCaps.Store(s.mutCaps.Load().with(e.captures))
 	}
-	identify(e.results, tensors, e.captures, rp.tensors)
+	out := traced.Graph.Output()
+	e.fresh = identify(e.results, tensors, e.captures, rp.tensors, traced.Created,
+		func(slot int) bool { return out.Args[slot].Node.Kind == fx.Placeholder })
 	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
 		e.direct, e.params = p.Direct()
 		e.slot = e.results[0].slot
@@ -405,6 +444,69 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	}
 	s.store(e)
 	return e, nil
+}
+
+// traceResult is what one run of the function under a trace recorded.
+type traceResult struct {
+	traced   *bridge.Traced
+	results  []*outPlan
+	rp       *resultPlanner
+	replaced []binding
+	// tensors are the argument tensors the graph's argument placeholders
+	// stand for (proxies when used); aliased are captured tensors that are
+	// also arguments (reached through a closure variable too).
+	tensors []*lazy.Tensor
+	aliased []*lazy.Tensor
+}
+
+// traceOnce runs the function under bridge.Trace, on proxies of its
+// argument tensors when useProxies is set (see proxy.go).
+func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, useProxies bool) (*traceResult, error) {
+	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}}, tensors: argTensors}
+	callArgs := args
+	if useProxies {
+		var ps *proxySet
+		callArgs, ps = installProxies(args)
+		defer ps.restore()
+		tr.tensors = make([]*lazy.Tensor, len(argTensors))
+		for i, t := range argTensors {
+			tr.tensors[i] = ps.proxy(t)
+		}
+		defer func() {
+			if tr.traced == nil {
+				return
+			}
+			for _, c := range tr.traced.Graph.Captures {
+				if ps.of[c] != nil {
+					tr.aliased = append(tr.aliased, c)
+				}
+			}
+		}()
+	}
+	bindings := bindingsOf(callArgs)
+	traced, err := bridge.Trace(tr.tensors, func() ([]*lazy.Tensor, error) {
+		rs := s.fn.Call(callArgs)
+		if tr.replaced = rebound(bindings); len(tr.replaced) > 0 && s.opts.fullGraph {
+			restore(tr.replaced)
+			return nil, &Error{Fn: s.name, Msg: reboundMessage(tr.replaced)}
+		}
+		if s.hasErr {
+			if errv := rs[len(rs)-1]; !errv.IsNil() {
+				return nil, errv.Interface().(error)
+			}
+			rs = rs[:len(rs)-1]
+		}
+		for i, r := range rs {
+			p, err := tr.rp.plan(r, 0)
+			if err != nil {
+				return nil, fmt.Errorf("result %d: %w", i, err)
+			}
+			tr.results = append(tr.results, p)
+		}
+		return tr.rp.tensors, nil
+	}, bridge.TraceOptions{})
+	tr.traced = traced
+	return tr, err
 }
 
 // recompileHint suggests a fix when recompiles keep coming from one
@@ -526,5 +628,12 @@ func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) 
 	if lazy.DebugLevel() >= 3 {
 		log.Printf("xlajit: jit replay %s", s.name)
 	}
-	return e.run.Run(args, e.captures)
+	outs, err := e.run.Run(args, e.captures)
+	if err == nil && len(e.fresh) > 0 {
+		outs = append([]*lazy.Tensor(nil), outs...)
+		for _, k := range e.fresh {
+			outs[k] = outs[k].Share()
+		}
+	}
+	return outs, err
 }

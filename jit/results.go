@@ -160,8 +160,12 @@ func containsTensor(t reflect.Type, seen map[reflect.Type]bool) bool {
 // identify makes results that were argument or captured tensors during
 // the trace return those tensors themselves on replay, as the plain
 // function does (a pass-through, or an input written and returned).
-// traced are the result slots' tensors.
-func identify(plans []*outPlan, args, captures, traced []*lazy.Tensor) {
+// traced are the result slots' tensors. It returns the slots whose replay
+// output is an input of the graph (passThrough) although the function
+// returned a tensor of its own there (one it made from host data, or one
+// it assigned an input to): the plain function returns a new tensor on
+// every call, and so must the replay.
+func identify(plans []*outPlan, args, captures, traced []*lazy.Tensor, created map[*lazy.Tensor]bool, passThrough func(slot int) bool) (fresh []int) {
 	argOf := map[*lazy.Tensor]int{}
 	for i := len(args) - 1; i >= 0; i-- {
 		argOf[args[i]] = i
@@ -170,15 +174,23 @@ func identify(plans []*outPlan, args, captures, traced []*lazy.Tensor) {
 	for i, c := range captures {
 		capOf[c] = i
 	}
+	for slot, t := range traced {
+		_, isArg := argOf[t]
+		_, isCap := capOf[t]
+		if passThrough(slot) && (!isArg && !isCap || created[t]) {
+			fresh = append(fresh, slot)
+		}
+	}
 	var walk func(p *outPlan)
 	walk = func(p *outPlan) {
 		if p == nil {
 			return
 		}
 		if p.kind == planTensor {
-			if i, ok := argOf[traced[p.slot]]; ok {
+			t := traced[p.slot]
+			if i, ok := argOf[t]; ok {
 				p.kind, p.slot = planArg, i
-			} else if i, ok := capOf[traced[p.slot]]; ok {
+			} else if i, ok := capOf[t]; ok && !created[t] {
 				p.kind, p.slot = planCapture, i
 			}
 			return
@@ -190,6 +202,7 @@ func identify(plans []*outPlan, args, captures, traced []*lazy.Tensor) {
 	for _, p := range plans {
 		walk(p)
 	}
+	return fresh
 }
 
 // tensor returns the tensor a planTensor, planArg or planCapture result

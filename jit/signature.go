@@ -24,6 +24,7 @@ type walker struct {
 	tensors []*lazy.Tensor
 	seen    map[*lazy.Tensor]int // first positions, for long tensor lists
 	depth   int
+	baseLen int // the key's length before the capture aliases
 }
 
 // reset empties the walker for a new call.
@@ -46,6 +47,9 @@ func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
 	key = appendVarint(key, int64(x.Rank()))
 	for _, d := range x.Dims() {
 		key = appendVarint(key, d)
+	}
+	if x.Device().IsSPMD() {
+		key = appendShardingKey(key, x)
 	}
 	return appendVarint(key, int64(x.Device().Ordinal()))
 }
@@ -237,7 +241,7 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 			*out = append(*out, guardItem{path, "nil", 0})
 		} else {
 			x := (*lazy.Tensor)(v.UnsafePointer())
-			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String(), 't'})
+			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String() + shardingSuffix(x), 't'})
 		}
 		return
 	}
@@ -286,6 +290,9 @@ func diffGuards(old, cur []guardItem) string {
 		return "argument structure changed"
 	case old[i].path != cur[i].path:
 		return fmt.Sprintf("argument structure changed at %s", cur[i].path)
+	}
+	if d := shardingChange(old[i], cur[i]); d != "" {
+		return d
 	}
 	d := fmt.Sprintf("%s: %s -> %s", cur[i].path, old[i].value, cur[i].value)
 	if cur[i].kind == 'f' {

@@ -93,6 +93,13 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	res := make([]*lazy.Tensor, len(out.Args))
 	for i, a := range out.Args {
 		res[i] = get(a)
+		for _, r := range res[:i] {
+			if r == res[i] {
+				// Two outputs of the function, one value: two tensors.
+				res[i] = res[i].Share()
+				break
+			}
+		}
 	}
 	states := make([]lazy.TensorState, len(out.Mutations))
 	for i, m := range out.Mutations {

@@ -39,7 +39,7 @@ func lookup(f any) compiled {
 	if !ok {
 		return nil
 	}
-	return v.(registered).c
+	return v.(compiled)
 }
 
 func (s *fnState) statsNow() Stats {

@@ -11,10 +11,17 @@ import (
 // its range (truncated toward zero; unsigned types also down to -max,
 // wrapping), a float type finite values up to its largest, infinities and
 // NaN; anything else is an error.
-func Full(dt DType, v float64, dims ...int64) *Tensor { return FullOn(DefaultDevice(), dt, v, dims...) }
+func Full(dt DType, v float64, dims ...int64) *Tensor {
+	needDType("Full", nil, dt)
+	needDims("Full", nil, dt, dims)
+	return FullOn(DefaultDevice(), dt, v, dims...)
+}
 
 // FullOn is Full on device dev.
 func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
+	needDevice("Full", dev)
+	needDType("Full", nil, dt)
+	needDims("Full", nil, dt, dims)
 	if err := checkFill(dt, v); err != nil {
 		throw("Full", nil, "%v", err)
 	}
@@ -25,8 +32,13 @@ func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
 	return c.BroadcastTo(dims...)
 }
 
+// constOn records the constant l (already checked) on dev.
 func constOn(dev *Device, l *hlo.Literal) *Tensor {
-	n := newNode(table[opConstant], Attrs{{"value", l}}, nil)
+	attrs := Attrs{{"value", l}}
+	if dev.dryOf != nil {
+		return dryApply(table[opConstant], attrs, nil, dev)[0]
+	}
+	n := newNode(table[opConstant], attrs)
 	t := newPending(Value{n, 0}, dev)
 	if eager() && !Tracing() {
 		mustSync("Eager", t)
@@ -35,34 +47,78 @@ func constOn(dev *Device, l *hlo.Literal) *Tensor {
 }
 
 // Constant returns a tensor holding l as an IR constant (hashed by value).
-func Constant(l *hlo.Literal) *Tensor { return constOn(DefaultDevice(), l) }
+func Constant(l *hlo.Literal) *Tensor {
+	if err := checkLiteral(l); err != nil {
+		throw("Constant", nil, "%v", err)
+	}
+	return constOn(DefaultDevice(), l)
+}
 
 // Zeros returns a zero tensor.
-func Zeros(dt DType, dims ...int64) *Tensor { return Full(dt, 0, dims...) }
+func Zeros(dt DType, dims ...int64) *Tensor {
+	needDType("Zeros", nil, dt)
+	needDims("Zeros", nil, dt, dims)
+	return Full(dt, 0, dims...)
+}
 
 // Ones returns a tensor of ones.
-func Ones(dt DType, dims ...int64) *Tensor { return Full(dt, 1, dims...) }
+func Ones(dt DType, dims ...int64) *Tensor {
+	needDType("Ones", nil, dt)
+	needDims("Ones", nil, dt, dims)
+	return Full(dt, 1, dims...)
+}
 
 // ZerosLike returns zeros of x's shape on x's device.
-func ZerosLike(x *Tensor) *Tensor { return FullOn(x.dev, x.DType(), 0, x.Dims()...) }
+func ZerosLike(x *Tensor) *Tensor {
+	needTensors("ZerosLike", "x", x)
+	return FullOn(x.dev, x.DType(), 0, x.Dims()...)
+}
 
 // OnesLike returns ones of x's shape on x's device.
-func OnesLike(x *Tensor) *Tensor { return FullOn(x.dev, x.DType(), 1, x.Dims()...) }
+func OnesLike(x *Tensor) *Tensor {
+	needTensors("OnesLike", "x", x)
+	return FullOn(x.dev, x.DType(), 1, x.Dims()...)
+}
 
-// Iota returns a tensor of dims whose values count along axis.
+// Iota returns a tensor of dims whose values count along axis (negative
+// axes count from the end).
 func Iota(dt DType, axis int, dims ...int64) *Tensor {
+	checkIota(dt, axis, dims)
 	return IotaOn(DefaultDevice(), dt, axis, dims...)
 }
 
 // IotaOn is Iota on device dev.
 func IotaOn(dev *Device, dt DType, axis int, dims ...int64) *Tensor {
-	return applyOn(dev, opIota, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}, {"axis", int64(axis)}})
+	needDevice("Iota", dev)
+	a := checkIota(dt, axis, dims)
+	return applyOn(dev, opIota, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}, {"axis", int64(a)}})
+}
+
+func checkIota(dt DType, axis int, dims []int64) int {
+	needDType("Iota", nil, dt)
+	if dt.IsBool() {
+		throw("Iota", nil, "needs a numeric element type, got %s", dt)
+	}
+	needDims("Iota", nil, dt, dims)
+	a, ok := normAxis(axis, len(dims))
+	if !ok {
+		throw("Iota", nil, "axis %d out of range for rank %d", axis, len(dims))
+	}
+	return a
 }
 
 // Arange returns [start, start+step, ...) below stop, as dt.
 func Arange(dt DType, start, stop, step float64) *Tensor {
+	needDType("Arange", nil, dt)
+	if dt.IsBool() {
+		throw("Arange", nil, "needs a numeric element type, got %s", dt)
+	}
+	needFinite("Arange", nil, "start, stop and step", start, stop, step)
 	if step == 0 {
 		throw("Arange", nil, "step must not be zero")
+	}
+	if (stop-start)/step > 1<<53 {
+		throw("Arange", nil, "[%v, %v) in steps of %v has more than 2^53 elements", start, stop, step)
 	}
 	n := int64(math.Ceil((stop - start) / step))
 	if n < 0 {
@@ -90,7 +146,10 @@ func Arange(dt DType, start, stop, step float64) *Tensor {
 
 // applyOn applies an op with no tensor operands on dev.
 func applyOn(dev *Device, code opCode, attrs Attrs) *Tensor {
-	n := newNode(table[code], attrs, nil)
+	if dev.dryOf != nil {
+		return dryApply(table[code], attrs, nil, dev)[0]
+	}
+	n := newNode(table[code], attrs)
 	t := newPending(Value{n, 0}, dev)
 	if eager() && !Tracing() {
 		mustSync("Eager", t)

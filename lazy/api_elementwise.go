@@ -6,21 +6,31 @@ package lazy
 // like an int, any other like a float. Ops that always compute in floating
 // point (Div, Exp, Sqrt, ...) make integer and bool operands f32.
 
-func (x *Tensor) unary(code opCode) *Tensor { return apply1(code, nil, x) }
+// Each method checks its operands (nil, promotion, broadcasting, the op's
+// element types) before it records the casts and broadcasts it is made of,
+// so that a rejected op records nothing.
+
+func (x *Tensor) unary(code opCode) *Tensor {
+	needTensors(table[code].Name, "x", x)
+	return apply1(code, nil, x)
+}
 
 // floatUnary is a unary op of floating-point math: integer and bool
 // operands are converted to the default float type first (torch.exp of an
 // int tensor is f32).
 func (x *Tensor) floatUnary(code opCode) *Tensor {
-	if x == nil {
-		throw(table[code].Name, nil, "nil operand")
+	needTensors(table[code].Name, "x", x)
+	dt := floatResult(x.DType())
+	if _, err := inferShapes(table[code], nil, []Shape{x.shape.with(dt)}); err != nil {
+		throw(table[code].Name, []Shape{x.shape}, "%v", err)
 	}
-	return apply1(code, nil, x.Cast(floatResult(x.DType())))
+	return apply1(code, nil, x.Cast(dt))
 }
 
 // binary promotes x and y to their result type, broadcasts them and
 // applies code.
 func (x *Tensor) binary(code opCode, y *Tensor) *Tensor {
+	needTensors(table[code].Name, "x,y", x, y)
 	dt := mustResultType(table[code].Name, []*Tensor{x, y})
 	if dt == Bool {
 		code = boolOp(table[code].Name, code, x, y)
@@ -30,6 +40,7 @@ func (x *Tensor) binary(code opCode, y *Tensor) *Tensor {
 
 // binaryAs converts both operands to dt, broadcasts and applies code.
 func (x *Tensor) binaryAs(code opCode, dt DType, y *Tensor) *Tensor {
+	checkBinary(table[code].Name, code, x, y, dt, dt)
 	x, y = broadcastPair(table[code].Name, x.Cast(dt), y.Cast(dt))
 	return apply1(code, nil, x, y)
 }
@@ -37,15 +48,41 @@ func (x *Tensor) binaryAs(code opCode, dt DType, y *Tensor) *Tensor {
 // rawBinary applies code to operands of one dtype without promotion (the
 // op's own semantics: integer division for Div).
 func (x *Tensor) rawBinary(code opCode, y *Tensor) *Tensor {
+	needTensors(table[code].Name, "x,y", x, y)
+	checkBinary(table[code].Name, code, x, y, x.DType(), y.DType())
 	x, y = broadcastPair(table[code].Name, x, y)
 	return apply1(code, nil, x, y)
 }
 
+// checkBinary checks, recording nothing, that binary op code takes x and y
+// converted to xdt and ydt and broadcast: their shapes broadcast to a valid
+// shape, and the op's shape rule (one element type of its class) accepts
+// them. It panics with an *Error naming op and the operands' own shapes.
+func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) []int64 {
+	needTensors(op, "x,y", x, y)
+	in := []Shape{x.shape, y.shape}
+	dims := x.Dims()
+	if !sameDims(x.Dims(), y.Dims()) {
+		var ok bool
+		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
+			throw(op, in, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
+		}
+	}
+	if err := checkDims(xdt, dims); err != nil {
+		throw(op, in, "%v", err)
+	}
+	switch c := binaryClass[code]; {
+	case xdt != ydt:
+		throw(op, in, "element types differ (%s vs %s); use Cast", xdt, ydt)
+	case !c.accepts(xdt):
+		throw(op, in, "needs %s tensors, got %s", c, xdt)
+	}
+	return dims
+}
+
 // broadcastPair broadcasts x and y to their common shape.
 func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
-	if x == nil || y == nil {
-		throw(op, nil, "nil operand")
-	}
+	needTensors(op, "x,y", x, y)
 	if sameDims(x.Dims(), y.Dims()) {
 		return x, y
 	}
@@ -53,6 +90,7 @@ func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 	if !ok {
 		throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
 	}
+	needDims(op, []Shape{x.shape, y.shape}, x.DType(), dims)
 	return x.BroadcastTo(dims...), y.BroadcastTo(dims...)
 }
 
@@ -68,11 +106,22 @@ func (x *Tensor) number(dt DType, v float64) *Tensor {
 
 // scalarOp applies code to x and the Go number v in their result type.
 func (x *Tensor) scalarOp(op string, code opCode, v float64) *Tensor {
+	needTensors(op, "x", x)
 	dt := mustResultType(op, []*Tensor{x}, v)
 	if dt == Bool {
 		code = boolOp(op, code, x)
 	}
+	checkScalar(op, code, x, dt)
 	return x.Cast(dt).rawBinary(code, x.number(dt, v))
+}
+
+// checkScalar checks, recording nothing, that binary op code takes x
+// converted to dt (and a number of dt).
+func checkScalar(op string, code opCode, x *Tensor, dt DType) {
+	needDims(op, []Shape{x.shape}, dt, x.Dims())
+	if c := binaryClass[code]; !c.accepts(dt) {
+		throw(op, []Shape{x.shape}, "needs %s tensors, got %s", c, dt)
+	}
 }
 
 // boolOp is the op PyTorch applies to two bool operands: Add and Max are
@@ -137,7 +186,8 @@ func (x *Tensor) IsFinite() *Tensor {
 
 // Square returns x*x (i64 for a bool tensor, as torch.square).
 func (x *Tensor) Square() *Tensor {
-	if x != nil && x.DType() == Bool {
+	needTensors("Square", "x", x)
+	if x.DType() == Bool {
 		x = x.Cast(I64)
 	}
 	return x.Mul(x)
@@ -145,10 +195,9 @@ func (x *Tensor) Square() *Tensor {
 
 // Reciprocal returns 1/x (f32 for integer tensors).
 func (x *Tensor) Reciprocal() *Tensor {
-	if x == nil {
-		throw("Reciprocal", nil, "nil operand")
-	}
+	needTensors("Reciprocal", "x", x)
 	dt := floatResult(x.DType())
+	checkScalar("Reciprocal", opDiv, x, dt)
 	return x.number(dt, 1).rawBinary(opDiv, x.Cast(dt))
 }
 
@@ -165,6 +214,7 @@ func (x *Tensor) Mul(y *Tensor) *Tensor { return x.binary(opMul, y) }
 
 // Div is true division: integer and bool operands give f32 (torch.div).
 func (x *Tensor) Div(y *Tensor) *Tensor {
+	needTensors("Div", "x,y", x, y)
 	return x.binaryAs(opDiv, floatResult(mustResultType("Div", []*Tensor{x, y})), y)
 }
 
@@ -177,7 +227,9 @@ func (x *Tensor) Min(y *Tensor) *Tensor { return x.binary(opMin, y) }
 // Rem is the remainder with the dividend's sign (torch.fmod). An integer
 // remainder by zero is an error of the cut that computes it.
 func (x *Tensor) Rem(y *Tensor) *Tensor {
+	needTensors("Rem", "x,y", x, y)
 	dt := mustResultType("Rem", []*Tensor{x, y})
+	checkBinary("Rem", opRem, x, y, dt, dt)
 	defer relabel("Rem", x, y)()
 	if dt.IsInt() {
 		y = checked(y.Cast(dt), y.Cast(dt).NeScalar(0), "Rem", "integer remainder by zero", x, y)
@@ -187,6 +239,7 @@ func (x *Tensor) Rem(y *Tensor) *Tensor {
 
 // Atan2 is the angle of (y=x, x=other); integer operands give f32.
 func (x *Tensor) Atan2(y *Tensor) *Tensor {
+	needTensors("Atan2", "x,y", x, y)
 	return x.binaryAs(opAtan2, floatResult(mustResultType("Atan2", []*Tensor{x, y})), y)
 }
 func (x *Tensor) And(y *Tensor) *Tensor { return x.binary(opAnd, y) }
@@ -212,6 +265,7 @@ func (x *Tensor) MaxScalar(v float64) *Tensor { return x.bound("MaxScalar", opMa
 func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opMin, v) }
 
 func (x *Tensor) bound(op string, code opCode, v float64) *Tensor {
+	needTensors(op, "x", x)
 	dt := mustResultType(op, []*Tensor{x}, v)
 	if v != v {
 		return x.Cast(dt)
@@ -232,7 +286,9 @@ func checkBound(op string, x *Tensor, dt DType, v float64) {
 
 // DivScalar is true division by v (f32 for integer tensors).
 func (x *Tensor) DivScalar(v float64) *Tensor {
+	needTensors("DivScalar", "x", x)
 	dt := floatResult(mustResultType("DivScalar", []*Tensor{x}, v))
+	checkScalar("DivScalar", opDiv, x, dt)
 	return x.Cast(dt).rawBinary(opDiv, x.number(dt, v))
 }
 
@@ -240,7 +296,9 @@ func (x *Tensor) DivScalar(v float64) *Tensor {
 // stays integer, and a negative integral exponent is then an error (as
 // torch.pow raises); a fractional exponent gives f32.
 func (x *Tensor) PowScalar(v float64) *Tensor {
+	needTensors("PowScalar", "x", x)
 	dt := mustResultType("PowScalar", []*Tensor{x}, v)
+	checkScalar("PowScalar", opPow, x, dt)
 	if dt.IsInt() && v < 0 {
 		throw("PowScalar", []Shape{x.shape}, "integers to negative integer powers are not allowed (exponent %v)", v)
 	}
@@ -269,13 +327,17 @@ func (x *Tensor) PowScalar(v float64) *Tensor {
 
 // compare promotes x and y to their result type and compares them.
 func (x *Tensor) compare(dir string, y *Tensor) *Tensor {
+	needTensors("Compare", "x,y", x, y)
 	dt := mustResultType("Compare", []*Tensor{x, y})
+	checkBinary("Compare", opCompare, x, y, dt, dt)
 	x, y = broadcastPair("Compare", x.Cast(dt), y.Cast(dt))
 	return apply1(opCompare, Attrs{{"dir", dir}}, x, y)
 }
 
 func (x *Tensor) compareScalar(op, dir string, v float64) *Tensor {
+	needTensors(op, "x", x)
 	dt := mustResultType(op, []*Tensor{x}, v)
+	checkScalar(op, opCompare, x, dt)
 	a, b := broadcastPair(op, x.Cast(dt), x.number(dt, v))
 	return apply1(opCompare, Attrs{{"dir", dir}}, a, b)
 }
@@ -297,24 +359,30 @@ func (x *Tensor) GeScalar(v float64) *Tensor { return x.compareScalar("GeScalar"
 // Where selects a where cond is true and b elsewhere (all three broadcast;
 // a and b promote to their result type).
 func Where(cond, a, b *Tensor) *Tensor {
-	if cond == nil {
-		throw("Where", nil, "nil condition")
-	}
+	needTensors("Where", "cond,a,b", cond, a, b)
 	dt := mustResultType("Where", []*Tensor{a, b})
-	a, b = broadcastPair("Where", a.Cast(dt), b.Cast(dt))
-	dims, ok := broadcastDims(cond.Dims(), a.Dims())
+	in := []Shape{cond.shape, a.shape, b.shape}
+	ab, ok := broadcastDims(a.Dims(), b.Dims())
 	if !ok {
-		throw("Where", []Shape{cond.shape, a.shape}, "condition shape %v does not broadcast with %v", cond.Dims(), a.Dims())
+		throw("Where", in, "shapes %v and %v do not broadcast", a.Dims(), b.Dims())
 	}
+	dims, ok := broadcastDims(cond.Dims(), ab)
+	if !ok {
+		throw("Where", []Shape{cond.shape, a.shape}, "condition shape %v does not broadcast with %v", cond.Dims(), ab)
+	}
+	needDims("Where", in, dt, dims)
+	if _, err := inferShapes(table[opWhere], nil, []Shape{{cond.DType(), dims}, {dt, dims}, {dt, dims}}); err != nil {
+		throw("Where", in, "%v", err)
+	}
+	a, b = broadcastPair("Where", a.Cast(dt), b.Cast(dt))
 	cond, a, b = cond.BroadcastTo(dims...), a.BroadcastTo(dims...), b.BroadcastTo(dims...)
 	return apply1(opWhere, nil, cond, a, b)
 }
 
 // Cast converts to dt.
 func (x *Tensor) Cast(dt DType) *Tensor {
-	if x == nil {
-		throw("Cast", nil, "nil operand")
-	}
+	needTensors("Cast", "x", x)
+	needDType("Cast", []Shape{x.shape}, dt)
 	if x.DType() == dt {
 		return x
 	}
@@ -324,7 +392,11 @@ func (x *Tensor) Cast(dt DType) *Tensor {
 // Clamp limits x to [lo, hi] (promoting with the bounds as with scalars:
 // an integer tensor clamped to fractional bounds is f32).
 func (x *Tensor) Clamp(lo, hi float64) *Tensor {
+	needTensors("Clamp", "x", x)
 	dt := mustResultType("Clamp", []*Tensor{x}, lo, hi)
+	if _, err := inferShapes(table[opClamp], nil, []Shape{x.shape.with(dt)}); err != nil {
+		throw("Clamp", []Shape{x.shape}, "%v", err)
+	}
 	checkBound("Clamp", x, dt, lo)
 	checkBound("Clamp", x, dt, hi)
 	return apply1(opClamp, Attrs{{"lo", lo}, {"hi", hi}}, x.Cast(dt))

@@ -9,9 +9,7 @@ import (
 // MatMul is numpy's matmul: [..., m, k] x [..., k, n] -> [..., m, n], with
 // broadcast batch dimensions; 1-D operands are treated as a row or column.
 func (x *Tensor) MatMul(y *Tensor) *Tensor {
-	if x == nil || y == nil {
-		throw("MatMul", nil, "nil operand")
-	}
+	needTensors("MatMul", "x,y", x, y)
 	in := []Shape{x.shape, y.shape}
 	if x.Rank() < 1 || y.Rank() < 1 {
 		throw("MatMul", in, "operands must have rank >= 1")
@@ -25,6 +23,9 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 		throw("MatMul", in, "inner dimensions differ (%d vs %d)", kx, ky)
 	}
 	defer relabel("MatMul", x, y)()
+	if !x.isDry() {
+		dryRun(func() { x.dry().MatMul(y.dry()) })
+	}
 	a, b := x, y
 	squeezeA, squeezeB := a.Rank() == 1, b.Rank() == 1
 	if squeezeA {
@@ -62,9 +63,13 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 
 // Linear computes x @ w^T + b (w is [out, in]; b may be nil).
 func Linear(x, w, b *Tensor) *Tensor {
+	needTensors("Linear", "x,w", x, w)
 	defer relabel("Linear", x, w, b)()
 	if w.Rank() != 2 {
 		throw("Linear", shapesOf([]*Tensor{x, w, b}), "weight must be 2-D [out, in]")
+	}
+	if !x.isDry() {
+		dryRun(func() { Linear(x.dry(), w.dry(), b.dry()) })
 	}
 	y := x.MatMul(w.T())
 	if b != nil {
@@ -77,6 +82,11 @@ func Linear(x, w, b *Tensor) *Tensor {
 // "ij,jk->ik", "bij,bkj->bik", "ij->ji", "ij->". Repeated labels within one
 // operand (diagonals) are not supported.
 func Einsum(spec string, ts ...*Tensor) *Tensor {
+	needList("Einsum", "ts", ts, false)
+	defer relabel("Einsum", ts...)()
+	if !ts[0].isDry() {
+		dryRun(func() { Einsum(spec, dryAll(ts)...) })
+	}
 	spec = strings.ReplaceAll(spec, " ", "")
 	lhs, out, hasOut := strings.Cut(spec, "->")
 	ins := strings.Split(lhs, ",")
@@ -124,6 +134,9 @@ func Einsum(spec string, ts ...*Tensor) *Tensor {
 	for _, c := range out {
 		if _, ok := size[c]; !ok {
 			fail("output label %c not in any operand", c)
+		}
+		if inOut[c] {
+			fail("repeated output label %c", c)
 		}
 		inOut[c] = true
 	}
@@ -207,6 +220,9 @@ func sortRunes(rs []rune) {
 // Softmax normalises exp(x) along axis (f16 and bf16 compute in f32 and
 // round once).
 func (x *Tensor) Softmax(axis int) *Tensor {
+	needTensors("Softmax", "x", x)
+	needAxis("Softmax", x, axis)
+	needRealFloat("Softmax", x)
 	defer relabel("Softmax", x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
 		e := x.Sub(x.reduce(opReduceMax, true, []int{axis})).Exp()
@@ -218,6 +234,9 @@ func (x *Tensor) Softmax(axis int) *Tensor {
 // with m the maximum along axis, so that large logits keep their
 // differences (f16 and bf16 compute in f32 and round once).
 func (x *Tensor) LogSoftmax(axis int) *Tensor {
+	needTensors("LogSoftmax", "x", x)
+	needAxis("LogSoftmax", x, axis)
+	needRealFloat("LogSoftmax", x)
 	defer relabel("LogSoftmax", x)()
 	return inAcc(x, func(x *Tensor) *Tensor { return x.logSoftmax(axis) })
 }
@@ -230,10 +249,18 @@ func (x *Tensor) logSoftmax(axis int) *Tensor {
 // LayerNorm normalises over the last len(shape) axes and applies weight and
 // bias (either may be nil).
 func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Tensor {
+	needTensors("LayerNorm", "x", x)
 	if normalized < 1 || normalized > x.Rank() {
 		throw("LayerNorm", []Shape{x.shape}, "cannot normalise over the last %d axes", normalized)
 	}
+	if !(eps >= 0) || math.IsInf(eps, 0) {
+		throw("LayerNorm", shapesOf([]*Tensor{x, weight, bias}), "eps = %v must be finite and not negative", eps)
+	}
+	needRealFloat("LayerNorm", x)
 	defer relabel("LayerNorm", x, weight, bias)()
+	if !x.isDry() {
+		dryRun(func() { LayerNorm(x.dry(), normalized, weight.dry(), bias.dry(), eps) })
+	}
 	axes := make([]int, normalized)
 	for i := range axes {
 		axes[i] = x.Rank() - normalized + i
@@ -262,8 +289,19 @@ type Conv2dOpts struct {
 }
 
 // Conv2d convolves x [N, C, H, W] with w [O, C/groups, kH, kW] and adds b [O]
-// (nil: none).
+// (nil: none). Stride, padding, dilation and groups must not be negative;
+// the dilated kernel must fit in the padded input.
 func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
+	needTensors("Conv2d", "x,w", x, w)
+	in := shapesOf([]*Tensor{x, w, b})
+	for i := 0; i < 2; i++ {
+		if o.Stride[i] < 0 || o.Padding[i] < 0 || o.Dilation[i] < 0 {
+			throw("Conv2d", in, "stride %v, padding %v and dilation %v must not be negative", o.Stride, o.Padding, o.Dilation)
+		}
+	}
+	if o.Groups < 0 {
+		throw("Conv2d", in, "groups = %d must not be negative", o.Groups)
+	}
 	one := func(v int64) int64 {
 		if v == 0 {
 			return 1
@@ -281,14 +319,28 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 		groups: g, batchGroups: 1,
 		spec: convSpec{lhs: []int64{0, 1, 2, 3}, rhs: []int64{0, 1, 2, 3}, out: []int64{0, 1, 2, 3}},
 	}
-	in := shapesOf([]*Tensor{x, w, b})
 	if x.Rank() != 4 || w.Rank() != 4 {
 		throw("Conv2d", in, "input and kernel must be 4-D (NCHW, OIHW)")
 	}
 	if b != nil && (b.Rank() != 1 || b.Dims()[0] != w.Dims()[0]) {
 		throw("Conv2d", in, "bias must be 1-D with one entry per output channel (%d)", w.Dims()[0])
 	}
+	for i := 0; i < 2; i++ {
+		if w.Dims()[2+i] == 0 {
+			throw("Conv2d", in, "kernel has an empty spatial axis %v", w.Dims()[2:])
+		}
+		span, ok1 := mulDims(w.Dims()[2+i]-1, p.rhsDil[i]) // dilated kernel size - 1
+		padded, ok2 := addDims(x.Dims()[2+i], p.padLo[i])
+		padded, ok3 := addDims(padded, p.padHi[i])
+		if !ok1 || !ok2 || !ok3 || span >= padded {
+			throw("Conv2d", in, "kernel %v (dilation %v) is larger than the padded input %v (padding %v)",
+				w.Dims()[2:], o.Dilation, x.Dims()[2:], o.Padding)
+		}
+	}
 	defer relabel("Conv2d", x, w, b)()
+	if !x.isDry() {
+		dryRun(func() { Conv2d(x.dry(), w.dry(), b.dry(), o) })
+	}
 	y := conv(x, w, p)
 	if b != nil {
 		y = y.Add(b.Reshape(1, -1, 1, 1))
@@ -297,8 +349,22 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 }
 
 func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
+	w := x.poolWindow(op, kind, kernel, stride, pad)
+	defer relabel(op, x)()
+	return apply1(opReduceWindow, w.attrs(), x)
+}
+
+// poolWindow checks a pooling's arguments (recording nothing) and returns
+// its window.
+func (x *Tensor) poolWindow(op, kind string, kernel, stride, pad [2]int64) windowParams {
+	needTensors(op, "x", x)
 	if x.Rank() != 4 {
 		throw(op, []Shape{x.shape}, "input must be 4-D (NCHW)")
+	}
+	if kind == "sum" {
+		needRealFloat(op, x)
+	} else if x.DType().IsBool() || x.DType().IsComplex() {
+		throw(op, []Shape{x.shape}, "needs a real numeric tensor, got %s", x.DType())
 	}
 	if stride == [2]int64{} {
 		stride = kernel
@@ -306,21 +372,29 @@ func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
 	if kernel[0] < 1 || kernel[1] < 1 || stride[0] < 1 || stride[1] < 1 || pad[0] < 0 || pad[1] < 0 {
 		throw(op, []Shape{x.shape}, "kernel %v and stride %v must be positive, padding %v not negative", kernel, stride, pad)
 	}
-	defer relabel(op, x)()
-	w := windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
+	for i := 0; i < 2; i++ {
+		if pad[i] > kernel[i]/2 {
+			throw(op, []Shape{x.shape}, "padding %v must be at most half the kernel %v", pad, kernel)
+		}
+		if padded, ok := addDims(x.Dims()[2+i], 2*pad[i]); ok && kernel[i] > padded {
+			throw(op, []Shape{x.shape}, "kernel %v is larger than the padded input %v (padding %v)", kernel, x.Dims()[2:], pad)
+		}
+	}
+	return windowParams{kind, []int64{1, 1, kernel[0], kernel[1]}, []int64{1, 1, stride[0], stride[1]},
 		[]int64{0, 0, pad[0], pad[1]}, []int64{0, 0, pad[0], pad[1]}}
-	return apply1(opReduceWindow, w.attrs(), x)
 }
 
 // MaxPool2d takes the maximum over kernel windows of x [N, C, H, W]
-// (stride {0, 0} means stride = kernel); padding never wins.
+// (stride {0, 0} means stride = kernel); padding never wins. Padding is at
+// most half the kernel, and the kernel must fit in the padded input.
 func (x *Tensor) MaxPool2d(kernel, stride, pad [2]int64) *Tensor {
 	return x.pool2d("MaxPool2d", "max", kernel, stride, pad)
 }
 
 // AvgPool2d averages over kernel windows (padding counts as zeros; f16
-// and bf16 sum in f32).
+// and bf16 sum in f32) of a floating-point x.
 func (x *Tensor) AvgPool2d(kernel, stride, pad [2]int64) *Tensor {
+	x.poolWindow("AvgPool2d", "sum", kernel, stride, pad) // before the casts
 	return inAcc(x, func(x *Tensor) *Tensor {
 		return x.pool2d("AvgPool2d", "sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))
 	})
@@ -335,13 +409,18 @@ const IgnoreIndex = -100
 // all are). A label outside [0, C) that is not IgnoreIndex is an error of
 // the cut that computes the loss.
 func CrossEntropy(logits, labels *Tensor) *Tensor {
-	if logits == nil || labels == nil {
-		throw("CrossEntropy", shapesOf([]*Tensor{logits, labels}), "nil operand")
-	}
+	needTensors("CrossEntropy", "logits,labels", logits, labels)
 	if logits.Rank() != 2 || labels.Rank() != 1 || labels.Dims()[0] != logits.Dims()[0] || !labels.DType().IsInt() {
 		throw("CrossEntropy", []Shape{logits.shape, labels.shape}, "want logits [N, C] and integer labels [N]")
 	}
+	if logits.Dims()[1] == 0 && logits.Dims()[0] > 0 {
+		throw("CrossEntropy", []Shape{logits.shape, labels.shape}, "no classes (C = 0) for %d labels", logits.Dims()[0])
+	}
+	needRealFloat("CrossEntropy", logits)
 	defer relabel("CrossEntropy", logits, labels)()
+	if !logits.isDry() {
+		dryRun(func() { CrossEntropy(logits.dry(), labels.dry()) })
+	}
 	c := logits.Dims()[1]
 	keep := labels.NeScalar(IgnoreIndex)
 	if labels.DType().IsUnsigned() { // no unsigned label is IgnoreIndex
@@ -362,13 +441,18 @@ func CrossEntropy(logits, labels *Tensor) *Tensor {
 // axis). An index outside [0, n) is an error of the cut that computes it
 // (as torch.nn.functional.one_hot raises).
 func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
-	if idx == nil {
-		throw("OneHot", nil, "nil operand")
-	}
+	needTensors("OneHot", "idx", idx)
 	if !idx.DType().IsInt() {
 		throw("OneHot", []Shape{idx.shape}, "indices must be integers")
 	}
+	if n < 1 {
+		throw("OneHot", []Shape{idx.shape}, "n = %d classes: want at least 1 (the class count is not inferred from the data)", n)
+	}
+	needDType("OneHot", []Shape{idx.shape}, dt)
 	defer relabel("OneHot", idx)()
+	if !idx.isDry() {
+		dryRun(func() { OneHot(idx.dry(), n, dt) })
+	}
 	checkedIdx := checked(idx, idx.GeScalar(0).And(idx.LtScalar(float64(n))), "OneHot",
 		fmt.Sprintf("index out of range (indices must be in [0, %d))", n), idx)
 	dims := append(append([]int64(nil), idx.Dims()...), n)
@@ -379,11 +463,15 @@ func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 // Dropout zeroes elements with probability p and scales the rest by
 // 1/(1-p) when training; otherwise it returns x.
 func (x *Tensor) Dropout(p float64, training bool) *Tensor {
+	needTensors("Dropout", "x", x)
+	if !(p >= 0 && p < 1) {
+		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1)", p)
+	}
 	if !training || p == 0 {
 		return x
 	}
-	if p < 0 || p >= 1 {
-		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1)", p)
+	if _, ok := uniformBits[x.DType()]; !ok {
+		throw("Dropout", []Shape{x.shape}, "needs a floating-point tensor (f64, f32, f16, bf16), got %s", x.DType())
 	}
 	defer relabel("Dropout", x)()
 	keep := RandUniformOn(x.dev, x.DType(), 0, 1, x.Dims()...).GeScalar(p)
@@ -393,9 +481,7 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 // Cumsum is the running sum along axis (types as Sum: i64 for integers,
 // f16 and bf16 accumulated in f32).
 func (x *Tensor) Cumsum(axis int) *Tensor {
-	if x == nil {
-		throw("Cumsum", nil, "nil operand")
-	}
+	needTensors("Cumsum", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Cumsum", []Shape{x.shape}, "axis %d out of range", axis)
@@ -408,6 +494,7 @@ func (x *Tensor) Cumsum(axis int) *Tensor {
 // Sort sorts along axis and returns the values and their i64 source
 // indices (stable; NaN last ascending).
 func (x *Tensor) Sort(axis int, descending bool) (values, indices *Tensor) {
+	needTensors("Sort", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Sort", []Shape{x.shape}, "axis %d out of range", axis)
@@ -418,10 +505,14 @@ func (x *Tensor) Sort(axis int, descending bool) (values, indices *Tensor) {
 
 // TopK returns the k largest values along the last axis and their indices.
 func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
+	needTensors("TopK", "x", x)
 	if x.Rank() == 0 || k < 0 || k > x.Dim(-1) {
 		throw("TopK", []Shape{x.shape}, "k = %d out of range", k)
 	}
 	defer relabel("TopK", x)()
+	if !x.isDry() {
+		dryRun(func() { x.dry().TopK(k) })
+	}
 	v, i := x.Sort(-1, true)
 	return v.Narrow(-1, 0, k), i.Narrow(-1, 0, k)
 }
@@ -430,13 +521,21 @@ func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
 // along axis; idx has x's rank and may be smaller on the other axes. An
 // index outside [0, size) is an error of the cut that computes the result.
 func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
-	if x == nil || idx == nil {
-		throw("TakeAlong", shapesOf([]*Tensor{x, idx}), "nil operand")
-	}
+	needTensors("TakeAlong", "x,idx", x, idx)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok || idx.Rank() != x.Rank() {
 		throw("TakeAlong", []Shape{x.shape, idx.shape}, "axis %d out of range or rank mismatch", axis)
 	}
+	narrowed := append([]int64(nil), x.Dims()...)
+	for d := 0; d < x.Rank(); d++ {
+		if d != a && idx.Dims()[d] > x.Dims()[d] {
+			throw("TakeAlong", []Shape{x.shape, idx.shape}, "indices are larger than the operand on axis %d (%d > %d)", d, idx.Dims()[d], x.Dims()[d])
+		}
+		if d != a {
+			narrowed[d] = idx.Dims()[d]
+		}
+	}
+	inferOut(table[opTakeAlong], Attrs{{"axis", int64(a)}}, []Shape{{DType: x.DType(), Dims: narrowed}, idx.shape})
 	defer relabel("TakeAlong", x, idx)()
 	xs := x
 	for d := 0; d < x.Rank(); d++ {
@@ -461,12 +560,14 @@ func checkIndex(op string, idx *Tensor, n int64, axis int, operands ...*Tensor) 
 // ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add;
 // an index outside [0, size) is an error of the cut).
 func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
-	if x == nil || idx == nil || src == nil {
-		throw("ScatterAdd", shapesOf([]*Tensor{x, idx, src}), "nil operand")
-	}
+	needTensors("ScatterAdd", "x,idx,src", x, idx, src)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("ScatterAdd", []Shape{x.shape, idx.shape, src.shape}, "axis %d out of range", axis)
+	}
+	in := []Shape{x.shape, idx.shape, src.shape}
+	if _, err := inferShapes(table[opScatterAddAlong], Attrs{{"axis", int64(a)}}, in); err != nil {
+		throw("ScatterAdd", in, "%v", err)
 	}
 	defer relabel("ScatterAdd", x, idx, src)()
 	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, checkIndex("ScatterAdd", idx, x.Dims()[a], a, x, idx, src), src)
@@ -476,12 +577,10 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 // outside [0, size) is an error of the cut that computes the result
 // (torch.index_select raises; negative indices do not count from the end).
 func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
-	if x == nil || idx == nil {
-		throw("IndexSelect", shapesOf([]*Tensor{x, idx}), "nil operand")
-	}
+	needTensors("IndexSelect", "x,idx", x, idx)
 	a, ok := normAxis(axis, x.Rank())
-	if !ok || idx.Rank() != 1 {
-		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want a valid axis and 1-D indices")
+	if !ok || idx.Rank() != 1 || !idx.DType().IsInt() {
+		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want a valid axis and 1-D integer indices")
 	}
 	dims := append([]int64(nil), x.Dims()...)
 	dims[a] = idx.Dims()[0]
@@ -491,6 +590,9 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	}
 	shape[a] = idx.Dims()[0]
 	defer relabel("IndexSelect", x, idx)()
+	if !x.isDry() {
+		dryRun(func() { x.dry().IndexSelect(axis, idx.dry()) })
+	}
 	idx = checkIndex("IndexSelect", idx, x.Dims()[a], a, x, idx)
 	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, x, idx.Reshape(shape...).BroadcastTo(dims...))
 }
@@ -498,26 +600,55 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 // DynamicSlice takes sizes elements starting at run-time indices starts
 // (integer scalars, clamped into range).
 func (x *Tensor) DynamicSlice(starts []*Tensor, sizes []int64) *Tensor {
+	needTensors("DynamicSlice", "x", x)
+	needList("DynamicSlice", "starts", starts, true)
+	in := []Shape{x.shape}
+	in = append(in, indexShapes(starts)...)
+	inferOut(table[opDynamicSlice], Attrs{{"sizes", sizes}}, in)
 	return apply1(opDynamicSlice, Attrs{{"sizes", append([]int64(nil), sizes...)}}, append([]*Tensor{x}, sameIndexType(starts)...)...)
 }
 
 // DynamicUpdateSlice writes upd into a copy of x at run-time indices
 // (clamped so that upd fits).
 func (x *Tensor) DynamicUpdateSlice(upd *Tensor, starts []*Tensor) *Tensor {
+	needTensors("DynamicUpdateSlice", "x,upd", x, upd)
+	needList("DynamicUpdateSlice", "starts", starts, true)
+	in := []Shape{x.shape, upd.shape}
+	in = append(in, indexShapes(starts)...)
+	inferOut(table[opDynamicUpdateSlice], nil, in)
 	return apply1(opDynamicUpdateSlice, nil, append([]*Tensor{x, upd}, sameIndexType(starts)...)...)
 }
 
-// sameIndexType casts integer start indices of mixed types to i64 (the
-// StableHLO ops want one type); anything else is left for the shape rule.
-func sameIndexType(starts []*Tensor) []*Tensor {
+// mixedIndexTypes reports integer start indices of more than one type,
+// which sameIndexType casts to i64 (the StableHLO ops want one type).
+func mixedIndexTypes(starts []*Tensor) bool {
 	mixed := false
 	for _, s := range starts {
-		if s == nil || !s.DType().IsInt() {
-			return starts
+		if !s.DType().IsInt() {
+			return false // left for the shape rule
 		}
 		mixed = mixed || s.DType() != starts[0].DType()
 	}
-	if !mixed {
+	return mixed
+}
+
+// indexShapes are the shapes of starts after sameIndexType (nothing is
+// recorded: the shape rule checks them before the casts are made).
+func indexShapes(starts []*Tensor) []Shape {
+	mixed := mixedIndexTypes(starts)
+	out := make([]Shape, len(starts))
+	for i, s := range starts {
+		out[i] = s.shape
+		if mixed {
+			out[i] = s.shape.with(I64)
+		}
+	}
+	return out
+}
+
+// sameIndexType casts integer start indices of mixed types to i64.
+func sameIndexType(starts []*Tensor) []*Tensor {
+	if !mixedIndexTypes(starts) {
 		return starts
 	}
 	out := make([]*Tensor, len(starts))
@@ -529,18 +660,30 @@ func sameIndexType(starts []*Tensor) []*Tensor {
 
 // NonZero returns the i64 coordinates [n, rank] of non-zero elements (runs
 // on the host: its output shape depends on the data).
-func (x *Tensor) NonZero() *Tensor { return apply1(opNonZero, nil, x) }
+func (x *Tensor) NonZero() *Tensor {
+	needTensors("NonZero", "x", x)
+	return apply1(opNonZero, nil, x)
+}
 
 // Unique returns the sorted distinct values of x, flattened (host op).
-func (x *Tensor) Unique() *Tensor { return apply1(opUnique, nil, x.Flatten()) }
+func (x *Tensor) Unique() *Tensor {
+	needTensors("Unique", "x", x)
+	inferOut(table[opUnique], nil, []Shape{{DType: x.DType(), Dims: []int64{x.Size()}}})
+	return apply1(opUnique, nil, x.Flatten())
+}
 
 // MaskedSelect returns the elements of x where mask is true, flattened
 // (host op).
-func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor { return apply1(opMaskedSelect, nil, x, mask) }
+func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor {
+	needTensors("MaskedSelect", "x,mask", x, mask)
+	return apply1(opMaskedSelect, nil, x, mask)
+}
 
 // GELU is the tanh approximation of the Gaussian error linear unit
 // (f16 and bf16 compute in f32 and round once).
 func (x *Tensor) GELU() *Tensor {
+	needTensors("GELU", "x", x)
+	needRealFloat("GELU", x)
 	defer relabel("GELU", x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
 		c := math.Sqrt(2 / math.Pi)

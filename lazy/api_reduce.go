@@ -4,6 +4,7 @@ import "sort"
 
 // normAxes normalises and sorts axes (all axes when none are given).
 func (x *Tensor) normAxes(op string, axes []int) []int64 {
+	needTensors(op, "x", x)
 	r := x.Rank()
 	if len(axes) == 0 {
 		out := make([]int64, r)
@@ -72,9 +73,7 @@ func sumType(dt DType) DType {
 // accumulate reduces x with code over axes: integers in sumType, f16 and
 // bf16 in f32 rounded once.
 func (x *Tensor) accumulate(code opCode, keep bool, axes []int) *Tensor {
-	if x == nil {
-		throw(table[code].Name, nil, "nil operand")
-	}
+	x.normAxes(table[code].Name, axes) // before the casts
 	return inAcc(x.Cast(sumType(x.DType())), func(x *Tensor) *Tensor { return x.reduce(code, keep, axes) })
 }
 
@@ -102,9 +101,6 @@ func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.extremum(opReduceMin,
 func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMin, true, axes) }
 
 func (x *Tensor) extremum(code opCode, keep bool, axes []int) *Tensor {
-	if x == nil {
-		throw(table[code].Name, nil, "nil operand")
-	}
 	for _, a := range x.normAxes(table[code].Name, axes) {
 		if x.Dims()[a] == 0 {
 			throw(table[code].Name, []Shape{x.shape}, "reduction over axis %d of size 0 has no result", a)
@@ -128,9 +124,7 @@ func (x *Tensor) MeanKeepDims(axes ...int) *Tensor {
 // countOver is the number of elements a mean over axes averages. Means
 // need a floating-point tensor, as torch.mean.
 func (x *Tensor) countOver(op string, axes []int) int64 {
-	if x == nil {
-		throw(op, nil, "nil operand")
-	}
+	needTensors(op, "x", x)
 	if !floating.accepts(x.DType()) {
 		throw(op, []Shape{x.shape}, "needs a floating-point tensor, got %s (use Cast)", x.DType())
 	}
@@ -144,6 +138,7 @@ func (x *Tensor) countOver(op string, axes []int) int64 {
 // Var is the biased variance over axes (torch.var with unbiased=False),
 // keeping them when keep is set; f16 and bf16 compute in f32.
 func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
+	x.countOver("Var", axes) // before the casts
 	defer relabel("Var", x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
 		d := x.Sub(x.MeanKeepDims(axes...))
@@ -155,6 +150,7 @@ func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
 }
 
 func (x *Tensor) arg(code opCode, axis int, keep bool) *Tensor {
+	needTensors(table[code].Name, "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw(table[code].Name, []Shape{x.shape}, "axis %d out of range", axis)
@@ -176,10 +172,13 @@ func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, ax
 // LogSumExp computes log(sum(exp(x))) over axes, stably (f16 and bf16 in
 // f32; integer and bool tensors in f32).
 func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
-	defer relabel("LogSumExp", x)()
-	if x != nil {
-		x = x.Cast(floatResult(x.DType()))
+	needTensors("LogSumExp", "x", x)
+	x.normAxes("LogSumExp", axes)
+	if x.DType().IsComplex() {
+		throw("LogSumExp", []Shape{x.shape}, "needs a real tensor, got %s", x.DType())
 	}
+	defer relabel("LogSumExp", x)()
+	x = x.Cast(floatResult(x.DType()))
 	return inAcc(x, func(x *Tensor) *Tensor {
 		m := x.finiteMaxKeepDims(axes...)
 		s := x.Sub(m).Exp().SumKeepDims(axes...).Log().Add(m)

@@ -4,17 +4,24 @@ import "sort"
 
 // Reshape returns x with new dims (one may be -1: inferred).
 func (x *Tensor) Reshape(dims ...int64) *Tensor {
+	needTensors("Reshape", "x", x)
 	d := append([]int64(nil), dims...)
 	infer := -1
 	known := int64(1)
 	for i, v := range d {
-		if v == -1 {
+		switch {
+		case v == -1:
 			if infer >= 0 {
 				throw("Reshape", []Shape{x.shape}, "more than one -1 in %v", dims)
 			}
 			infer = i
-		} else {
-			known *= v
+		case v < 0:
+			throw("Reshape", []Shape{x.shape}, "negative dimension %d in %v", v, dims)
+		default:
+			var ok bool
+			if known, ok = mulDims(known, v); !ok {
+				throw("Reshape", []Shape{x.shape}, "cannot reshape %d elements into %v", x.Size(), dims)
+			}
 		}
 	}
 	if infer >= 0 {
@@ -23,6 +30,7 @@ func (x *Tensor) Reshape(dims ...int64) *Tensor {
 		}
 		d[infer] = x.Size() / known
 	}
+	needDims("Reshape", []Shape{x.shape}, x.DType(), d)
 	if sameDims(d, x.Dims()) {
 		return x
 	}
@@ -30,10 +38,14 @@ func (x *Tensor) Reshape(dims ...int64) *Tensor {
 }
 
 // Flatten reshapes to one dimension.
-func (x *Tensor) Flatten() *Tensor { return x.Reshape(x.Size()) }
+func (x *Tensor) Flatten() *Tensor {
+	needTensors("Flatten", "x", x)
+	return x.Reshape(x.Size())
+}
 
 // Permute reorders axes: output axis i is input axis perm[i].
 func (x *Tensor) Permute(perm ...int) *Tensor {
+	needTensors("Permute", "x", x)
 	p := make([]int64, len(perm))
 	identity := true
 	for i, v := range perm {
@@ -55,6 +67,7 @@ func (x *Tensor) Permute(perm ...int) *Tensor {
 
 // Transpose swaps axes a and b.
 func (x *Tensor) Transpose(a, b int) *Tensor {
+	needTensors("Transpose", "x", x)
 	r := x.Rank()
 	a1, ok1 := normAxis(a, r)
 	b1, ok2 := normAxis(b, r)
@@ -74,9 +87,11 @@ func (x *Tensor) T() *Tensor { return x.Transpose(-2, -1) }
 
 // BroadcastTo broadcasts x numpy-style (right-aligned) to dims.
 func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
+	needTensors("BroadcastTo", "x", x)
 	if sameDims(dims, x.Dims()) {
 		return x
 	}
+	needDims("BroadcastTo", []Shape{x.shape}, x.DType(), dims)
 	if len(dims) < x.Rank() {
 		throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast to fewer dimensions %v", dims)
 	}
@@ -93,6 +108,7 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 
 // Expand is BroadcastTo where -1 keeps a dimension.
 func (x *Tensor) Expand(dims ...int64) *Tensor {
+	needTensors("Expand", "x", x)
 	d := append([]int64(nil), dims...)
 	off := len(d) - x.Rank()
 	for i := range d {
@@ -100,11 +116,16 @@ func (x *Tensor) Expand(dims ...int64) *Tensor {
 			d[i] = x.Dims()[i-off]
 		}
 	}
+	if len(d) < x.Rank() {
+		throw("Expand", []Shape{x.shape}, "cannot expand to fewer dimensions %v", dims)
+	}
+	needDims("Expand", []Shape{x.shape}, x.DType(), d)
 	return x.BroadcastTo(d...)
 }
 
 // Unsqueeze inserts an axis of size 1 at axis.
 func (x *Tensor) Unsqueeze(axis int) *Tensor {
+	needTensors("Unsqueeze", "x", x)
 	a, ok := normAxis(axis, x.Rank()+1)
 	if !ok {
 		throw("Unsqueeze", []Shape{x.shape}, "axis %d out of range", axis)
@@ -115,6 +136,7 @@ func (x *Tensor) Unsqueeze(axis int) *Tensor {
 
 // Squeeze removes the given axes of size 1 (all size-1 axes when none).
 func (x *Tensor) Squeeze(axes ...int) *Tensor {
+	needTensors("Squeeze", "x", x)
 	drop := make([]bool, x.Rank())
 	if len(axes) == 0 {
 		for i, d := range x.Dims() {
@@ -139,17 +161,19 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 
 // SliceStrided returns x[start:limit:strides] per axis.
 func (x *Tensor) SliceStrided(start, limit, strides []int64) *Tensor {
+	needTensors("Slice", "x", x)
 	return apply1(opSlice, Attrs{{"start", append([]int64(nil), start...)}, {"limit", append([]int64(nil), limit...)}, {"strides", append([]int64(nil), strides...)}}, x)
 }
 
 // Narrow returns length elements of axis starting at start.
 func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
+	needTensors("Narrow", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
 	}
-	if start < 0 || length < 0 || start+length > x.Dims()[a] {
-		throw("Narrow", []Shape{x.shape}, "[%d, %d) out of range for axis %d of size %d", start, start+length, axis, x.Dims()[a])
+	if d := x.Dims()[a]; start < 0 || length < 0 || start > d || length > d-start {
+		throw("Narrow", []Shape{x.shape}, "start %d, length %d out of range for axis %d of size %d", start, length, axis, d)
 	}
 	if start == 0 && length == x.Dims()[a] {
 		return x
@@ -169,17 +193,26 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Concat", nil, "no tensors")
 	}
+	needList("Concat", "ts", ts, false)
+	dt := mustResultType("Concat", ts)
+	a, ok := normAxis(axis, ts[0].Rank())
+	if !ok {
+		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
+	}
+	in := make([]Shape, len(ts))
+	for i, t := range ts {
+		in[i] = t.shape.with(dt)
+	}
+	if _, err := inferShapes(table[opConcat], Attrs{{"axis", int64(a)}}, in); err != nil {
+		throw("Concat", shapesOf(ts), "%v", err)
+	}
 	// Operands of different types promote (torch.cat).
-	if dt := mustResultType("Concat", ts); !sameDType(ts, dt) {
+	if !sameDType(ts, dt) {
 		cs := make([]*Tensor, len(ts))
 		for i, t := range ts {
 			cs[i] = t.Cast(dt)
 		}
 		ts = cs
-	}
-	a, ok := normAxis(axis, ts[0].Rank())
-	if !ok {
-		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
 	}
 	if len(ts) == 1 {
 		return ts[0]
@@ -192,15 +225,16 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Stack", nil, "no tensors")
 	}
-	for _, t := range ts {
-		if t == nil {
-			throw("Stack", shapesOf(ts), "nil operand")
-		}
+	needList("Stack", "ts", ts, false)
+	for _, t := range ts[1:] {
 		if !sameDims(t.Dims(), ts[0].Dims()) {
 			throw("Stack", shapesOf(ts), "tensors have different shapes %s and %s", ts[0].shape, t.shape)
 		}
 	}
 	defer relabel("Stack", ts...)()
+	if !ts[0].isDry() {
+		dryRun(func() { Stack(axis, dryAll(ts)...) })
+	}
 	us := make([]*Tensor, len(ts))
 	for i, t := range ts {
 		us[i] = t.Unsqueeze(axis)
@@ -210,6 +244,7 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 
 // Split cuts x along axis into pieces of the given sizes.
 func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
+	needTensors("Split", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Split", []Shape{x.shape}, "axis %d out of range", axis)
@@ -219,7 +254,9 @@ func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 		if s < 0 {
 			throw("Split", []Shape{x.shape}, "negative size in %v", sizes)
 		}
-		total += s
+		if total, ok = addDims(total, s); !ok {
+			throw("Split", []Shape{x.shape}, "sizes %v do not add up to %d", sizes, x.Dims()[a])
+		}
 	}
 	if total != x.Dims()[a] {
 		throw("Split", []Shape{x.shape}, "sizes %v do not add up to %d", sizes, x.Dims()[a])
@@ -235,13 +272,14 @@ func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 
 // Chunk splits x along axis into n equal pieces.
 func (x *Tensor) Chunk(axis int, n int) []*Tensor {
+	needTensors("Chunk", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Chunk", []Shape{x.shape}, "axis %d out of range", axis)
 	}
 	d := x.Dims()[a]
-	if n <= 0 || d%int64(n) != 0 {
-		throw("Chunk", []Shape{x.shape}, "axis size %d not divisible into %d pieces", d, n)
+	if n <= 0 || d%int64(n) != 0 || int64(n) > max(d, 1) {
+		throw("Chunk", []Shape{x.shape}, "axis size %d not divisible into %d pieces (want 1 to %d pieces)", d, n, max(d, 1))
 	}
 	sizes := make([]int64, n)
 	for i := range sizes {
@@ -253,6 +291,7 @@ func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 // PadWith pads each axis by lo/hi elements (negative removes) and interior
 // elements between values, filled with value.
 func (x *Tensor) PadWith(lo, hi, interior []int64, value float64) *Tensor {
+	needTensors("Pad", "x", x)
 	return apply1(opPad, Attrs{{"lo", append([]int64(nil), lo...)}, {"hi", append([]int64(nil), hi...)},
 		{"interior", append([]int64(nil), interior...)}, {"value", value}}, x)
 }
@@ -260,6 +299,7 @@ func (x *Tensor) PadWith(lo, hi, interior []int64, value float64) *Tensor {
 // Pad pads the last len(pads)/2 axes, torch-style: pads = (last lo, last hi,
 // second-to-last lo, ...), with zeros.
 func (x *Tensor) Pad(pads ...int64) *Tensor {
+	needTensors("Pad", "x", x)
 	r := x.Rank()
 	if len(pads)%2 != 0 || len(pads)/2 > r {
 		throw("Pad", []Shape{x.shape}, "pads %v must come in lo/hi pairs for at most %d axes", pads, r)
@@ -273,12 +313,18 @@ func (x *Tensor) Pad(pads ...int64) *Tensor {
 
 // Flip reverses the given axes.
 func (x *Tensor) Flip(axes ...int) *Tensor {
+	needTensors("Flip", "x", x)
 	ax := make([]int64, len(axes))
+	seen := make([]bool, x.Rank())
 	for i, v := range axes {
 		a, ok := normAxis(v, x.Rank())
 		if !ok {
 			throw("Flip", []Shape{x.shape}, "axis %d out of range", v)
 		}
+		if seen[a] {
+			throw("Flip", []Shape{x.shape}, "axis %d repeated in %v", v, axes)
+		}
+		seen[a] = true
 		ax[i] = int64(a)
 	}
 	sort.Slice(ax, func(i, j int) bool { return ax[i] < ax[j] })

@@ -10,16 +10,50 @@ import (
 // Shape errors panic with an *Error naming the op, the operand shapes and
 // the caller. In eager mode the outputs are computed at once.
 func apply(code opCode, attrs Attrs, inputs ...*Tensor) []*Tensor {
-	return Apply(table[code], attrs, inputs...)
+	return applyOp(table[code], attrs, inputs, false)
 }
 
 func apply1(code opCode, attrs Attrs, inputs ...*Tensor) *Tensor {
-	return apply(code, attrs, inputs...)[0]
+	return applyOp(table[code], attrs, inputs, false)[0]
 }
 
-// Apply records op on the inputs (the generic entry used by the fx
-// Interpreter and by composite ops).
+// Apply records op on the inputs (the generic entry used by composite
+// ops). Host-only ops run at once (outside traces), and in eager mode the
+// outputs are computed. A nil op or input, an attribute of a type Attrs
+// cannot hold, operands on different devices and operands the op's shape
+// rule rejects panic with an *Error, before anything is recorded.
 func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	checkApply(op, attrs, inputs)
+	return applyOp(op, attrs, inputs, false)
+}
+
+// Record is Apply recording IR and nothing else: no host op runs and
+// eager mode computes nothing. Graphs are rebuilt with it for lowering
+// (the fx Interpreter over placeholders, capability trials).
+func Record(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
+	checkApply(op, attrs, inputs)
+	return applyOp(op, attrs, inputs, true)
+}
+
+// checkApply checks what the op table cannot: a nil op, attribute types,
+// the operand count.
+func checkApply(op *OpDef, attrs Attrs, inputs []*Tensor) {
+	if op == nil {
+		throw("Apply", shapesOf(inputs), "op is nil")
+	}
+	if err := checkAttrs(attrs); err != nil {
+		throw(op.Name, shapesOf(inputs), "%v", err)
+	}
+	if err := op.checkArity(len(inputs)); err != nil {
+		throw(op.Name, shapesOf(inputs), "%v", err)
+	}
+}
+
+// applyOp is Apply for ops of the table (record: Record). The shape rule
+// runs before anything else (before external inputs of a trace are
+// computed, before device-data leaves are made), so a rejected op changes
+// nothing.
+func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 	dev, err := commonDevice(inputs)
 	if err != nil {
 		in := make([]Shape, len(inputs))
@@ -33,15 +67,36 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 	if dev == nil {
 		dev = DefaultDevice()
 	}
-	if Tracing() {
+	if dev.dryOf != nil {
+		in := make([]Shape, len(inputs))
+		for i, t := range inputs {
+			in[i] = t.shape
+		}
+		return dryApply(op, attrs, in, dev)
+	}
+	// One allocation for the node, up to two operand values and their
+	// shapes, and the first result tensor: IR building is allocation-bound.
+	a := &nodeAlloc{}
+	in := a.shapes[:0]
+	if len(inputs) > len(a.shapes) {
+		in = make([]Shape, 0, len(inputs))
+	}
+	for _, t := range inputs {
+		in = append(in, t.shape)
+	}
+	out := inferOut(op, attrs, in)
+	tracing := Tracing()
+	if tracing {
 		SyncExternal(inputs)
 	}
-	if op.Lower == nil && op.Host != nil && !(Tracing() && staticShapes(op, attrs, inputs)) {
-		return applyHost(op, attrs, inputs, dev)
+	if !record && op.Lower == nil && op.Host != nil && !(tracing && out != nil) {
+		for i, t := range inputs {
+			if t.symbolic() {
+				throw(op.Name, in, "operand %d: %s", i, errSymbolic)
+			}
+		}
+		return applyHost(op, attrs, inputs, in, dev)
 	}
-	// One allocation for the node, up to two operand values and the first
-	// result tensor: IR building is allocation-bound.
-	a := &nodeAlloc{}
 	vals := a.in[:0]
 	if len(inputs) > len(a.in) {
 		vals = make([]Value, 0, len(inputs))
@@ -50,7 +105,7 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		vals = append(vals, t.value())
 	}
 	n := &a.n
-	buildNode(n, op, attrs, vals, 3, a.shapes[:0])
+	buildNode(n, op, attrs, vals, out, 4)
 	outs := a.outs[:]
 	if len(n.out) != 1 {
 		outs = make([]*Tensor, len(n.out))
@@ -65,8 +120,16 @@ func Apply(op *OpDef, attrs Attrs, inputs ...*Tensor) []*Tensor {
 		}
 		outs[i] = newPending(v, dev)
 	}
-	if eager() && !n.symbolic && !Tracing() {
+	if !record && eager() && !n.symbolic && !tracing {
 		mustSync("Eager", outs...)
+	}
+	if tracing && !record && op.Lower == nil {
+		// A host op recorded without running (its output shapes are
+		// declared): the trace keeps it even if nothing reads its
+		// results, since the plain function runs it (it may fail).
+		if st := currentTrace(); st != nil {
+			st.t.OnHostNode(Value{n, 0})
+		}
 	}
 	return outs
 }
@@ -99,15 +162,10 @@ type nodeAlloc struct {
 // applyHost runs a host-only op at once: its inputs are computed (a cut),
 // copied to the host, the Go kernel runs, and the results go back to the
 // device. HostFallback.<op> counts it.
-func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, dev *Device) []*Tensor {
-	in := make([]Shape, len(inputs))
+func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device) []*Tensor {
 	before := make([]Value, len(inputs))
 	for i, t := range inputs {
-		in[i] = t.shape
 		before[i] = t.value()
-	}
-	if _, err := op.Infer(in, attrs); err != nil {
-		throw(op.Name, in, "%v", err)
 	}
 	if err := syncTensors("internal:HostOp", inputs); err != nil {
 		throw(op.Name, in, "%v", err)
@@ -151,27 +209,30 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, dev *Device) []*Tensor 
 // nodes). Ops with a lowering but no Go kernel run through the embedded
 // device's executor.
 func RunHost(op *OpDef, attrs Attrs, in []*hlo.Literal) ([]*hlo.Literal, error) {
+	if op == nil {
+		return nil, fmt.Errorf("lazy: RunHost: op is nil")
+	}
 	if op.Host != nil {
 		return op.Host(in, attrs)
 	}
 	return nil, fmt.Errorf("lazy: op %s has no host kernel", op.Name)
 }
 
-// staticShapes reports whether a host op's output shapes are known without
-// running it (then a trace records it as a node for the partitioner).
-func staticShapes(op *OpDef, attrs Attrs, inputs []*Tensor) bool {
-	in := make([]Shape, len(inputs))
-	for i, t := range inputs {
-		in[i] = t.shape
-	}
-	out, err := op.Infer(in, attrs)
-	return err == nil && out != nil
-}
-
 // RunHostTensors runs op's host kernel on ins: their values are copied to
 // the host (computing pending ones), the kernel runs, and the results come
 // back to dev. HostFallback.<op> counts it.
 func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tensor, error) {
+	if dev == nil || op == nil {
+		return nil, &Error{Op: "RunHostTensors", Msg: "device or op is nil", Site: callerSite()}
+	}
+	for i, t := range ins {
+		if t == nil {
+			return nil, &Error{Op: op.Name, Msg: fmt.Sprintf("input %d is nil", i), Site: callerSite()}
+		}
+		if t.symbolic() {
+			return nil, &Error{Op: op.Name, Shapes: []string{t.shape.String()}, Msg: fmt.Sprintf("input %d: %s", i, errSymbolic), Site: callerSite()}
+		}
+	}
 	if err := syncTensors("internal:HostOp", ins); err != nil {
 		return nil, err
 	}

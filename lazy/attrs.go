@@ -79,7 +79,7 @@ func (a Attrs) hashInto(h *hasher) {
 			h.ints(v.Dims)
 			h.bytes(v.Data)
 		default:
-			panic(fmt.Sprintf("lazy: attribute %s has unsupported type %T", x.Key, v))
+			panic(bugf("attribute %s has unsupported type %T", x.Key, v))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -146,14 +147,22 @@ func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool
 		wg.Add(1)
 		c.inflight[h] = wg
 		c.mu.Unlock()
-		x, err := compileNew(dev, g, build)
-		c.mu.Lock()
-		delete(c.inflight, h)
-		c.mu.Unlock()
-		if err == nil {
-			c.put(x)
-		}
-		wg.Done()
+		var x *Executable
+		err := errors.New("lazy: compile panicked")
+		func() {
+			// A panic in build (a bug in a lowering) goes on, but
+			// the waiters are released first: they retry and see it.
+			defer func() {
+				c.mu.Lock()
+				delete(c.inflight, h)
+				c.mu.Unlock()
+				if err == nil {
+					c.put(x)
+				}
+				wg.Done()
+			}()
+			x, err = compileNew(dev, g, build)
+		}()
 		return x, err == nil, err
 	}
 }
@@ -194,12 +203,13 @@ func logCompile(x *Executable, how string, start time.Time) {
 }
 
 func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
-	exe, err := dev.client.Compile(m, pjrt.CompileOptions{})
+	exe, err := dev.client.Compile(m, dev.CompileOptions())
 	if err != nil {
 		return nil, fmt.Errorf("compiling graph %s: %w", g.Hash, err)
 	}
 	e := m.Entry()
 	checks := moduleChecks(m)
+	notePartition(exe)
 	nout := exe.NumOutputs()
 	if len(checks) > 0 {
 		nout--
@@ -232,7 +242,13 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 		}
 	}
 	start := nanotime()
-	out, err := x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
+	var out []pjrt.Buffer
+	var err error
+	if x.dev.spmd > 0 {
+		out, err = x.executeSPMD(args) // donation is not used across devices
+	} else {
+		out, err = x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
+	}
 	cExecute.v.Add(1)
 	tExecute.sinceNano(start)
 	if err == nil && len(x.checks) > 0 {
@@ -278,7 +294,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		bufs[i] = t.data.buf
 	}
 	var donate []int
-	if !anyTrace() {
+	if !anyTrace() && x.dev.spmd == 0 {
 		for i, ow := range overwritten {
 			if ow && canDonate(ins, i) {
 				donate = append(donate, i)

@@ -3,6 +3,7 @@ package lazy
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
@@ -15,9 +16,15 @@ type Device struct {
 	client pjrt.Client
 	ord    int
 	state  *clientState
+	spmd   int // devices spanned by the SPMD device (spmd.go); 0 otherwise
 
 	rngMu sync.Mutex
 	rng   *Tensor // RNG state (u64[2]), device data advanced by each random op
+
+	// dryOf is the device a shadow device stands for (nil on real
+	// devices); shadow is this device's shadow, made on first use (dry.go).
+	dryOf  *Device
+	shadow atomic.Pointer[Device]
 }
 
 // clientState is what all devices of one client share: the compile cache.
@@ -36,7 +43,15 @@ var (
 )
 
 // String returns "cpu:0".
-func (d *Device) String() string { return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord) }
+func (d *Device) String() string {
+	if d == nil {
+		return "<nil device>"
+	}
+	if d.spmd > 0 {
+		return "SPMD:0"
+	}
+	return fmt.Sprintf("%s:%d", d.client.Platform(), d.ord)
+}
 
 // Client returns the device's pjrt client.
 func (d *Device) Client() pjrt.Client { return d.client }
@@ -75,7 +90,7 @@ func devicesLocked(c pjrt.Client) []*Device {
 func DefaultDevice() *Device {
 	d, err := DefaultDeviceE()
 	if err != nil {
-		panic(err)
+		panic(&Error{Op: "DefaultDevice", Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 	return d
 }
@@ -117,7 +132,7 @@ func SetDefaultDevice(d *Device) {
 // type of the op's trial lowering is supported. Results are cached per
 // device by the node's hash.
 func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
-	if op.Lower == nil {
+	if dev == nil || op == nil || op.Lower == nil {
 		return false
 	}
 	caps, ok := dev.client.(pjrt.Capabilities)
@@ -129,7 +144,7 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 		args[i] = NewPlaceholder(s, dev)
 	}
 	var outs []*Tensor
-	if err := Try(func() { outs = Apply(op, attrs, args...) }); err != nil {
+	if err := Try(func() { outs = RecordOn(dev, op, attrs, args...) }); err != nil {
 		return false
 	}
 	roots := make([]Value, len(outs))

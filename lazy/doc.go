@@ -8,13 +8,24 @@
 // shape rule, lowering to StableHLO, host kernel and gradient rule; printing,
 // hashing, lowering, host fallback and autodiff (Grad) all read it. Eager
 // mode is a cut after every op. Metrics (Counter, MetricsReport) and dumps
-// (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go.
+// (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go. The SPMD
+// device (spmd.go, SPMDDevice) spans every device of a client: its data is
+// sharded, its programs carry sharding annotations and are partitioned at
+// compile time (package spmd is the user API).
 //
 // The API follows PyTorch's semantics: type promotion (promote.go), true
 // division, f32 accumulation of f16/bf16 reductions, and errors where
 // PyTorch raises, including value-dependent ones (an index out of range)
 // that the program checks as it runs (checks.go). TestTorchOracle replays
 // PyTorch results recorded by scripts/torch_oracle.py.
+//
+// Every public op checks its arguments before it records anything (nil
+// tensors, element types, axes, dims with overflow checks, attribute
+// ranges, devices) and panics with an *Error naming the op, the operand
+// shapes and the caller's file:line; a rejected op changes no state (ops
+// made of several inner ops run first on shape-only stand-ins, dry.go).
+// Try and AsError turn only those errors (and hlo builder errors and
+// ReportedErrors) into error values: any other panic is a bug and goes on.
 //
 // Place in the flow: user code and the jit (fx, bridge, partitioner, jit)
 // build on it; it lowers to hlo and runs through pjrt. It imports hlo and

@@ -4,17 +4,22 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/xlajit/xlajit/hlo"
 )
 
 // Error is the typed error every tensor op panics with on bad input (shape,
-// dtype, device, axis). Inside a traced function the jit recovers it and
-// returns it; elsewhere it reaches the caller as a panic value (use Try to
-// get it as an error).
+// dtype, device, axis, attribute range, nil tensor). Inside a traced
+// function the jit recovers it and returns it; elsewhere it reaches the
+// caller as a panic value (use Try to get it as an error). An op that
+// panics with an *Error has changed nothing: no IR recorded, no counter
+// counted, no RNG state advanced, no tensor written.
 type Error struct {
 	Op     string   // lazy op name ("MatMul")
 	Shapes []string // operand shapes ("f32[2,3]")
 	Msg    string
 	Site   string // caller file:line
+	Err    error  // the underlying error, when there is one (Unwrap)
 }
 
 func (e *Error) Error() string {
@@ -32,8 +37,13 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Try runs fn and returns the *Error (or other panic turned into an error)
-// it panicked with, or nil.
+// Unwrap returns the underlying error (nil when there is none).
+func (e *Error) Unwrap() error { return e.Err }
+
+// Try runs fn and returns the error it panicked with when AsError
+// recognises it as one, or nil. Any other panic (a Go runtime error, a
+// panic of fn's own code) is not caught: it continues with its original
+// value.
 func Try(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -47,17 +57,62 @@ func Try(fn func()) (err error) {
 	return nil
 }
 
-// AsError converts a recovered panic value into an error when it is one of
-// ours (an *Error or any error); other values give nil.
+// AsError converts a recovered panic value into an error when it reports
+// a failure to the caller: an *Error, an error of the hlo builder
+// (*hlo.BuildError, returned as an *Error naming the StableHLO op and the
+// Go caller), or a ReportedError of a package built on lazy (jit.Error).
+// Every other value gives nil: a Go runtime error (a nil dereference, an
+// index out of range), a panic of user code, of hlo's literal accessors or
+// of lazy's own invariants is a bug, and it must surface as one, not as an
+// input error (capability discovery would otherwise take a buggy op for
+// one the device cannot run).
 func AsError(r any) error {
 	switch v := r.(type) {
 	case *Error:
-		return v
-	case error:
-		return v
+		if v != nil {
+			return v
+		}
+	case *hlo.BuildError:
+		if v != nil {
+			return buildError("", nil, v)
+		}
+	case ReportedError:
+		if v != nil {
+			return v
+		}
 	}
 	return nil
 }
+
+// ReportedError is implemented by the error types that packages built on
+// lazy panic with to report a failure to their caller, as lazy panics with
+// *Error (jit.Error: an unsupported signature, a failed trace or compile):
+// AsError, and so Try, convert them.
+type ReportedError interface {
+	error
+	ReportedError()
+}
+
+// buildError turns an hlo builder error into an *Error of op (the
+// StableHLO op when op is empty).
+func buildError(op string, in []Shape, be *hlo.BuildError) *Error {
+	site := ""
+	if be.Loc.File != "" {
+		site = fmt.Sprintf("%s:%d", be.Loc.File, be.Loc.Line)
+	}
+	if op == "" {
+		op = be.Op
+	}
+	return &Error{Op: op, Shapes: shapeStrings(in), Msg: be.Err.Error(), Site: site, Err: be}
+}
+
+// bug is the panic value of a broken invariant inside package lazy (never
+// bad input: AsError does not convert it).
+type bug struct{ msg string }
+
+func (b *bug) Error() string { return "lazy: internal error: " + b.msg }
+
+func bugf(format string, args ...any) *bug { return &bug{fmt.Sprintf(format, args...)} }
 
 func shapeStrings(in []Shape) []string {
 	s := make([]string, len(in))

@@ -29,6 +29,9 @@ type Graph struct {
 	// lowered until they are computed (computeHostNodes).
 	Host []*Node
 	rng  bool // some node draws random bits
+	// spmd is the number of devices of the SPMD device the parameters
+	// live on (0: not an SPMD graph; spmd.go).
+	spmd int
 }
 
 // substitute is v, or the device-data leaf of a computed host node's
@@ -54,7 +57,9 @@ func CollectGraph(roots []Value) *Graph {
 		}
 	}
 	g := &Graph{Roots: roots, ParamOf: map[*Node]int{}}
-	visited := make(map[*Node]bool)
+	// pos is each visited node's place in the post-order (-1 while its
+	// inputs are being visited).
+	pos := make(map[*Node]int32)
 	dataIdx := map[*deviceData]int{}
 	type frame struct {
 		n    *Node
@@ -62,24 +67,25 @@ func CollectGraph(roots []Value) *Graph {
 	}
 	var stack []frame
 	for _, r := range roots {
-		if visited[r.Node] {
+		if _, seen := pos[r.Node]; seen {
 			continue
 		}
-		visited[r.Node] = true
+		pos[r.Node] = -1
 		stack = append(stack, frame{r.Node, 0})
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next < len(top.n.inputs) {
 				in := substitute(top.n.inputs[top.next]).Node
 				top.next++
-				if !visited[in] {
-					visited[in] = true
+				if _, seen := pos[in]; !seen {
+					pos[in] = -1
 					stack = append(stack, frame{in, 0})
 				}
 				continue
 			}
 			n := top.n
 			stack = stack[:len(stack)-1]
+			pos[n] = int32(len(g.Nodes))
 			g.Nodes = append(g.Nodes, n)
 			if n.op.Lower == nil && n.data == nil {
 				g.Host = append(g.Host, n)
@@ -103,15 +109,26 @@ func CollectGraph(roots []Value) *Graph {
 	for _, r := range roots {
 		h.hash(r.Node.hash)
 		h.int(r.Index)
+		h.int(int(pos[r.Node]))
 	}
+	// The parameter order, and which node each operand is: node hashes
+	// see a device-data leaf by its shape only, so without the edges
+	// (x+y)*x and (x+y)*y would hash alike.
 	h.int(len(g.Params))
 	for _, n := range g.Nodes {
 		if n.data != nil {
 			h.int(g.ParamOf[n])
+			continue
+		}
+		h.int(len(n.inputs))
+		for _, in := range n.inputs {
+			in = substitute(in)
+			h.int(int(pos[in.Node]))
 		}
 	}
 	h.int(0) // donated buffers: none in this graph form
-	h.int(0) // sharding mode: replicated, one device
+	g.spmd = g.spmdMode()
+	h.int(g.spmd) // sharding mode: 0 one device, else the SPMD device's count
 	g.Hash = h.sum()
 	return g
 }
@@ -127,9 +144,9 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
 	params := make([]*hlo.Value, len(g.Params))
 	for i, p := range g.Params {
-		params[i] = f.Arg(p.out[0].TensorType())
+		params[i] = f.ArgWithAttrs(p.out[0].TensorType(), g.argShardingAttrs(i)...)
 	}
-	lc := &LowerCtx{S: f.Scope}
+	lc := &LowerCtx{S: f.Scope, spmd: g.spmd > 0}
 	for _, n := range g.Nodes {
 		if n.data != nil {
 			vals[n] = []*hlo.Value{params[g.ParamOf[n]]}
@@ -143,18 +160,32 @@ func (g *Graph) Lower(name string) (*hlo.Module, error) {
 			v = substitute(v)
 			in[i] = vals[v.Node][v.Index]
 		}
-		vals[n] = n.op.Lower(lc, n, in)
+		out, err := lowerNode(b, lc, n, in)
+		if err != nil {
+			return nil, err
+		}
+		vals[n] = out
 	}
 	outs := make([]*hlo.Value, len(g.Roots))
 	for i, r := range g.Roots {
 		outs[i] = vals[r.Node][r.Index]
 	}
-	f.ReturnWithAttrs(lc.lowerChecks(outs))
+	res, attrs := lc.lowerChecks(outs)
+	f.ReturnWithAttrs(res, g.lowerSPMD(b, attrs, len(res)))
 	return b.Build()
 }
 
 // Sync computes every pending tensor of ts in one graph (a cut).
-func Sync(ts ...*Tensor) error { return syncTensors("Sync", ts) }
+// Its error is an *Error.
+func Sync(ts ...*Tensor) error {
+	if err := syncTensors("Sync", ts); err != nil {
+		if e, ok := err.(*Error); ok {
+			return e
+		}
+		return &Error{Op: "Sync", Msg: err.Error(), Site: callerSite(), Err: err}
+	}
+	return nil
+}
 
 // syncTensors is every cut: it collects the pending IR of ts, finds or
 // compiles the graph by hash, executes it and stores the results.
@@ -245,6 +276,15 @@ func syncTensors(reason string, ts []*Tensor) error {
 	for i, b := range outs {
 		datas[i] = &deviceData{buf: b, dev: dev}
 	}
+	if st := currentTrace(); st != nil {
+		// A tensor the function made stays its own after a cut computes
+		// it: writing into it later is not a mutation of an input.
+		for _, t := range pending {
+			if !st.written[t] && t.val.Node.seq > st.start {
+				st.locals[t] = true
+			}
+		}
+	}
 	before := make([]Value, len(pending))
 	for i, t := range pending {
 		before[i] = t.val
@@ -267,7 +307,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 // are not synced, even dead ones, keep the buffer). Nothing is donated while
 // a trace is active (the trace may restore a tensor to its old buffer).
 func donatable(g *Graph, pending []*Tensor) []int64 {
-	if anyTrace() {
+	if anyTrace() || g.spmd > 0 {
 		return nil
 	}
 	var cands []int

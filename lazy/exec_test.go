@@ -222,3 +222,21 @@ func TestSaveChild(t *testing.T) {
 	y2, _ := smallGraph(4)
 	y2.Float32s()
 }
+
+// Graphs that differ only in which parameter an operand reads are two
+// programs (node hashes see parameters by shape only).
+func TestHashSeesWhichParameter(t *testing.T) {
+	x, y := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
+	if got := fmt.Sprint(x.Add(y).Mul(x).Float32s()); got != "[4 12]" {
+		t.Fatalf("(x+y)*x = %s", got)
+	}
+	if got := fmt.Sprint(x.Add(y).Mul(y).Float32s()); got != "[12 24]" {
+		t.Errorf("(x+y)*y = %s, want [12 24]", got)
+	}
+	if got := fmt.Sprint(lazy.Concat(0, y, x, y).Float32s()); got != "[3 4 1 2 3 4]" {
+		t.Errorf("Concat(y, x, y) = %s", got)
+	}
+	if got := fmt.Sprint(lazy.Concat(0, x, y, y).Float32s()); got != "[1 2 3 4 3 4]" {
+		t.Errorf("Concat(x, y, y) = %s", got)
+	}
+}

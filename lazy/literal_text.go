@@ -108,7 +108,7 @@ func (p *litParser) literal() (*Literal, error) {
 	if !p.accept(",") {
 		return nil, p.errf("expected ,")
 	}
-	if n := hlo.NumElements(dims); n < 0 || n > 1<<24 {
+	if n := hlo.NumElements(dims); checkDims(dt, dims) != nil || n > 1<<24 {
 		return nil, p.errf("literal too large")
 	}
 	l := hlo.NewLiteral(dt, dims...)

@@ -1,6 +1,8 @@
 package lazy
 
 import (
+	"errors"
+
 	"github.com/xlajit/xlajit/hlo"
 )
 
@@ -10,6 +12,8 @@ type LowerCtx struct {
 	S *hlo.Scope
 	// checks are the flags of the run-time checks lowered so far.
 	checks []loweredCheck
+	// spmd: the graph runs on the SPMD device (annotations are lowered).
+	spmd bool
 }
 
 // scalar returns a 0-d constant of dt.
@@ -27,3 +31,39 @@ func (lc *LowerCtx) splat(t *hlo.TensorType, v float64) *hlo.Value {
 }
 
 func tensorType(v *hlo.Value) *hlo.TensorType { return v.Type.(*hlo.TensorType) }
+
+// lowerNode runs n's lowering into b's function. The builder records its
+// first error and hands out placeholder values afterwards, so lowering
+// stops at the node whose lowering made the error: the result is an
+// *Error naming the lazy op and its operand shapes, with the builder's
+// message (and the builder's error as its Err). A panic inside the
+// lowering after the builder failed is a consequence of the placeholders
+// and gives that error too; any other panic is a bug and goes on.
+func lowerNode(b *hlo.Builder, lc *LowerCtx, n *Node, in []*hlo.Value) (out []*hlo.Value, err error) {
+	defer func() {
+		if b.Err() == nil {
+			return
+		}
+		if r := recover(); r != nil {
+			out, err = nil, lowerError(n, b.Err())
+		}
+	}()
+	out = n.op.Lower(lc, n, in)
+	if be := b.Err(); be != nil {
+		return nil, lowerError(n, be)
+	}
+	return out, nil
+}
+
+func lowerError(n *Node, err error) *Error {
+	in := make([]Shape, len(n.inputs))
+	for i, v := range n.inputs {
+		in[i] = v.Shape()
+	}
+	msg := err.Error()
+	var be *hlo.BuildError
+	if errors.As(err, &be) {
+		msg = be.Err.Error()
+	}
+	return &Error{Op: n.op.Name, Shapes: shapeStrings(in), Msg: "lowering to StableHLO failed: " + msg, Site: n.Site(), Err: err}
+}

@@ -95,6 +95,9 @@ func (n *Node) computeHash() {
 		s := n.out[0]
 		h.u64(uint64(s.DType))
 		h.ints(s.Dims)
+		if sh := n.data.sharding(); sh.IsTiled() {
+			h.str(sh.String()) // other layouts, other programs
+		}
 		n.hash = h.sum()
 		return
 	}
@@ -107,26 +110,19 @@ func (n *Node) computeHash() {
 	n.hash = h.sum()
 }
 
-// newNode builds a node, running the op's shape rule (which panics with an
-// *Error on bad input).
-func newNode(op *OpDef, attrs Attrs, inputs []Value) *Node {
+// newNode builds a node without operands, running the op's shape rule
+// (which panics with an *Error on bad input).
+func newNode(op *OpDef, attrs Attrs) *Node {
+	out := inferOut(op, attrs, nil)
 	n := &Node{}
-	buildNode(n, op, attrs, inputs, 4, make([]Shape, 0, len(inputs)))
+	buildNode(n, op, attrs, nil, out, 4)
 	return n
 }
 
-// buildNode fills n; skip is the number of stack frames between the
-// caller to record and runtime.Callers.
-// in is room for the operand shapes (appended to; the shape rule may keep
-// it).
-func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, skip int, in []Shape) {
-	for _, v := range inputs {
-		in = append(in, v.Shape())
-	}
-	out, err := op.Infer(in, attrs)
-	if err != nil {
-		throw(op.Name, in, "%v", err)
-	}
+// buildNode fills n with op applied to inputs, whose shape rule gave out;
+// skip is the number of stack frames between the caller to record and
+// runtime.Callers.
+func buildNode(n *Node, op *OpDef, attrs Attrs, inputs []Value, out []Shape, skip int) {
 	*n = Node{op: op, inputs: inputs, attrs: attrs, out: out, seq: nodeSeq.Add(1)}
 	for _, in := range inputs {
 		n.symbolic = n.symbolic || in.Node.symbolic

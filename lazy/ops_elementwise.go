@@ -11,11 +11,12 @@ import (
 type typeClass int
 
 const (
-	anyType   typeClass = iota
-	numeric             // ints, floats, complex (not bool)
-	floating            // floats and complex
-	realFloat           // floats only
-	integral            // bool and ints
+	anyType    typeClass = iota
+	numeric              // ints, floats, complex (not bool)
+	floating             // floats and complex
+	realFloat            // floats only
+	integral             // bool and ints
+	realNumber           // ints and floats (not bool, not complex)
 )
 
 func (c typeClass) accepts(dt DType) bool {
@@ -28,12 +29,14 @@ func (c typeClass) accepts(dt DType) bool {
 		return dt.IsFloat()
 	case integral:
 		return dt.IsBool() || dt.IsInt()
+	case realNumber:
+		return dt.IsInt() || dt.IsFloat()
 	}
 	return true
 }
 
 func (c typeClass) String() string {
-	return [...]string{"any", "numeric", "floating-point", "real floating-point", "boolean or integer"}[c]
+	return [...]string{"any", "numeric", "floating-point", "real floating-point", "boolean or integer", "real (integer or floating-point)"}[c]
 }
 
 func inferUnary(class typeClass) func([]Shape, Attrs) ([]Shape, error) {
@@ -59,6 +62,10 @@ func inferBinary(class typeClass) func([]Shape, Attrs) ([]Shape, error) {
 		return []Shape{in[0]}, nil
 	}
 }
+
+// binaryClass is each binary op's operand class (anyType for the rest):
+// what inferBinary checks of two operands of one shape and dtype.
+var binaryClass [numOps]typeClass
 
 type unaryRow struct {
 	code  opCode
@@ -156,7 +163,7 @@ func init() {
 		}},
 		{opMax, "Max", numeric, (*hlo.Scope).Max, tieVJP("GT")},
 		{opMin, "Min", numeric, (*hlo.Scope).Min, tieVJP("LT")},
-		{opRem, "Rem", numeric, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		{opRem, "Rem", realNumber, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			// a - trunc(a/b)*b
 			q := a.Div(b)
 			trunc := Where(q.GeScalar(0), q.Floor(), q.Ceil())
@@ -172,6 +179,7 @@ func init() {
 	}
 	for _, r := range binary {
 		r := r
+		binaryClass[r.code] = r.class
 		d := &OpDef{Name: r.name, Infer: inferBinary(r.class), NoGrad: r.vjp == nil}
 		d.Lower = func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			return []*hlo.Value{r.lower(lc.S, in[0], in[1])}
@@ -208,6 +216,9 @@ func init() {
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
 			if in[0].DType != Bool {
 				return nil, fmt.Errorf("condition must be bool, got %s", in[0].DType)
+			}
+			if in[1].DType != in[2].DType {
+				return nil, fmt.Errorf("branches have different element types (%s vs %s); use Cast", in[1].DType, in[2].DType)
 			}
 			if !sameDims(in[0].Dims, in[1].Dims) || !in[1].Equal(in[2]) {
 				return nil, fmt.Errorf("condition and branches must have one shape")

@@ -20,6 +20,9 @@ func inferTakeAlong(in []Shape, a Attrs) ([]Shape, error) {
 			return nil, fmt.Errorf("indices and operand differ on axis %d", d)
 		}
 	}
+	if x.Dims[axis] == 0 && idx.Size() > 0 {
+		return nil, fmt.Errorf("indices into axis %d of size 0", axis)
+	}
 	return []Shape{NewShape(x.DType, idx.Dims...)}, nil
 }
 
@@ -43,9 +46,9 @@ func init() {
 			r := len(x.Dims)
 			iv := lc.S.Reshape(in[1], append(append([]int64(nil), idx.Dims...), 1)...)
 			b := batchAxes(r, axis)
-			sizes := make([]int64, r)
+			sizes := make([]int64, r) // 1, or 0 on an empty axis (whose indices are empty)
 			for i := range sizes {
-				sizes[i] = 1
+				sizes[i] = min(1, x.Dims[i])
 			}
 			return []*hlo.Value{lc.S.Gather(in[0], iv, &hlo.GatherDimsAttr{
 				CollapsedSliceDims: []int64{int64(axis)}, OperandBatchingDims: b, StartIndicesBatchingDims: b,

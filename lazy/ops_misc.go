@@ -24,6 +24,9 @@ func init() {
 			if l == nil {
 				return nil, fmt.Errorf("missing value")
 			}
+			if err := checkLiteral(l); err != nil {
+				return nil, err
+			}
 			return []Shape{NewShape(l.DType, l.Dims...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
@@ -38,6 +41,9 @@ func init() {
 		Name: "Iota",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
 			dims := a.Ints("dims")
+			if dt := a.DType("dtype"); !dt.Valid() || dt.Size() == 0 || dt.IsBool() {
+				return nil, fmt.Errorf("needs a numeric element type, got %v", dt)
+			}
 			if ax := a.Int("axis"); ax < 0 || int(ax) >= len(dims) {
 				return nil, fmt.Errorf("axis %d out of range for rank %d", ax, len(dims))
 			}
@@ -238,7 +244,7 @@ func encodeShapes(ss []Shape) []int64 {
 func decodeShapes(xs []int64) ([]Shape, error) {
 	out := []Shape{}
 	for len(xs) > 0 {
-		if len(xs) < 2 || int64(len(xs)) < 2+xs[1] {
+		if len(xs) < 2 || xs[1] < 0 || int64(len(xs))-2 < xs[1] {
 			return nil, fmt.Errorf("malformed output shapes")
 		}
 		out = append(out, NewShape(DType(xs[0]), xs[2:2+xs[1]]...))
@@ -291,7 +297,7 @@ func checkHostResults(name string, out []*hlo.Literal, want []Shape) error {
 		if l == nil {
 			return fmt.Errorf("host function %q result %d is nil, declared %s", name, i, want[i])
 		}
-		if !l.DType.Valid() || !NewShape(l.DType, l.Dims...).Equal(want[i]) {
+		if s, err := NewShapeE(l.DType, l.Dims...); err != nil || !l.DType.Valid() || !s.Equal(want[i]) {
 			return fmt.Errorf("host function %q result %d is %s, declared %s", name, i, l.ShapeString(), want[i])
 		}
 		if n := want[i].Size() * int64(l.DType.Size()); int64(len(l.Data)) != n {
@@ -319,9 +325,23 @@ func lookupHostFunc(name string) HostFn {
 //	double := lazy.HostFunc("double", doubleFn, x.Shape())
 //	y := double(x)[0]
 func HostFunc(name string, fn HostFn, outSpecs ...Shape) func(inputs ...*Tensor) []*Tensor {
+	if fn == nil {
+		throw("HostFunc", outSpecs, "function %q is nil", name)
+	}
+	for i, s := range outSpecs {
+		if !s.DType.Valid() || s.DType.Size() == 0 {
+			throw("HostFunc", outSpecs, "output %d: invalid element type %v", i, s.DType)
+		}
+		if err := checkDims(s.DType, s.Dims); err != nil {
+			throw("HostFunc", outSpecs, "output %d: %v", i, err)
+		}
+	}
 	if err := RegisterHostFunc(name, fn); err != nil {
 		throw("HostFunc", outSpecs, "%v", err)
 	}
 	attrs := Attrs{{"name", name}, {"outs", encodeShapes(outSpecs)}}
-	return func(inputs ...*Tensor) []*Tensor { return apply(opHostFunc, attrs, inputs...) }
+	return func(inputs ...*Tensor) []*Tensor {
+		needList("HostFunc", "inputs", inputs, true)
+		return apply(opHostFunc, attrs, inputs...)
+	}
 }

@@ -77,7 +77,7 @@ func reduceInit(dt DType, kind string) *hlo.Literal {
 		l.SetBits(0, v)
 		return l
 	}
-	panic("lazy: reduce kind " + kind)
+	panic(bugf("reduce kind %q", kind))
 }
 
 // reducer builds the binary body of a reduction.
@@ -92,7 +92,7 @@ func reducer(kind string) func(s *hlo.Scope, a, b *hlo.Value) *hlo.Value {
 	case "min":
 		return (*hlo.Scope).Min
 	}
-	panic("lazy: reduce kind " + kind)
+	panic(bugf("reduce kind %q", kind))
 }
 
 func lowerReduce(kind string) func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {

@@ -85,7 +85,9 @@ func init() {
 				if start[i] < 0 || limit[i] > in[0].Dims[i] || start[i] > limit[i] || strides[i] < 1 {
 					return nil, fmt.Errorf("axis %d: slice [%d:%d:%d] out of range for size %d", i, start[i], limit[i], strides[i], in[0].Dims[i])
 				}
-				out[i] = (limit[i] - start[i] + strides[i] - 1) / strides[i]
+				if limit[i] > start[i] {
+					out[i] = (limit[i]-start[i]-1)/strides[i] + 1
+				}
 			}
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
@@ -129,7 +131,10 @@ func init() {
 						return nil, fmt.Errorf("operands differ on axis %d", d)
 					}
 				}
-				out[axis] += s.Dims[axis]
+				var ok bool
+				if out[axis], ok = addDims(out[axis], s.Dims[axis]); !ok {
+					return nil, fmt.Errorf("axis %d: the sizes add up to more than 2^63-1", axis)
+				}
 			}
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
@@ -162,9 +167,20 @@ func init() {
 				if interior[i] < 0 {
 					return nil, fmt.Errorf("negative interior padding on axis %d", i)
 				}
-				size := lo[i] + hi[i] + d
+				size, ok := int64(0), true
 				if d > 0 {
-					size += (d - 1) * interior[i]
+					size, ok = mulDims(d-1, interior[i])
+				}
+				if ok {
+					size, ok = addDims(size, d)
+				}
+				for _, p := range []int64{lo[i], hi[i]} {
+					if ok {
+						size, ok = addDims(size, p)
+					}
+				}
+				if !ok {
+					return nil, fmt.Errorf("padding (%d, %d, interior %d) overflows axis %d of size %d", lo[i], hi[i], interior[i], i, d)
 				}
 				if size < 0 {
 					return nil, fmt.Errorf("padding makes axis %d negative", i)
@@ -196,10 +212,15 @@ func init() {
 	define(opReverse, &OpDef{
 		Name: "Reverse",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			seen := make([]bool, in[0].Rank())
 			for _, d := range a.Ints("axes") {
 				if d < 0 || int(d) >= in[0].Rank() {
 					return nil, fmt.Errorf("axis %d out of range for rank %d", d, in[0].Rank())
 				}
+				if seen[d] {
+					return nil, fmt.Errorf("axis %d repeated", d)
+				}
+				seen[d] = true
 			}
 			return []Shape{in[0]}, nil
 		},

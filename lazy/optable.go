@@ -29,6 +29,12 @@ type OpDef struct {
 	NoGrad bool
 	// Random marks ops that read and advance the device RNG state.
 	Random bool
+
+	// arity is the number of operands {min, max} (max -1: any number),
+	// set for the table's ops; Apply checks it before the shape rule,
+	// which may index its operands.
+	arity    [2]int
+	hasArity bool
 }
 
 // opCode indexes the op table.
@@ -115,6 +121,10 @@ const (
 	opHostFunc
 	// run-time checks
 	opCheck
+	// SPMD sharding annotations and manual regions (spmd.go, spmd_manual.go)
+	opSharding
+	opFullToShard
+	opShardToFull
 	numOps
 )
 
@@ -122,12 +132,60 @@ var table [numOps]*OpDef
 
 func define(code opCode, d *OpDef) {
 	if table[code] != nil {
-		panic("lazy: op code defined twice: " + d.Name)
+		panic(bugf("op code defined twice: %s", d.Name))
 	}
 	if d.Infer == nil {
-		panic("lazy: op " + d.Name + " has no shape rule")
+		panic(bugf("op %s has no shape rule", d.Name))
 	}
+	d.arity, d.hasArity = operandCount(code), true
 	table[code] = d
+}
+
+// operandCount is op code's number of operands {min, max} (max -1: any).
+func operandCount(code opCode) [2]int {
+	switch {
+	case code >= opNeg && code <= opIsFinite, code == opCast, code == opClamp:
+		return [2]int{1, 1}
+	case code >= opAdd && code <= opCompare:
+		return [2]int{2, 2}
+	}
+	switch code {
+	case opDeviceData, opConstant, opIota:
+		return [2]int{0, 0}
+	case opWhere, opScatterAddAlong:
+		return [2]int{3, 3}
+	case opReduceSum, opReduceMax, opReduceMin, opReduceProd, opArgMax, opArgMin, opReshape, opTranspose, opBroadcast,
+		opSlice, opPad, opReverse, opReduceWindow, opCumsum, opSort, opRngBits, opNonZero, opUnique:
+		return [2]int{1, 1}
+	case opSharding, opFullToShard, opShardToFull:
+		return [2]int{1, 1}
+	case opDotGeneral, opConv, opTakeAlong, opSelectAndScatterMax, opMaskedSelect, opMaskedScatter, opCheck:
+		return [2]int{2, 2}
+	case opConcat, opDynamicSlice:
+		return [2]int{1, -1}
+	case opDynamicUpdateSlice:
+		return [2]int{2, -1}
+	case opHostFunc:
+		return [2]int{0, -1}
+	}
+	panic(bugf("op code %d has no operand count", code))
+}
+
+// checkArity reports a wrong number of operands for op.
+func (op *OpDef) checkArity(n int) error {
+	if !op.hasArity {
+		return nil
+	}
+	lo, hi := op.arity[0], op.arity[1]
+	switch {
+	case hi < 0 && n < lo:
+		return fmt.Errorf("takes at least %d operands, got %d", lo, n)
+	case hi >= 0 && (n < lo || n > hi) && lo == hi:
+		return fmt.Errorf("takes %d operands, got %d", lo, n)
+	case hi >= 0 && (n < lo || n > hi):
+		return fmt.Errorf("takes %d to %d operands, got %d", lo, hi, n)
+	}
+	return nil
 }
 
 // Ops returns every op definition (for tests and tools).

@@ -14,7 +14,7 @@ const DefaultSeed = 0
 // creating it from DefaultSeed on first use. Callers hold d.rngMu.
 func (d *Device) rngState() *Tensor {
 	if d.rng == nil {
-		d.rng = FromLiteralOn(d, seedLiteral(DefaultSeed))
+		d.rng = uploadLiteral(d, seedLiteral(DefaultSeed))
 	}
 	return d.rng
 }
@@ -22,6 +22,7 @@ func (d *Device) rngState() *Tensor {
 // RNGState returns the device's RNG state tensor (the jit treats it as a
 // mutated input of every traced function that draws random numbers).
 func (d *Device) RNGState() *Tensor {
+	needDevice("RNGState", d)
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	return d.rngState()
@@ -33,6 +34,7 @@ func ManualSeed(seed uint64) { DefaultDevice().ManualSeed(seed) }
 // ManualSeed resets d's RNG to seed. The state lives on the device; each
 // random op advances it there (no host round trip).
 func (d *Device) ManualSeed(seed uint64) {
+	needDevice("ManualSeed", d)
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	st := FromLiteralOn(d, seedLiteral(seed))
@@ -49,36 +51,64 @@ func (d *Device) ManualSeed(seed uint64) {
 }
 
 // randomBits draws dims random bits of type dt (u32 or u64), advancing the
-// device's RNG state.
+// device's RNG state. On a shadow device it only checks shapes.
 func (d *Device) randomBits(dt DType, dims []int64) *Tensor {
+	attrs := Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}}
+	if d.dryOf != nil {
+		return dryApply(table[opRngBits], attrs, []Shape{{DType: U64, Dims: []int64{2}}}, d)[1]
+	}
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	st := d.rngState()
-	outs := apply(opRngBits, Attrs{{"dtype", dt}, {"dims", append([]int64(nil), dims...)}}, st)
+	outs := apply(opRngBits, attrs, st)
 	st.Assign(outs[0])
 	return outs[1]
 }
 
-// RandUniform returns values uniform in [lo, hi) on the default device.
+// RandUniform returns values uniform in [lo, hi) on the default device
+// (lo == hi gives lo).
 func RandUniform(dt DType, lo, hi float64, dims ...int64) *Tensor {
+	checkUniform(dt, lo, hi, dims)
 	return RandUniformOn(DefaultDevice(), dt, lo, hi, dims...)
+}
+
+// uniformBits is the number of random bits a uniform draw of dt uses: as
+// many as dt's significand holds (f64 53, f32 24, f16 11, bf16 8), so every
+// value is exact in dt and none rounds up to 1.
+var uniformBits = map[DType]int{F64: 53, F32: 24, F16: 11, BF16: 8}
+
+// checkUniform checks RandUniform's arguments before any RNG state is
+// touched: a floating-point dtype it can draw, finite lo <= hi whose
+// difference is finite, valid dims.
+func checkUniform(dt DType, lo, hi float64, dims []int64) {
+	if _, ok := uniformBits[dt]; !ok {
+		throw("RandUniform", nil, "needs a floating-point dtype (f64, f32, f16, bf16), got %v", dt)
+	}
+	needFinite("RandUniform", nil, "lo and hi", lo, hi)
+	if lo > hi {
+		throw("RandUniform", nil, "lo = %v is above hi = %v", lo, hi)
+	}
+	if d := hi - lo; math.IsInf(d, 0) || math.IsInf(hlo.ScalarLiteral(dt, d).Float(0), 0) {
+		throw("RandUniform", nil, "hi - lo = %v overflows %s", d, dt)
+	}
+	needDims("RandUniform", nil, dt, dims)
 }
 
 // RandUniformOn is RandUniform on dev.
 func RandUniformOn(dev *Device, dt DType, lo, hi float64, dims ...int64) *Tensor {
+	needDevice("RandUniform", dev)
+	checkUniform(dt, lo, hi, dims)
 	var u *Tensor
-	switch dt {
-	case F64:
+	if dt == F64 {
 		bits := dev.randomBits(U64, dims)
 		u = bits.rawBinary(opDiv, FullOn(dev, U64, 2048)).Cast(F64).MulScalar(math.Ldexp(1, -53))
-	case F32, F16, BF16:
-		// As many bits as dt's significand holds (f32 24, f16 11, bf16 8):
-		// every u is then exact in dt, so none rounds up to 1.
-		keep := map[DType]int{F32: 24, F16: 11, BF16: 8}[dt]
+	} else {
+		keep := uniformBits[dt]
 		bits := dev.randomBits(U32, dims)
 		u = bits.rawBinary(opDiv, FullOn(dev, U32, math.Ldexp(1, 32-keep))).Cast(F32).MulScalar(math.Ldexp(1, -keep))
-	default:
-		throw("RandUniform", nil, "needs a floating-point dtype, got %s", dt)
+	}
+	if lo == hi {
+		return u.MulScalar(0).AddScalar(lo).Cast(dt)
 	}
 	if lo != 0 || hi != 1 {
 		// lo + u*(hi-lo) can round up to hi: clamp to the last value below.
@@ -107,11 +137,23 @@ func largestBelow(dt DType, hi float64) float64 {
 }
 
 // RandN returns standard normal values on the default device.
-func RandN(dt DType, dims ...int64) *Tensor { return RandNOn(DefaultDevice(), dt, dims...) }
+func RandN(dt DType, dims ...int64) *Tensor {
+	checkNormal(dt, dims)
+	return RandNOn(DefaultDevice(), dt, dims...)
+}
+
+func checkNormal(dt DType, dims []int64) {
+	if _, ok := uniformBits[dt]; !ok {
+		throw("RandN", nil, "needs a floating-point dtype (f64, f32, f16, bf16), got %v", dt)
+	}
+	needDims("RandN", nil, dt, dims)
+}
 
 // RandNOn is RandN on dev (Box-Muller over two uniform draws, computed in
 // f32 or f64).
 func RandNOn(dev *Device, dt DType, dims ...int64) *Tensor {
+	needDevice("RandN", dev)
+	checkNormal(dt, dims)
 	ct := F32
 	if dt == F64 {
 		ct = F64

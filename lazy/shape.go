@@ -1,6 +1,12 @@
 package lazy
 
 import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+
 	"github.com/xlajit/xlajit/hlo"
 )
 
@@ -32,9 +38,70 @@ type Shape struct {
 	Dims  []int64
 }
 
-// NewShape returns dt[dims...] (dims copied).
+// NewShape returns dt[dims...] (dims copied). It panics with an *Error
+// naming the dims when one is negative or when the element count or the
+// byte size does not fit in an int64 (NewShapeE returns that error).
 func NewShape(dt DType, dims ...int64) Shape {
+	if err := checkDims(dt, dims); err != nil {
+		panic(&Error{Op: "NewShape", Msg: err.Error(), Site: callerSite()})
+	}
 	return Shape{DType: dt, Dims: append([]int64(nil), dims...)}
+}
+
+// NewShapeE is NewShape returning the error.
+func NewShapeE(dt DType, dims ...int64) (Shape, error) {
+	if err := checkDims(dt, dims); err != nil {
+		return Shape{}, err
+	}
+	return Shape{DType: dt, Dims: append([]int64(nil), dims...)}, nil
+}
+
+// checkDims reports a negative dimension, or dims whose element count (the
+// product of the non-zero dims, so that no zero hides an overflow) or byte
+// size overflows int64.
+func checkDims(dt DType, dims []int64) error {
+	n := uint64(1)
+	for _, d := range dims {
+		if d < 0 {
+			return fmt.Errorf("negative dimension %d in %v", d, dims)
+		}
+		if d == 0 {
+			continue
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return fmt.Errorf("dims %v have more than 2^63-1 elements", dims)
+		}
+		n = lo
+	}
+	// hlo's limit: an int64 less AlignedBytes' rounding to 16-byte words.
+	if hi, lo := bits.Mul64(n, uint64(max(dt.Size(), 1))); hi != 0 || lo > math.MaxInt64&^15 {
+		return fmt.Errorf("%s[%s] needs more than 2^63-1 bytes", dt, joinDims(dims))
+	}
+	return nil
+}
+
+func joinDims(dims []int64) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = strconv.FormatInt(d, 10)
+	}
+	return strings.Join(s, ",")
+}
+
+// addDims is a+b for dimension arithmetic, false on overflow.
+func addDims(a, b int64) (int64, bool) {
+	s := a + b
+	return s, !(a > 0 && b > 0 && s < 0 || a < 0 && b < 0 && s >= 0)
+}
+
+// mulDims is a*b for non-negative dimension arithmetic, false on overflow.
+func mulDims(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return int64(lo), hi == 0 && lo <= math.MaxInt64
 }
 
 // Rank is the number of dimensions.

@@ -22,6 +22,9 @@ type deviceData struct {
 	// leaves are the device-data IR leaves made for this buffer.
 	mu     sync.Mutex
 	leaves []*Node
+	// spec is a placeholder's declared sharding on the SPMD device (real
+	// data's layout is its buffer's; see spmd.go).
+	spec *Sharding
 }
 
 // setData makes t hold d (nil: nothing), keeping the holder counts.
@@ -52,22 +55,48 @@ type Tensor struct {
 	// (a loss read with Item, every tensor in eager mode). It keeps that IR,
 	// and the input buffers it reads, alive until t is computed again.
 	origin Value
+	// spec is the sharding MarkSharding gave t on the SPMD device.
+	spec *Sharding
 }
 
+// nilTensor panics with the *Error of method called on a nil tensor.
+func nilTensor(method string) { throw(method, nil, "called on a nil tensor") }
+
 // Shape returns the tensor's dtype and dims.
-func (t *Tensor) Shape() Shape { return t.shape }
+func (t *Tensor) Shape() Shape {
+	if t == nil {
+		nilTensor("Shape")
+	}
+	return t.shape
+}
 
 // DType returns the element type.
-func (t *Tensor) DType() DType { return t.shape.DType }
+func (t *Tensor) DType() DType {
+	if t == nil {
+		nilTensor("DType")
+	}
+	return t.shape.DType
+}
 
 // Dims returns the dimensions (do not modify).
-func (t *Tensor) Dims() []int64 { return t.shape.Dims }
+func (t *Tensor) Dims() []int64 {
+	if t == nil {
+		nilTensor("Dims")
+	}
+	return t.shape.Dims
+}
 
 // Rank returns the number of dimensions.
-func (t *Tensor) Rank() int { return len(t.shape.Dims) }
+func (t *Tensor) Rank() int {
+	if t == nil {
+		nilTensor("Rank")
+	}
+	return len(t.shape.Dims)
+}
 
 // Dim returns dimension i (negative counts from the end).
 func (t *Tensor) Dim(i int) int64 {
+	needTensors("Dim", "t", t)
 	j, ok := normAxis(i, t.Rank())
 	if !ok {
 		throw("Dim", []Shape{t.shape}, "axis %d out of range for rank %d", i, t.Rank())
@@ -76,20 +105,43 @@ func (t *Tensor) Dim(i int) int64 {
 }
 
 // Size returns the number of elements.
-func (t *Tensor) Size() int64 { return t.shape.Size() }
+func (t *Tensor) Size() int64 {
+	if t == nil {
+		nilTensor("Size")
+	}
+	return t.shape.Size()
+}
 
 // Device returns the tensor's device.
-func (t *Tensor) Device() *Device { return t.dev }
+func (t *Tensor) Device() *Device {
+	if t == nil {
+		nilTensor("Device")
+	}
+	return t.dev
+}
 
 // IsPending reports whether the tensor holds unexecuted IR.
-func (t *Tensor) IsPending() bool { return t.data == nil }
+func (t *Tensor) IsPending() bool {
+	if t == nil {
+		nilTensor("IsPending")
+	}
+	return t.data == nil
+}
 
 // IR returns the pending IR value (Node nil when materialized).
-func (t *Tensor) IR() Value { return t.val }
+func (t *Tensor) IR() Value {
+	if t == nil {
+		nilTensor("IR")
+	}
+	return t.val
+}
 
 // Buffer returns the device buffer of a materialized tensor (nil while
 // pending).
 func (t *Tensor) Buffer() pjrt.Buffer {
+	if t == nil {
+		nilTensor("Buffer")
+	}
 	if t.data == nil {
 		return nil
 	}
@@ -141,6 +193,10 @@ type oneResult struct {
 
 // FromBuffer wraps an existing device buffer of device dev.
 func FromBuffer(buf pjrt.Buffer, dev *Device) *Tensor {
+	needDevice("FromBuffer", dev)
+	if buf == nil {
+		throw("FromBuffer", nil, "buffer is nil")
+	}
 	return newMaterialized(buf, bufferShape(buf), dev)
 }
 
@@ -154,9 +210,24 @@ func FromLiteral(l *hlo.Literal) *Tensor { return FromLiteralOn(DefaultDevice(),
 
 // FromLiteralOn copies a host literal to dev.
 func FromLiteralOn(dev *Device, l *hlo.Literal) *Tensor {
-	buf, err := dev.client.BufferFromHost(l, dev.ord)
+	t := uploadLiteral(dev, l)
+	if st := currentTrace(); st != nil {
+		st.created[t] = true
+		st.t.OnCreate(t)
+	}
+	return t
+}
+
+// uploadLiteral is FromLiteralOn without telling a trace (the device's own
+// tensors, such as its RNG state, are not the traced function's).
+func uploadLiteral(dev *Device, l *hlo.Literal) *Tensor {
+	needDevice("FromLiteral", dev)
+	if err := checkLiteral(l); err != nil {
+		throw("FromLiteral", nil, "%v", err)
+	}
+	buf, err := dev.upload(l)
 	if err != nil {
-		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite()})
+		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 	cToDevice.v.Add(1)
 	return newMaterialized(buf, bufferShape(buf), dev)
@@ -173,6 +244,9 @@ func FromSlice[T Element](data []T, dims ...int64) *Tensor {
 	if len(dims) == 0 {
 		dims = []int64{int64(len(data))}
 	}
+	var z T
+	dt := hlo.LiteralFromSlice([]T{z}).DType
+	needDims("FromSlice", nil, dt, dims)
 	if n := hlo.NumElements(dims); n != int64(len(data)) {
 		throw("FromSlice", nil, "%d values do not fill shape %v (%d elements)", len(data), dims, n)
 	}
@@ -180,10 +254,19 @@ func FromSlice[T Element](data []T, dims ...int64) *Tensor {
 }
 
 // Scalar returns a 0-d tensor of v (float64 converted to dt) as a constant.
-func Scalar(dt DType, v float64) *Tensor { return Full(dt, v) }
+func Scalar(dt DType, v float64) *Tensor {
+	needDType("Scalar", nil, dt)
+	return Full(dt, v)
+}
 
 // Literal syncs t and copies its value to the host.
 func (t *Tensor) Literal() (*hlo.Literal, error) {
+	if t == nil {
+		return nil, &Error{Op: "Literal", Msg: "t is nil", Site: callerSite()}
+	}
+	if t.symbolic() {
+		return nil, &Error{Op: "Literal", Shapes: []string{t.shape.String()}, Msg: errSymbolic, Site: callerSite()}
+	}
 	if err := syncTensors("Literal", []*Tensor{t}); err != nil {
 		return nil, err
 	}
@@ -196,12 +279,21 @@ func (t *Tensor) Literal() (*hlo.Literal, error) {
 }
 
 func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
+	needTensors(reason, "t", t)
+	if t.symbolic() {
+		// While tracing, a read is the tracer's to judge first (a graph
+		// break); reading a placeholder is an error either way.
+		if tr := currentTracer(); tr != nil {
+			tr.OnCut(reason, callerSite())
+		}
+		throw(reason, []Shape{t.shape}, errSymbolic)
+	}
 	if err := syncTensors(reason, []*Tensor{t}); err != nil {
-		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite()})
+		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 	l, err := t.data.buf.ToHost()
 	if err != nil {
-		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite()})
+		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 	cFromDevice.v.Add(1)
 	return l
@@ -209,6 +301,7 @@ func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
 
 // Item returns the single element as float64 (a cut).
 func (t *Tensor) Item() float64 {
+	needTensors("Item", "t", t)
 	if t.Size() != 1 {
 		throw("Item", []Shape{t.shape}, "tensor has %d elements, want 1", t.Size())
 	}
@@ -229,6 +322,7 @@ func readAs[T any](t *Tensor, reason string, conv func(l *hlo.Literal, i int) T)
 
 // Float32s returns the elements converted to float32 (a cut).
 func (t *Tensor) Float32s() []float32 {
+	needTensors("Float32s", "t", t)
 	if t.DType() == F32 {
 		return append([]float32(nil), t.mustLiteral("Float32s").F32()...)
 	}
@@ -272,13 +366,30 @@ type TensorState struct {
 }
 
 // State returns a snapshot of t's contents.
-func (t *Tensor) State() TensorState { return TensorState{t.data, t.val} }
+func (t *Tensor) State() TensorState {
+	if t == nil {
+		nilTensor("State")
+	}
+	return TensorState{t.data, t.val}
+}
 
 // Restore puts back a snapshot taken with State.
 func (t *Tensor) Restore(s TensorState) {
 	t.setData(s.data)
 	t.val = s.val
 	t.leaf.Store(nil)
+}
+
+// Share returns a new tensor holding what t holds: its device data or its
+// pending IR. Buffers are never written in place, so the two are
+// independent: assigning to one leaves the other as it is.
+func (t *Tensor) Share() *Tensor {
+	if t.data == nil {
+		return newPending(t.val, t.dev)
+	}
+	n := &Tensor{shape: t.shape, dev: t.dev}
+	n.setData(t.data)
+	return n
 }
 
 // Release empties t (it must not be used again) and returns what it held,
@@ -298,17 +409,18 @@ func (s TensorState) SameData(o TensorState) bool { return s.data == o.data && s
 // Assign writes v into t in place: t takes v's value (pending until the
 // next cut). This is the mutation primitive the jit tracks.
 func (t *Tensor) Assign(v *Tensor) {
+	needTensors("Assign", "t,v", t, v)
 	if !t.shape.Equal(v.shape) {
 		throw("Assign", []Shape{t.shape, v.shape}, "shapes differ")
 	}
 	if t.dev != v.dev {
 		throw("Assign", []Shape{t.shape, v.shape}, "tensors are on different devices (%s, %s)", t.dev, v.dev)
 	}
-	if tr := currentTracer(); tr != nil {
+	if st := currentTrace(); st != nil {
 		SyncExternal([]*Tensor{v})
-		tr.OnAssign(t, t.State())
+		st.onAssign(t)
 	}
-	t.val = v.value()
+	t.val = t.keepSharding(v.value())
 	t.val.Node.uses.Add(1)
 	t.setData(nil)
 	t.origin = Value{}
@@ -328,7 +440,7 @@ func (t *Tensor) SetData(buf pjrt.Buffer) {
 
 func mustSync(reason string, ts ...*Tensor) {
 	if err := syncTensors(reason, ts); err != nil {
-		panic(&Error{Op: reason, Msg: err.Error(), Site: callerSite()})
+		panic(&Error{Op: reason, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
 }
 
@@ -348,18 +460,33 @@ func (t *Tensor) DataID() any { return t.State().DataID() }
 
 // Value returns the IR value for t as an operand (a device-data leaf when t
 // is materialized).
-func (t *Tensor) Value() Value { return t.value() }
+func (t *Tensor) Value() Value {
+	needTensors("Value", "t", t)
+	return t.value()
+}
+
+// symbolic reports whether t is a placeholder or depends on one (its IR
+// can be lowered and hashed, never computed).
+func (t *Tensor) symbolic() bool {
+	return t.val.Node != nil && t.val.Node.symbolic || t.val.Node == nil && t.data != nil && t.data.buf == nil
+}
+
+const errSymbolic = "the tensor is or depends on a placeholder (NewPlaceholder): it can be lowered, not computed"
 
 // NewPlaceholder returns a tensor of shape s on dev that stands for data
 // supplied later: it has no buffer and can only be used to build IR that is
 // lowered (never executed directly). Each placeholder is its own parameter.
 func NewPlaceholder(s Shape, dev *Device) *Tensor {
+	needDevice("NewPlaceholder", dev)
+	needDType("NewPlaceholder", nil, s.DType)
+	needDims("NewPlaceholder", nil, s.DType, s.Dims)
 	return &Tensor{shape: NewShape(s.DType, s.Dims...), dev: dev, data: &deviceData{dev: dev}}
 }
 
 // TakeData makes t hold src's device data (src must be materialized and of
 // t's shape): the write-back of a replayed mutation.
 func (t *Tensor) TakeData(src *Tensor) {
+	needTensors("TakeData", "t,src", t, src)
 	if src.data == nil || !t.shape.Equal(src.shape) {
 		panic(&Error{Op: "TakeData", Shapes: []string{t.shape.String(), src.shape.String()}, Msg: "source must be materialized with the same shape"})
 	}

@@ -8,7 +8,9 @@ import (
 // Tracer observes lazy activity while the jit traces a function (package
 // bridge implements it). Each goroutine has at most one active trace.
 type Tracer interface {
-	// OnAssign is called before t is overwritten, with its previous state.
+	// OnAssign is called before an input of the trace (an argument or
+	// captured tensor, not a tensor the function made) is overwritten,
+	// with its previous state.
 	OnAssign(t *Tensor, before TensorState)
 	// OnCut is called when user code forces a cut (Item, Float32s, Sync,
 	// String, ...) inside the traced function. It may panic to abort the
@@ -20,6 +22,13 @@ type Tracer interface {
 	// OnHostOp is called after a host-only op ran: its inputs (as IR values
 	// before they were computed), attributes and the output tensors.
 	OnHostOp(op *OpDef, a Attrs, in []Value, out []*Tensor)
+	// OnHostNode is called when a host-only op with declared output shapes
+	// is recorded as IR without running (v is its first output).
+	OnHostNode(v Value)
+	// OnCreate is called when the traced function makes a tensor from host
+	// data (FromSlice, FromLiteral): a constant of the trace, local to the
+	// function.
+	OnCreate(t *Tensor)
 }
 
 var (
@@ -37,6 +46,44 @@ type traceState struct {
 	// start is the last node sequence number before the trace began:
 	// pending values older than that were computed outside the function.
 	start uint64
+	// created are the tensors the function made from host data; locals
+	// are tensors the function made and then wrote into; written are the
+	// other tensors it wrote into (inputs: arguments and captures).
+	created, locals, written map[*Tensor]bool
+	// madeBefore are the contents of tensors made from host data before
+	// the function wrote into them: they are constants of the trace (its
+	// graph reads them as captures), so they get them back when the trace
+	// ends.
+	madeBefore map[*Tensor]TensorState
+}
+
+// local reports whether writing into t (whose contents are before) is a
+// write to a tensor the traced function made itself, not to an input:
+// one made from host data or by an op of the trace, never written as an
+// input before.
+func (st *traceState) local(t *Tensor, before TensorState) bool {
+	if st.written[t] {
+		return false
+	}
+	if st.locals[t] || st.created[t] {
+		return true
+	}
+	return before.val.Node != nil && before.val.Node.seq > st.start
+}
+
+// onAssign records a write into t during the trace: locals only in the
+// trace state, inputs through the tracer.
+func (st *traceState) onAssign(t *Tensor) {
+	before := t.State()
+	if st.local(t, before) {
+		st.locals[t] = true
+		if _, saved := st.madeBefore[t]; !saved && st.created[t] {
+			st.madeBefore[t] = before
+		}
+		return
+	}
+	st.written[t] = true
+	st.t.OnAssign(t, before)
 }
 
 // BeginTrace makes tr the calling goroutine's tracer until end is called.
@@ -45,13 +92,17 @@ type traceState struct {
 // Node call sites are recorded while any trace is active.
 func BeginTrace(tr Tracer) (end func()) {
 	id := goid()
-	st := &traceState{t: tr, start: nodeSeq.Load()}
+	st := &traceState{t: tr, start: nodeSeq.Load(), created: map[*Tensor]bool{}, locals: map[*Tensor]bool{},
+		written: map[*Tensor]bool{}, madeBefore: map[*Tensor]TensorState{}}
 	if _, busy := traces.LoadOrStore(id, st); busy {
 		panic(&Error{Op: "BeginTrace", Msg: "this goroutine is already tracing a function"})
 	}
 	nTraces.Add(1)
 	captureSites.Add(1)
 	return func() {
+		for t, s := range st.madeBefore {
+			t.Restore(s)
+		}
 		captureSites.Add(-1)
 		traces.Delete(id)
 		nTraces.Add(-1)
@@ -95,9 +146,17 @@ func SyncExternal(inputs []*Tensor) {
 	start := st.start
 	var ext []*Tensor
 	for _, t := range inputs {
-		if t != nil && t.data == nil && t.val.Node.seq <= start {
-			ext = append(ext, t)
+		if t == nil || t.data != nil || st.locals[t] || st.written[t] || t.val.Node.seq > start {
+			continue // computed, or a value of the trace
 		}
+		if l := t.val.Node; l.data != nil {
+			// It was assigned another tensor: it holds that tensor's
+			// buffer, and nothing needs computing.
+			t.setData(l.data)
+			t.val = Value{}
+			continue
+		}
+		ext = append(ext, t)
 	}
 	if len(ext) > 0 {
 		mustSync("internal:TraceInput", ext...)

@@ -54,6 +54,13 @@ type CompileOptions struct {
 	// DeviceAssignment maps replica*NumPartitions+partition to a device ID;
 	// nil means the identity.
 	DeviceAssignment []int
+	// UseSPMDPartitioning compiles one program for NumPartitions devices
+	// from a program over whole tensors annotated with mhlo.sharding
+	// (GSPMD); the executable implements ShardedExecutable.
+	UseSPMDPartitioning bool
+	// PropagateShardingToOutput lets the partitioner choose the layout of
+	// results without an mhlo.sharding (otherwise they are replicated).
+	PropagateShardingToOutput bool
 }
 
 // ExecuteOptions control one execution.

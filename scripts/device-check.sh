@@ -18,10 +18,13 @@
 #   locate the plugin and the GPU; build xlajit and the plugin package's test
 #   binary (or use the prebuilt ones: XLAJIT_BIN, XLAJIT_PLUGIN_TEST);
 #   `xlajit devices` on the plugin; a junk plugin path must fail cleanly; the
-#   plugin package's tests against the plugin (XLAJIT_TEST_PLUGIN); the
-#   conformance corpus through the plugin (`xlajit conform --device`); the
-#   differential harness, embedded device vs plugin, on a sample of the corpus
-#   (`xlajit devices --diff`); the examples that exist (with Go). Prints a
+#   plugin package's tests against the plugin (XLAJIT_TEST_PLUGIN); SPMD:
+#   an annotated tensor-parallel MLP partitioned by XLA over every device of
+#   the plugin against the embedded partitioner (TestRealSPMD), then
+#   examples/spmd on the plugin (with Go); the conformance corpus through
+#   the plugin (`xlajit conform --device`); the differential harness,
+#   embedded device vs plugin, on a sample of the corpus (`xlajit devices
+#   --diff`); the examples that exist (with Go). Prints a
 #   summary table; exit status 1 when a step failed.
 #
 # Environment: OUT (where logs go; default a temporary directory),
@@ -223,6 +226,28 @@ plugin_tests() {
 	return "$st"
 }
 
+# spmd_check: XLA's partitioner (num_partitions = the plugin's device
+# count, mhlo.sharding annotations) against the embedded partitioner, then
+# examples/spmd on the plugin when Go is here (data-parallel MNIST and a
+# tensor-parallel MLP; on one device the mesh has one device).
+spmd_check() {
+	local out st rc=0 ex="skipped (no go command)"
+	out=$(cd "$ROOT/pjrt/plugin" && XLAJIT_TEST_PLUGIN="$PLUGIN" "$PLUGIN_TEST" -test.count=1 -test.v -test.run '^TestRealSPMD$' -test.timeout=100s 2>&1)
+	st=$?
+	echo "$out"
+	grep -q '^--- PASS: TestRealSPMD' <<<"$out" || rc=1
+	if command -v go >/dev/null 2>&1; then
+		if PJRT_DEVICE="$PLUGIN" timeout 120 go run ./examples/spmd -steps 10; then
+			ex="ok"
+		else
+			ex="failed"
+			rc=1
+		fi
+	fi
+	echo "spmd: TestRealSPMD exit status $st ($(grep -Eo 'spmd: [0-9]+ partitions[^$]*' <<<"$out" | head -n 1)), examples/spmd $ex"
+	return "$rc"
+}
+
 # run_examples runs every examples/NAME/main.go on the plugin, with the
 # arguments in $EXAMPLE_ARGS_NAME (NAME with non-alphanumerics as _), 60 s
 # each; an example still running then counts as working, not as failed.
@@ -252,7 +277,7 @@ run_examples() {
 }
 
 export XLAJIT PLUGIN PLUGIN_TEST LOGDIR ROOT
-export -f build bad_plugin plugin_tests run_examples
+export -f build bad_plugin plugin_tests spmd_check run_examples
 
 # --- build --------------------------------------------------------------------
 
@@ -293,8 +318,10 @@ fi
 
 if [[ -x "$PLUGIN_TEST" ]]; then
 	run_step plugin-tests 150 "^plugin-tests: " plugin_tests
+	run_step spmd 150 "^spmd: " spmd_check
 else
 	record plugin-tests SKIP 0 "no $PLUGIN_TEST"
+	record spmd SKIP 0 "no $PLUGIN_TEST"
 fi
 
 if [[ -n "$XLAJIT" && -d "$CORPUS" ]]; then

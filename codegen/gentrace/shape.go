@@ -33,7 +33,11 @@ func ParseShape(s string) (lazy.Shape, error) {
 			dims = append(dims, d)
 		}
 	}
-	return lazy.NewShape(dt, dims...), nil
+	sh, err := lazy.NewShapeE(dt, dims...)
+	if err != nil {
+		return lazy.Shape{}, fmt.Errorf("shape %q: %v", s, err)
+	}
+	return sh, nil
 }
 
 // dtypeList names the element types a directive may use.

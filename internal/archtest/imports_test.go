@@ -17,6 +17,7 @@ var rooms = map[string][]string{
 	"hlo":               {},
 	"pjrt":              {"hlo"},
 	"lazy":              {"hlo", "pjrt"},
+	"spmd":              {"lazy", "pjrt"},
 	"fx":                {"lazy"},
 	"partitioner":       {"fx", "lazy"},
 	"bridge":            {"fx", "lazy"},
@@ -27,6 +28,7 @@ var rooms = map[string][]string{
 	"data":              {"jit", "lazy"},
 	"internal/conform":  {"hlo", "pjrt"},
 	"internal/archtest": {},
+	"internal/difftest": {"jit", "lazy", "hlo", "spmd"},
 	"cmd":               nil, // anything
 	"examples":          nil, // anything
 	"bench":             nil, // separate module

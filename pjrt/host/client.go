@@ -229,6 +229,9 @@ type Executable struct {
 
 // Compile verifies and plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
+	if opts.UseSPMDPartitioning {
+		return c.compileSPMD(m, opts)
+	}
 	p, err := compileMem(m, true, c.devMem[0])
 	if err != nil {
 		return nil, err

@@ -14,7 +14,10 @@
 // collectives meet in a Hub. Each step reserves its results' bytes in its
 // device's memory account before it runs (account.go): an allocation
 // beyond XLAJIT_HOST_MEMORY_LIMIT is a *pjrt.OutOfMemoryError, and
-// MemoryInfo reports the bytes of buffers and live intermediates.
+// MemoryInfo reports the bytes of buffers and live intermediates. A
+// program compiled with UseSPMDPartitioning is first partitioned by the
+// gspmd sub-package into the program each device runs on its shards
+// (SPMDExecutable: the layouts of arguments and results, the reshards).
 //
 // Place in the flow: lazy's graph executor → pjrt.Client.Compile/Execute →
 // here. Imports hlo, pjrt and its own op families only.

@@ -67,3 +67,27 @@ func TestEntryModule(t *testing.T) {
 		t.Errorf("entryModule without an entry: %v", err)
 	}
 }
+
+func TestBuildOptions(t *testing.T) {
+	m := &hlo.Module{Name: "m"}
+	cases := []struct {
+		opts pjrt.CompileOptions
+		want string
+	}{
+		{pjrt.CompileOptions{}, "num_replicas: 1\n  num_partitions: 1\n  use_spmd_partitioning: false\n  use_shardy_partitioner: false\n}\ncompile_portable_executable: true\n"},
+		{pjrt.CompileOptions{NumReplicas: 2}, "num_replicas: 2\n  num_partitions: 1\n  use_spmd_partitioning: true\n  use_shardy_partitioner: false\n  device_assignment {\n    replica_count: 2\n    computation_count: 1\n    computation_devices { replica_device_ids: 0 replica_device_ids: 1 }\n  }\n}\n"},
+		{pjrt.CompileOptions{NumPartitions: 2, DeviceAssignment: []int{1, 0}, UseSPMDPartitioning: true}, "num_replicas: 1\n  num_partitions: 2\n  use_spmd_partitioning: true\n  use_shardy_partitioner: true\n  device_assignment {\n    replica_count: 1\n    computation_count: 2\n    computation_devices { replica_device_ids: 1 }\n    computation_devices { replica_device_ids: 0 }\n  }\n}\n"},
+	}
+	for _, c := range cases {
+		b, err := BuildOptionsFor(m, c.opts, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimPrefix(b.String(), "executable_build_options {\n  "); got != c.want {
+			t.Errorf("%+v:\n%s\nwant\n%s", c.opts, got, c.want)
+		}
+	}
+	if _, err := BuildOptionsFor(m, pjrt.CompileOptions{NumPartitions: 8}, 2); err == nil {
+		t.Error("8 partitions on 2 devices must fail")
+	}
+}

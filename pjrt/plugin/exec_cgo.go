@@ -55,15 +55,18 @@ func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executab
 	var le *xpjrt.LoadedExecutable
 	err = protect("compile", func() (e error) {
 		cc := c.xc.Compile().WithStableHLO([]byte(text))
-		if topo.assign != nil {
-			ids := make([]int, len(topo.assign))
-			for i, d := range topo.assign {
-				ids[i] = c.ids[d]
+		if bo := topo.buildOptions(); !bo.Portable {
+			// go-xla takes the assignment replica-major, by device id.
+			ids := make([]int, 0, len(topo.assign))
+			for r := 0; r < bo.NumReplicas; r++ {
+				for p := 0; p < bo.NumPartitions; p++ {
+					ids = append(ids, c.ids[bo.DeviceAssignment[p][r]])
+				}
 			}
-			if topo.partitions == 1 {
-				cc = cc.WithSPMD(topo.replicas)
+			if bo.UseShardyPartitioner {
+				cc = cc.WithShardy(bo.NumPartitions)
 			} else {
-				cc = cc.WithShardy(topo.partitions)
+				cc = cc.WithSPMD(bo.NumReplicas)
 			}
 			cc = cc.WithDeviceAssignment(ids)
 		}

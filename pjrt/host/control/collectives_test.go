@@ -1,6 +1,7 @@
 package control_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,28 @@ func TestMismatchedCollectivesFail(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("mismatched collectives hang")
+	}
+}
+
+// A reducing collective's maximum and minimum propagate NaN, also against
+// infinities (as stablehlo.maximum and minimum do element-wise).
+func TestAllReduceMaxMinNaN(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	v := tt(hlo.F32, 3)
+	for _, op := range []string{"stablehlo.maximum", "stablehlo.minimum"} {
+		in := []*hlo.Literal{hlo.LiteralFromSlice([]float32{float32(nan), 1, 2}), hlo.LiteralFromSlice([]float32{float32(inf), float32(-inf), float32(nan)})}
+		res := parallel(t, 2, 1, v, v, func(k *blk) *hlo.Value {
+			body := newBlk(tt(hlo.F32), tt(hlo.F32))
+			body.ret("stablehlo.return", body.v(op, []*hlo.Value{body.arg(0), body.arg(1)}, tt(hlo.F32)))
+			o := k.op("stablehlo.all_reduce", []*hlo.Value{k.arg(0)}, []hlo.Type{v}, attr("replica_groups", groups([]int64{0, 1})))
+			o.Regions = []*hlo.Region{body.region()}
+			return o.Results[0]
+		}, in...)
+		for d := range res {
+			got := res[d].(*hlo.Literal).F32()
+			if !math.IsNaN(float64(got[0])) || !math.IsNaN(float64(got[2])) {
+				t.Errorf("%s on device %d: %v, want NaN in elements 0 and 2", op, d, got)
+			}
+		}
 	}
 }

@@ -177,9 +177,27 @@ func floatOp(name string) func(a, b float64) float64 {
 	case "stablehlo.multiply":
 		return func(a, b float64) float64 { return a * b }
 	case "stablehlo.maximum":
-		return math.Max
+		// NaN wins over everything, +Inf included (Go's math.Max lets
+		// +Inf win; stablehlo.maximum propagates NaN).
+		return func(a, b float64) float64 {
+			switch {
+			case math.IsNaN(a):
+				return a
+			case math.IsNaN(b):
+				return b
+			}
+			return math.Max(a, b)
+		}
 	case "stablehlo.minimum":
-		return math.Min
+		return func(a, b float64) float64 {
+			switch {
+			case math.IsNaN(a):
+				return a
+			case math.IsNaN(b):
+				return b
+			}
+			return math.Min(a, b)
+		}
 	}
 	return nil
 }

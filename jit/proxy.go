@@ -1,0 +1,106 @@
+package jit
+
+import (
+	"reflect"
+	"unsafe"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// A trace runs the function on stand-ins ("proxies") of the argument
+// tensors: every place reachable from the arguments that holds a tensor
+// holds, while the trace runs, a new tensor with the same contents (one per
+// distinct tensor, so aliasing among the arguments stays). A read through
+// the arguments then reads a proxy, a read of the same tensor through a
+// closure variable reads the original, and the two are told apart: Go gives
+// no other way to see that the function reaches an argument by another
+// path. The places get their tensors back when the trace ends.
+
+// proxySet is the stand-ins of one trace.
+type proxySet struct {
+	slots []reflect.Value // settable places holding tensors
+	orig  []*lazy.Tensor  // what each place held
+	of    map[*lazy.Tensor]*lazy.Tensor
+}
+
+// installProxies returns the arguments to call the function with (copies of
+// args whose tensors, and those reachable through them, are proxies) and
+// the set to restore afterwards.
+func installProxies(args []reflect.Value) ([]reflect.Value, *proxySet) {
+	ps := &proxySet{of: map[*lazy.Tensor]*lazy.Tensor{}}
+	out := make([]reflect.Value, len(args))
+	for i, a := range args {
+		c := reflect.New(a.Type()).Elem()
+		c.Set(a)
+		out[i] = c
+		ps.walk(c, 0)
+	}
+	return out, ps
+}
+
+func (ps *proxySet) walk(v reflect.Value, depth int) {
+	if depth > maxArgDepth {
+		return
+	}
+	t := v.Type()
+	if t == tensorPtrType {
+		if v.IsNil() {
+			return
+		}
+		x := (*lazy.Tensor)(v.UnsafePointer())
+		p := ps.of[x]
+		if p == nil {
+			p = x.Share()
+			ps.of[x] = p
+		}
+		s := settable(v)
+		ps.slots = append(ps.slots, s)
+		ps.orig = append(ps.orig, x)
+		s.Set(reflect.ValueOf(p))
+		return
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			ps.walk(v.Index(i), depth+1)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			ps.walk(v.Elem(), depth+1)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			// An interface's dynamic value is not addressable: its tensors
+			// are read as themselves.
+			return
+		}
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			ps.walk(v.Field(i), depth+1)
+		}
+	}
+}
+
+// settable returns v (addressable) as a value that can be set, unexported
+// fields included.
+func settable(v reflect.Value) reflect.Value {
+	if v.CanSet() {
+		return v
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// restore puts the original tensors back.
+func (ps *proxySet) restore() {
+	for i, s := range ps.slots {
+		s.Set(reflect.ValueOf(ps.orig[i]))
+	}
+}
+
+// proxy returns the stand-in of x (x itself when it has none).
+func (ps *proxySet) proxy(x *lazy.Tensor) *lazy.Tensor {
+	if p := ps.of[x]; p != nil {
+		return p
+	}
+	return x
+}

@@ -53,7 +53,7 @@ func startPool() {
 // thread runs alone or waits. Parallel loops come in bursts (the steps of
 // one execution), so threads that stay awake briefly join the next one at
 // once; the cost is at most spinFor of polling after a burst.
-const spinFor = 200 * time.Microsecond
+const spinFor = 100 * time.Microsecond
 
 func worker() {
 	for t := range tasks {

@@ -483,6 +483,22 @@ func copyGroups[T float](dst, src []T, off, ld, kc, cnt, g int) {
 // [0, kc): cnt contiguous source vectors become kc groups of g, eight (or
 // four) vectors at a time so that every step writes neighbours.
 func interleave[T float](dst, src []T, off, ld, kc, cnt, g int) {
+	if kc == 0 {
+		return
+	}
+	if d32, ok := any(dst).([]float32); ok && interleave16F32 != nil && g == 32 && cnt == 32 && kc >= 16 {
+		// Two vector transposes of sixteen rows, the steps past the last
+		// block of sixteen in Go.
+		s32 := any(src).([]float32)
+		blocks := kc / 16
+		interleave16F32(d32, s32[off:], ld, blocks)
+		interleave16F32(d32[16:], s32[off+16*ld:], ld, blocks)
+		if kc%16 != 0 {
+			p0 := blocks * 16
+			interleave(dst[p0*g:], src, off+p0, ld, kc-p0, cnt, g)
+		}
+		return
+	}
 	r := 0
 	for ; r+8 <= cnt; r += 8 {
 		s0 := src[off+r*ld:][:kc]

@@ -176,3 +176,36 @@ func TestGemmAInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestPackTransposedB checks the packing of a transposed B (columns
+// contiguous in the source, the vector transposes on AVX-512) against
+// its definition, for every slab depth up to 70 and ragged panels.
+func TestPackTransposedB(t *testing.T) {
+	const ld = 101
+	src := make([]float32, 40*ld)
+	for i := range src {
+		src[i] = float32(i) + 0.5
+	}
+	for _, nr := range []int{32, 16} {
+		for _, cols := range []int{nr, nr - 3, 1} {
+			for kc := 0; kc <= 70; kc++ {
+				got := make([]float32, kc*nr)
+				for i := range got {
+					got[i] = -1
+				}
+				packPanelB(got, src, 3, 1, ld, kc, cols, nr)
+				for p := 0; p < kc; p++ {
+					for q := 0; q < nr; q++ {
+						want := float32(0)
+						if q < cols {
+							want = src[3+q*ld+p]
+						}
+						if got[p*nr+q] != want {
+							t.Fatalf("nr=%d cols=%d kc=%d: dst[%d][%d] = %v, want %v", nr, cols, kc, p, q, got[p*nr+q], want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

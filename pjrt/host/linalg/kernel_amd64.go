@@ -27,6 +27,9 @@ func sgemm4x32AVX512(k int, a, b, c *float32, ldc, store, lda int)
 //go:noescape
 func sgemm12x32AVX512A(k int, a, b, c *float32, ldc, store, lda int)
 
+//go:noescape
+func interleave16AVX512(dst, src *float32, ld, blocks int)
+
 // cpuFeatures reports AVX2+FMA and AVX-512F support, each only when the OS
 // also saves the matching register state (XCR0), as the CPU manuals
 // require before using them.
@@ -58,6 +61,15 @@ func cpuFeatures() (avx2, avx512 bool) {
 func init() {
 	avx2, avx512 := cpuFeatures()
 	if avx512 {
+		interleave16F32 = func(dst, src []float32, ld, blocks int) {
+			if blocks <= 0 {
+				return
+			}
+			if len(dst) < (16*blocks-1)*32+16 || len(src) < 15*ld+16*blocks {
+				panic("linalg: interleave16 called with short buffers")
+			}
+			interleave16AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), ld, blocks)
+		}
 		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 32, ldc)
 			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))

@@ -226,11 +226,12 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		pb = o.packedB[bi]
 	}
 	mTasks, nTasks, mc := 1, 1, m
-	// With A read in place and B not packed yet, splitting the columns
-	// shares nothing: each task packs only its own B panels.
+	// With A read in place, splitting the columns shares nothing but A
+	// (read-only): each task packs, or reads packed, only its own B
+	// panels, and reuses them for every row block.
 	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
 	if workers > 1 {
-		if inPlaceA && pb == nil && !o.keepB && nPanels >= splitNMin*workers && m <= splitNMaxM {
+		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
 			nTasks = min(nPanels, workers)
 		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))

@@ -232,7 +232,10 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
 	if workers > 1 {
 		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
-			nTasks = min(nPanels, workers)
+			// At least one task per worker; more (of at least eight
+			// panels each) let a faster core take over part of a slower
+			// one's share, at the price of reading A once more per task.
+			nTasks = min(nPanels, max(workers, min(4*workers, nPanels/8)))
 		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))
 			mc = roundUp(ceilDiv(m, mTasks), mr)

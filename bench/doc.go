@@ -1,9 +1,18 @@
-// Package bench compares the embedded device's kernels with other Go
-// libraries on the same workloads, in one `go test -bench` run whose output
-// benchstat reads (sub-benchmark keys impl=... and n=...):
+// Package bench compares the embedded device with other implementations
+// of the same workloads. It is a separate module so that the main module
+// stays free of the peers' dependencies (gonum, GoMLX).
 //
-//	cd bench && go test -run X -bench . -count 7 | tee new.txt && benchstat -col /impl new.txt
+// BenchmarkSideBySide holds the workloads of the side-by-side table
+// (matmuls, an MLP forward, an elementwise chain, MNIST, CNN and
+// transformer training steps, a tiny call, first calls), with
+// torch_sidebyside.py the same in PyTorch. One command runs both in
+// interleaved rounds with the machine's FMA peak and prints the table of
+// medians and ratios:
 //
-// It is a separate module so that the main module stays free of the
-// peers' dependencies (gonum; GoMLX later).
+//	cd bench && go run ./cmd/sidebyside -rounds 5
+//
+// Each benchmark also runs alone, for benchstat (keys row=... and
+// impl=...):
+//
+//	cd bench && go test -run X -bench SideBySide -count 7 | tee new.txt && benchstat -col /impl new.txt
 package bench

@@ -73,7 +73,11 @@ func (c *planner) planAccount(bp *blockPlan, args []*hlo.Value, region bool) {
 		s := &bp.steps[i]
 		var types []hlo.Type
 		fresh, noAlloc := true, false
-		if s.fused != nil {
+		if cp := s.compound; cp != nil {
+			for _, v := range cp.Outputs {
+				types = append(types, v.Type)
+			}
+		} else if s.fused != nil {
 			for j, t := range s.fused.outType {
 				if s.fused.inPlace[j] < 0 {
 					types = append(types, t)

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -338,7 +339,18 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 	}
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
-			r.donated = append(r.donated, r.in[i].(*hlo.Literal))
+			l := r.in[i].(*hlo.Literal)
+			r.donated = append(r.donated, l)
+			// Its storage may take results: what kernels derived from it
+			// goes.
+			kernel.ForgetDerived(l)
+		}
+	}
+	// Buffers are immutable: the arguments not donated stay as they are
+	// while they live.
+	for _, v := range r.in {
+		if l, ok := v.(*hlo.Literal); ok && !slices.Contains(r.donated, l) {
+			r.stable = append(r.stable, l)
 		}
 	}
 	var cancel <-chan struct{}

@@ -24,6 +24,10 @@ import (
 type group struct {
 	ops   []*hlo.Op
 	fused bool
+	// compound, when set, is the compound step computing ops, anchored at
+	// anchor.
+	compound *kernel.Compound
+	anchor   *hlo.Op
 }
 
 // fusible reports whether op can be a fusion member, and its result shape.
@@ -68,7 +72,10 @@ func isSplat(op *hlo.Op) bool {
 // collect fusible ops; other ops are emitted before them (a fusion runs
 // where it closes). A fusion closes when an op that does not join it reads
 // one of its values, and at the end of the block.
-func (c *planner) group(ops []*hlo.Op, uses *useInfo) []group {
+//
+// The ops of a compound step (comps) form one group placed where the
+// last of them is.
+func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
 	var out []group
 	type openGroup struct {
 		g    group
@@ -88,7 +95,28 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo) []group {
 		}
 		out = append(out, o.g)
 	}
+	var last map[*kernel.Compound]*hlo.Op
+	if len(comps.of) > 0 {
+		last = map[*kernel.Compound]*hlo.Op{}
+		for _, op := range ops {
+			if cp := comps.of[op]; cp != nil {
+				last[cp] = op
+			}
+		}
+	}
 	for _, op := range ops {
+		if cp := comps.of[op]; cp != nil {
+			if last[cp] != op {
+				continue
+			}
+			for _, v := range cp.Inputs {
+				if o := owner[v]; o != nil {
+					closeGroup(o)
+				}
+			}
+			out = append(out, group{ops: cp.Ops, compound: cp, anchor: comps.anchor[cp]})
+			continue
+		}
 		dims, ok := c.fusible(op)
 		var join *openGroup
 		if ok {

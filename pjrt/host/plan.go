@@ -43,11 +43,12 @@ type Program struct {
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.
 type step struct {
-	op    *hlo.Op      // the op (a fused group's first member)
-	run   kernel.RunFn // an op step
-	fused *fusion      // a fused step
-	in    []int32
-	out   []int32
+	op       *hlo.Op      // the op (a fused group's first member, a compound's anchor)
+	run      kernel.RunFn // an op or compound step
+	fused    *fusion      // a fused step
+	compound *kernel.Compound
+	in       []int32
+	out      []int32
 	// free lists the slots whose last use in this block is this step; the
 	// first nrecycle of them hold storage that goes back to the pool.
 	free     []int32
@@ -266,7 +267,11 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		}
 	}
 	uses := c.useInfo(ops, term)
-	groups := c.group(ops, uses)
+	comps, err := c.compounds(ops, uses)
+	if err != nil {
+		return nil, err
+	}
+	groups := c.group(ops, uses, comps)
 
 	// Slots defined in this block (args and results); only these are freed here.
 	local := map[int]bool{}
@@ -296,10 +301,25 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	for i, g := range groups {
 		var s step
 		var u stepUse
-		if !g.fused && boundConstant(g.ops[0], uses, resultSet) {
+		if !g.fused && g.compound == nil && boundConstant(g.ops[0], uses, resultSet) {
 			continue // its literal is bound into the fused steps reading it
 		}
-		if g.fused {
+		if cp := g.compound; cp != nil {
+			s = step{op: g.anchor, run: cp.Run, compound: cp}
+			for _, v := range cp.Inputs {
+				s.in = append(s.in, int32(v.ID))
+			}
+			for _, v := range cp.Outputs {
+				s.out = append(s.out, int32(v.ID))
+				c.fresh[v.ID] = true
+			}
+			for _, op := range cp.Ops {
+				for _, r := range op.Results {
+					local[r.ID] = true
+				}
+			}
+			u = stepUse{reads: cp.Inputs, writes: cp.Outputs}
+		} else if g.fused {
 			f := fusions[i]
 			if len(f.members) == 0 {
 				continue // every member's result is dead
@@ -456,7 +476,7 @@ func (c *planner) checkSizes(op *hlo.Op) error {
 // boundConstant reports a constant op that needs no step: only fused
 // steps read it, and they bind its literal when compiled.
 func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
-	if op.Name != "stablehlo.constant" || len(op.Results) != 1 || returned[op.Results[0].ID] {
+	if op.Name != "stablehlo.constant" || len(op.Results) != 1 || returned[op.Results[0].ID] || uses.compoundInput[op.Results[0]] {
 		return false
 	}
 	for _, u := range uses.users[op.Results[0]] {
@@ -474,7 +494,7 @@ func readersCannotAlias(v *hlo.Value, uses *useInfo) bool {
 		return false
 	}
 	for _, op := range uses.users[v] {
-		if uses.fusedMember[op] {
+		if uses.fusedMember[op] || uses.compoundMember[op] {
 			continue
 		}
 		if e := kernel.Lookup(op.Name); e == nil || !e.Fresh {
@@ -526,7 +546,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 	}
 	for i := range bp.steps {
 		s := &bp.steps[i]
-		if s.fused != nil || !isView(s.op) {
+		if s.fused != nil || s.compound != nil || !isView(s.op) {
 			continue
 		}
 		in, out := s.op.Operands[0], s.op.Results[0]
@@ -550,7 +570,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 				break
 			}
 			switch {
-			case uses.fusedMember[op]:
+			case uses.fusedMember[op] || uses.compoundMember[op]:
 			case isView(op):
 				ok = private(op.Results[0])
 			default:
@@ -583,6 +603,14 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 
 // valueOf returns the result of step s in slot id.
 func (c *planner) valueOf(s *step, id int32) *hlo.Value {
+	if s.compound != nil {
+		for _, v := range s.compound.Outputs {
+			if int32(v.ID) == id {
+				return v
+			}
+		}
+		return nil
+	}
 	if s.fused != nil {
 		for _, v := range s.fused.outVals {
 			if int32(v.ID) == id {
@@ -607,10 +635,16 @@ type useInfo struct {
 	returned map[*hlo.Value]bool
 	// fusedMember marks the ops that ended up inside fused steps.
 	fusedMember map[*hlo.Op]bool
+	// compoundMember marks the ops inside compound steps (whose outputs,
+	// like a fused step's, are fresh); compoundInput the values compound
+	// steps read (a compound may read a value none of its ops has as an
+	// operand, such as the scalar a splat broadcasts).
+	compoundMember map[*hlo.Op]bool
+	compoundInput  map[*hlo.Value]bool
 }
 
 func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
-	u := &useInfo{users: make(map[*hlo.Value][]*hlo.Op, 2*len(ops)), returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops))}
+	u := &useInfo{users: make(map[*hlo.Value][]*hlo.Op, 2*len(ops)), returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops)), compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
 	for _, op := range ops {
 		for _, v := range usedValues(op) {
 			if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
@@ -850,6 +884,7 @@ type runState struct {
 	in, res []kernel.Value
 	frame   []kernel.Value // the entry function's frame
 	donated []*hlo.Literal // the arguments the caller donated
+	stable  []*hlo.Literal // the arguments that cannot change (Ctx.StableArgs)
 	// inDonated is the execution's list of results in donated storage.
 	inDonated []*hlo.Literal
 	// kept is the pool storage counted in the retained bytes while the run
@@ -871,8 +906,9 @@ func (p *Program) putRun(r *runState) {
 	clear(r.in)
 	clear(r.res)
 	clear(r.donated)
+	clear(r.stable)
 	clear(r.inDonated)
-	r.in, r.res, r.donated, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.inDonated[:0]
+	r.in, r.res, r.donated, r.stable, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.stable[:0], r.inDonated[:0]
 	r.x = kernel.Ctx{}
 	r.kept = p.retain(&r.pool)
 	if !p.runs.put(r) {
@@ -899,7 +935,7 @@ func (r *runState) poolDonated(results []kernel.Value) {
 // args is r.in, filled and checked by the caller. The results (in r.res)
 // are valid until putRun.
 func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated, InDonated: r.inDonated[:0]}
+	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated, StableArgs: r.stable, InDonated: r.inDonated[:0]}
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

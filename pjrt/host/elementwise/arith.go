@@ -345,17 +345,17 @@ var (
 
 func init() {
 	ints2(&addFns, addK[int8], addK[int16], addK[int32], addK[int64], addK[uint8], addK[uint16], addK[uint32], addK[uint64])
-	addFns.b, addFns.f32, addFns.f64, addFns.c64, addFns.c128 = orB, addK[float32], addK[float64], addK[complex64], addK[complex128]
+	addFns.b, addFns.f32, addFns.f64, addFns.c64, addFns.c128 = orB, vec2(vecAdd, addK[float32]), vec2(vecAdd, addK[float64]), addK[complex64], addK[complex128]
 
 	ints2(&subFns, subK[int8], subK[int16], subK[int32], subK[int64], subK[uint8], subK[uint16], subK[uint32], subK[uint64])
-	subFns.f32, subFns.f64, subFns.c64, subFns.c128 = subK[float32], subK[float64], subK[complex64], subK[complex128]
+	subFns.f32, subFns.f64, subFns.c64, subFns.c128 = vec2(vecSub, subK[float32]), vec2(vecSub, subK[float64]), subK[complex64], subK[complex128]
 
 	ints2(&mulFns, mulK[int8], mulK[int16], mulK[int32], mulK[int64], mulK[uint8], mulK[uint16], mulK[uint32], mulK[uint64])
-	mulFns.b, mulFns.f32, mulFns.f64, mulFns.c64, mulFns.c128 = andB, mulK[float32], mulK[float64], mulK[complex64], mulK[complex128]
+	mulFns.b, mulFns.f32, mulFns.f64, mulFns.c64, mulFns.c128 = andB, vec2(vecMul, mulK[float32]), vec2(vecMul, mulK[float64]), mulK[complex64], mulK[complex128]
 
 	ints2(&divFns, divSK[int8], divSK[int16], divSK[int32], divSK[int64], divUK[uint8], divUK[uint16], divUK[uint32], divUK[uint64])
 	// complex64 division goes through complex128, as the reference does.
-	divFns.f32, divFns.f64, divFns.c128 = divFK[float32], divFK[float64], divFK[complex128]
+	divFns.f32, divFns.f64, divFns.c128 = vec2(vecDiv, divFK[float32]), vec2(vecDiv, divFK[float64]), divFK[complex128]
 
 	ints2(&remFns, remIK[int8], remIK[int16], remIK[int32], remIK[int64], remIK[uint8], remIK[uint16], remIK[uint32], remIK[uint64])
 	remFns.f32, remFns.f64 = remF32, remF64
@@ -364,10 +364,10 @@ func init() {
 	powFns.f64, powFns.c128 = powF64, powC128
 
 	ints2(&maxFns, maxK[int8], maxK[int16], maxK[int32], maxK[int64], maxK[uint8], maxK[uint16], maxK[uint32], maxK[uint64])
-	maxFns.b, maxFns.f32, maxFns.f64, maxFns.c64, maxFns.c128 = orB, max32, maxK[float64], maxCK[complex64], maxCK[complex128]
+	maxFns.b, maxFns.f32, maxFns.f64, maxFns.c64, maxFns.c128 = orB, vec2(vecMax, maxK[float32]), vec2(vecMax, maxK[float64]), maxCK[complex64], maxCK[complex128]
 
 	ints2(&minFns, minK[int8], minK[int16], minK[int32], minK[int64], minK[uint8], minK[uint16], minK[uint32], minK[uint64])
-	minFns.b, minFns.f32, minFns.f64, minFns.c64, minFns.c128 = andB, min32, minK[float64], minCK[complex64], minCK[complex128]
+	minFns.b, minFns.f32, minFns.f64, minFns.c64, minFns.c128 = andB, vec2(vecMin, minK[float32]), vec2(vecMin, minK[float64]), minCK[complex64], minCK[complex128]
 
 	ints1(&negFns, negK[int8], negK[int16], negK[int32], negK[int64], negK[uint8], negK[uint16], negK[uint32], negK[uint64])
 	negFns.f32, negFns.f64, negFns.c64, negFns.c128 = negK[float32], negK[float64], negK[complex64], negK[complex128]

@@ -14,7 +14,7 @@ import "math"
 // iterations overlap in the CPU. The scalar functions run the same loops.
 
 const (
-	expTableBits = 5
+	expTableBits = 3
 	expTableSize = 1 << expTableBits
 	// roundMagic added to a float64 |v| < 2^51 rounds it to an integer held
 	// in the low mantissa bits (ties to even), without a branch.
@@ -23,7 +23,7 @@ const (
 	ln2N       = math.Ln2 / expTableSize
 )
 
-// expTable[j] = 2^(j/32).
+// expTable[j] = 2^(j/8).
 var expTable = func() (t [expTableSize]float64) {
 	for j := range t {
 		t[j] = math.Exp2(float64(j) / expTableSize)
@@ -32,9 +32,10 @@ var expTable = func() (t [expTableSize]float64) {
 }()
 
 // The exponential of v in [-700, 700] is split as
-// v = (32m + j) ln2/32 + r with |r| <= ln2/64, so that
-// e^v = s (1 + p) with s = 2^m 2^(j/32) and p = e^r - 1 from a degree-5
-// Taylor polynomial (relative error below 3e-13). Then
+// v = (8m + j) ln2/8 + r with |r| <= ln2/16, so that
+// e^v = s (1 + p) with s = 2^m 2^(j/8) and p = e^r - 1 from a degree-5
+// Taylor polynomial (relative error below 1e-11, far below half a float32
+// ULP; an eight-entry table is one register for the AVX-512 forms). Then
 // e^v - 1 = (s - 1) + s p has no cancellation at any v >= 0: for m = j = 0
 // it is p itself, otherwise s - 1 >= 0.02 is exact.
 
@@ -109,7 +110,7 @@ const (
 // only; ln m = 2 atanh(s) with s = (m-1)/(m+1), |s| <= 0.1716, from the odd
 // series to s^15 (relative error below 2e-13). Zero, negative, infinite and
 // NaN inputs take the library path.
-func log32s(d, a []float32) {
+func log32g(d, a []float32) {
 	a = a[:len(d)]
 	for i, x := range a {
 		v := float64(x)
@@ -127,12 +128,50 @@ func log32s(d, a []float32) {
 	}
 }
 
-// exp32s, tanh32s and logistic32s run the vector forms (bit-identical,
-// see fastmath_amd64.s) on whole groups of four where the CPU has them,
-// and the Go loops on the rest.
+// exp32s, tanh32s, logistic32s and log32s run the vector forms
+// (bit-identical, see fastmath_amd64.s and fastmath512_amd64.s) on whole
+// groups of four or eight where the CPU has them, and the Go loops on the
+// rest.
 func exp32s(d, a []float32)      { vecThenGo(d, a, exp32Vec, exp32g) }
 func tanh32s(d, a []float32)     { vecThenGo(d, a, tanh32Vec, tanh32g) }
 func logistic32s(d, a []float32) { vecThenGo(d, a, logistic32Vec, logistic32g) }
+func log32s(d, a []float32)      { vecThenGo(d, a, log32Vec, log32g) }
+func erf32s(d, a []float32)      { vecThenGo(d, a, erf32Vec, erf32g) }
+
+// erf32g evaluates erf in float64 from the polynomials of erfcoef.go
+// (errors near 1e-12 relative below 1, 1e-11 absolute from 1 to 4; above
+// 4, erf rounds to +-1 in float32). The conversions to float64 of the
+// products keep the compiler from fusing them into FMAs, which the vector
+// forms do not use either.
+func erf32g(d, a []float32) {
+	a = a[:len(d)]
+	for i, x := range a {
+		v := float64(x)
+		av := math.Abs(v)
+		var r float64
+		switch {
+		case av < 1:
+			z := v * v
+			p := erfP[len(erfP)-1]
+			for k := len(erfP) - 2; k >= 0; k-- {
+				p = float64(p*z) + erfP[k]
+			}
+			r = v * p
+		case av < 4:
+			u := av - 2.5
+			q := erfQ[len(erfQ)-1]
+			for k := len(erfQ) - 2; k >= 0; k-- {
+				q = float64(q*u) + erfQ[k]
+			}
+			r = math.Copysign(q, v)
+		case av >= 4:
+			r = math.Copysign(1, v)
+		default:
+			r = math.NaN()
+		}
+		d[i] = float32(r)
+	}
+}
 
 func vecThenGo(d, a []float32, vec, g func(d, a []float32)) {
 	a = a[:len(d)]
@@ -148,7 +187,7 @@ func vecLen(n int) int {
 	if !haveVec {
 		return 0
 	}
-	return n &^ 3
+	return n - n%vecLanes
 }
 
 func scalar32(f func(d, a []float32), x float32) float32 {
@@ -165,6 +204,12 @@ func Tanh32(x float32) float32 { return scalar32(tanh32s, x) }
 
 // Logistic32 is 1/(1+e^-x) rounded to float32 (the device's float32 logistic).
 func Logistic32(x float32) float32 { return scalar32(logistic32s, x) }
+
+// Erf32 is erf(x) rounded to float32 (the device's float32 erf).
+func Erf32(x float32) float32 { return scalar32(erf32s, x) }
+
+// Erf32s sets d[i] = Erf32(a[i]), vectorised.
+func Erf32s(d, a []float32) { erf32s(d, a) }
 
 // Log32 is ln(x) rounded to float32 (the device's float32 log).
 func Log32(x float32) float32 { return scalar32(log32s, x) }

@@ -12,9 +12,9 @@
 
 #define C_ABS      0   // 0x7fff...: |x| mask
 #define C_SIGN     8   // 0x8000...: sign mask
-#define C_INVLN2N  16  // 32 / ln 2
+#define C_INVLN2N  16  // 8 / ln 2
 #define C_MAGIC    24  // roundMagic + 2^20 (k biased to stay positive)
-#define C_LN2N     32  // ln 2 / 32
+#define C_LN2N     32  // ln 2 / 8
 #define C_ONE      40
 #define C_HALF     48
 #define C_SIXTH    56
@@ -24,11 +24,11 @@
 #define C_20       88
 #define C_200      96
 #define C_M200     104
-#define C_MASK31   112 // int64 31
+#define C_MASK31   112 // int64 expTableSize-1
 #define C_MASK32   120 // int64 0xffffffff
-#define C_EBIAS    128 // int64 1023 - 2^15
+#define C_EBIAS    128 // int64 1023 - 2^20/expTableSize
 
-// EXPPARTS computes, for v in Y0 (float64 lanes), s = 2^m 2^(j/32) in Y3
+// EXPPARTS computes, for v in Y0 (float64 lanes), s = 2^m 2^(j/8) in Y3
 // and p = e^r - 1 in Y4, as expm1 in fastmath.go. Uses Y1, Y2, Y5, Y6, Y7.
 // Expects R9 = &fastConsts, R10 = &expTable.
 #define EXPPARTS \
@@ -46,7 +46,7 @@
 	VGATHERQPD Y7, (R10)(Y6*8), Y3; \
 	VBROADCASTSD C_MASK32(R9), Y6; \
 	VPAND Y6, Y1, Y1; \
-	VPSRLQ $5, Y1, Y1; \
+	VPSRLQ $3, Y1, Y1; \
 	VBROADCASTSD C_EBIAS(R9), Y6; \
 	VPADDQ Y6, Y1, Y1; \
 	VPSLLQ $52, Y1, Y1; \

@@ -40,6 +40,7 @@ var fast32 = []struct {
 	{"log", Log32, math.Log},
 	{"tanh", Tanh32, math.Tanh},
 	{"logistic", Logistic32, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
+	{"erf", Erf32, math.Erf},
 }
 
 // TestFast32Accuracy checks the float32 fast paths against the float64
@@ -48,7 +49,7 @@ var fast32 = []struct {
 func TestFast32Accuracy(t *testing.T) {
 	edges := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, 1e-45, -1e-45, 1e-38, 88.72, 88.73, -87.3, -103.9, -104,
 		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32, -math.MaxFloat32,
-		9.01, -9.01, 10, 1e-8, -1e-8, 0.0624, 0.0626, 0.999999, 1.000001, 0.7071067, 1.4142135}
+		9.01, -9.01, 10, 1e-8, -1e-8, 0.0624, 0.0626, 0.999999, 1.000001, 0.7071067, 1.4142135, 3.9999998, 4, 3.92, 2.5, -2.5, 1, -1}
 	stride := uint32(1021)
 	if testing.Short() {
 		stride = 4099
@@ -96,6 +97,7 @@ func BenchmarkTanh32(b *testing.B)     { benchLoop(b, tanh32s) }
 func BenchmarkExp32(b *testing.B)      { benchLoop(b, exp32s) }
 func BenchmarkLog32(b *testing.B)      { benchLoop(b, log32s) }
 func BenchmarkLogistic32(b *testing.B) { benchLoop(b, logistic32s) }
+func BenchmarkErf32(b *testing.B)      { benchLoop(b, erf32s) }
 
 // BenchmarkMathTanh is the library float64 tanh on the same data.
 func BenchmarkMathTanh(b *testing.B) {
@@ -106,8 +108,9 @@ func BenchmarkMathTanh(b *testing.B) {
 	})
 }
 
-// TestVecMatchesGo checks that the vector forms give the Go loops' bits on
-// a stride through every float32 bit pattern plus the edges.
+// TestVecMatchesGo checks that the vector forms, on every instruction set
+// the CPU has, give the Go loops' bits on a stride through every float32
+// bit pattern plus the edges.
 func TestVecMatchesGo(t *testing.T) {
 	if !haveVec {
 		t.Skip("no vector forms on this CPU or build")
@@ -117,19 +120,23 @@ func TestVecMatchesGo(t *testing.T) {
 		xs = append(xs, math.Float32frombits(uint32(u)))
 	}
 	xs = append(xs, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
-		88.72, 88.73, -103.9, -104, 9.01, -9.01, 10, -10, 1e-45, -1e-45, 200, -200, 201, -201, 1e30, -1e30)
-	xs = xs[:len(xs)&^3]
-	for _, c := range []struct {
-		name      string
-		vec, loop func(d, a []float32)
-	}{{"exp", exp32Vec, exp32g}, {"tanh", tanh32Vec, tanh32g}, {"logistic", logistic32Vec, logistic32g}} {
-		got, want := make([]float32, len(xs)), make([]float32, len(xs))
-		c.vec(got, xs)
-		c.loop(want, xs)
-		for i := range xs {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Errorf("%s(%g): vector %g (%#x), Go %g (%#x)", c.name, xs[i], got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
-				break
+		88.72, 88.73, -103.9, -104, 9.01, -9.01, 10, -10, 1e-45, -1e-45, 200, -200, 201, -201, 1e30, -1e30,
+		math.MaxFloat32, -math.MaxFloat32, math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc01234), 0.7071067, 1.4142135)
+	xs = xs[:len(xs)&^7]
+	for _, isa := range vecISAs {
+		for _, c := range []struct {
+			name string
+			loop func(d, a []float32)
+		}{{"exp", exp32g}, {"tanh", tanh32g}, {"logistic", logistic32g}, {"log", log32g}, {"erf", erf32g}} {
+			vec, _ := fastVec(c.name, isa)
+			got, want := make([]float32, len(xs)), make([]float32, len(xs))
+			vec(got, xs)
+			c.loop(want, xs)
+			for i := range xs {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Errorf("%s (isa %d) of %g (%#x): vector %g (%#x), Go %g (%#x)", c.name, isa, xs[i], math.Float32bits(xs[i]), got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+					break
+				}
 			}
 		}
 	}

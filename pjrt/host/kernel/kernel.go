@@ -45,6 +45,9 @@ type Entry struct {
 	// Elementwise, when set, lets the planner fuse the op into a loop with
 	// its elementwise neighbours (see Elementwise).
 	Elementwise *Elementwise
+	// Group, when set, may compile the op together with neighbouring ops
+	// as one step (see Compound).
+	Group Grouper
 }
 
 // Elementwise describes a fusible elementwise op: Tile computes results for
@@ -190,6 +193,10 @@ type Ctx struct {
 	// Donated are the entry arguments the caller gave up: their storage
 	// may hold results once they are dead.
 	Donated []*hlo.Literal
+	// StableArgs are the entry arguments that cannot change while they
+	// live (device buffers the execution does not donate): kernels may keep
+	// data derived from them across executions (see Derived).
+	StableArgs []*hlo.Literal
 	// InDonated are the results written into donated storage so far (they
 	// take no bytes of their own: the donated buffer is counted until the
 	// execution ends).

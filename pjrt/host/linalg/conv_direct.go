@@ -160,7 +160,7 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 				for p := 0; p < panels; p++ {
 					bpan := bp[p*kcur*nr : (p+1)*kcur*nr]
 					for ip := 0; ip < mp/mr; ip++ {
-						kern.fn(kcur, ap[ip*mr*kcur:(ip+1)*mr*kcur], bpan, cbuf[ip*mr*ypad+p*nr:], ypad)
+						kern.fn(kcur, ap[ip*mr*kcur:(ip+1)*mr*kcur], bpan, cbuf[ip*mr*ypad+p*nr:], ypad, false)
 					}
 				}
 			}

@@ -337,7 +337,7 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 					c, k := (r0+r)/q.kk, (r0+r)%q.kk
 					fillRow(q.gather, pbuf[r*q.y:(r+1)*q.y], lhs, (bs+b)*q.lB+(fs+c)*q.lC, k)
 				}
-				gemm2D(kern, mp, q.y, nr, w, g*mp*ck+r0, ck, 1, pbuf, 0, q.y, 1, cbuf, q.y, par)
+				gemmAdd(kern, mp, q.y, nr, w, g*mp*ck+r0, ck, 1, pbuf, 0, q.y, 1, cbuf, q.y, par)
 			}
 			for o := 0; o < q.og; o++ {
 				at := b*q.oB + (g*q.og+o)*q.oO
@@ -394,7 +394,7 @@ func runAcc[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 						b, y := (j0+j)/q.y, (j0+j)%q.y
 						fillRow(q.gather, pbuf[j*q.kk:(j+1)*q.kk], lhs, b*q.lB+c*q.lC, y)
 					}
-					gemm2D(kern, mp, nj, q.kk, wbuf, 0, q.kk, 1, pbuf, 0, 1, q.kk, acc[j0:], cols, false)
+					gemmAdd(kern, mp, nj, q.kk, wbuf, 0, q.kk, 1, pbuf, 0, 1, q.kk, acc[j0:], cols, false)
 				}
 			}
 		}
@@ -409,4 +409,14 @@ func runAcc[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 			}
 		}
 	}
+}
+
+// gemmAdd computes C[m x n] += A[m x k] * B[k x n] (C with row stride
+// ldc), on every worker when par is set.
+func gemmAdd[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, ldc int, par bool) {
+	workers := 1
+	if par {
+		workers = kernel.Workers()
+	}
+	gemm2D(kern, m, n, k, a, aOff, ars, acs, b, bOff, brs, bcs, c, 0, ldc, workers, &gemmOpts[T]{}, 0)
 }

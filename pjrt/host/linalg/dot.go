@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 
@@ -10,7 +11,7 @@ import (
 
 func init() {
 	kernel.Register(
-		kernel.Entry{Name: "stablehlo.dot_general", Compile: quantAware(compileDotGeneral, dotGeneralRhsAxis), Fresh: true},
+		kernel.Entry{Name: "stablehlo.dot_general", Compile: quantAware(compileDotGeneral, dotGeneralRhsAxis), Fresh: true, Group: groupDot},
 		kernel.Entry{Name: "stablehlo.dot", Compile: quantAware(compileDot, dotRhsAxisLegacy), Fresh: true},
 	)
 }
@@ -128,9 +129,32 @@ type dotPlan struct {
 	algo           dotAlgorithm
 	out            *hlo.TensorType
 	outOff         []int // offset of each product in the result
+	rhsDType       hlo.DType
+	cacheKey       string // the packed right operand's layout, for kernel.Derived
 }
 
 func compileDotOp(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (kernel.RunFn, error) {
+	p, err := newDotPlan(c, d, algo)
+	if err != nil {
+		return nil, err
+	}
+	return func(x *kernel.Ctx, args, results []kernel.Value) error {
+		l, err := argLiteral(c, args, 0)
+		if err != nil {
+			return err
+		}
+		r, err := argLiteral(c, args, 1)
+		if err != nil {
+			return err
+		}
+		results[0] = p.run(x, l, r, nil)
+		return nil
+	}, nil
+}
+
+// newDotPlan checks and plans a dot_general (dimension numbers d) of the
+// op in c.
+func newDotPlan(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (*dotPlan, error) {
 	lt, err := tensorIn(c, 0)
 	if err != nil {
 		return nil, err
@@ -152,18 +176,11 @@ func compileDotOp(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (kernel.RunFn, 
 	if err != nil {
 		return nil, c.Errorf("%v (operands %s, %s; result %s)", err, lt.ShapeString(), rt.ShapeString(), ot.ShapeString())
 	}
-	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		l, err := argLiteral(c, args, 0)
-		if err != nil {
-			return err
-		}
-		r, err := argLiteral(c, args, 1)
-		if err != nil {
-			return err
-		}
-		results[0] = p.run(x, l, r)
-		return nil
-	}, nil
+	// The packed right operand may be kept across executions when it
+	// needs no conversion (see packedRHS).
+	p.rhsDType = rt.DType
+	p.cacheKey = fmt.Sprintf("dot %s %v %v %v", rt.DType, rt.Dims, d.rb, d.rc)
+	return p, nil
 }
 
 // planDot checks the dimension numbers against the operand and result
@@ -273,9 +290,11 @@ func chooseDotKind(l, r, o hlo.DType, algo dotAlgorithm) (dotKind, error) {
 	return 0, errorf("unsupported result element type %s", o)
 }
 
-// run computes the product of l and r into a new literal.
-func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
-	out := x.NewLiteral(p.out.DType, p.out.Dims)
+// run computes the product of l and r into a new literal; epi (nil:
+// none) then runs on the finished rows of an f32 or f64 result (see
+// epilogue), in the same pass.
+func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal, epi *epiRun) *hlo.Literal {
+	out := x.NewLiteralUninit(p.out.DType, p.out.Dims)
 	if out.NumElements() == 0 {
 		return out
 	}
@@ -290,11 +309,7 @@ func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float32, out.NumElements())
 		}
-		if p.small() {
-			refGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
-		} else {
-			gemm(bestF32(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
-		}
+		runFloat(x, p, bestF32(), a, b, c, r, epiF32(epi))
 		if out.DType != hlo.F32 {
 			storeF32(out, c)
 		}
@@ -307,17 +322,14 @@ func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 		} else {
 			c = make([]float64, out.NumElements())
 		}
-		if p.small() {
-			refGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
-		} else {
-			gemm(bestF64(), p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), outMatrix(p, c))
-		}
+		runFloat(x, p, bestF64(), a, b, c, r, epiF64(epi))
 		if out.DType != hlo.F64 {
 			for i, v := range c {
 				out.SetFloat(i, v)
 			}
 		}
 	case dotI64:
+		clear(out.Data)
 		c := make([]int64, out.NumElements())
 		naiveGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toI64(la)), viewOf(&p.rhs, toI64(ra)), outMatrix(p, c))
 		if out.DType.IsBool() {
@@ -329,6 +341,7 @@ func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 			storeI64(out, c)
 		}
 	case dotC128:
+		clear(out.Data)
 		switch {
 		case p.small() && out.DType == hlo.C64:
 			refGemmC64(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, toC64(la)), viewOf(&p.rhs, toC64(ra)), outMatrix(p, out.C64()))
@@ -342,6 +355,59 @@ func (p *dotPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 		}
 	}
 	return out
+}
+
+// runFloat computes the float product c = a x b (c's storage is
+// garbage) and runs the epilogue newEpi makes (nil: none). Small products
+// run in reference order; larger ones on the GEMM, whose packed b is kept
+// across executions when the right operand r is a stable argument used
+// as it is.
+func runFloat[T float32 | float64](x *kernel.Ctx, p *dotPlan, kern *microKernel[T], a, b, c []T, r *hlo.Literal, newEpi func() (func(seg []T, flat int), func())) {
+	cm := outMatrix(p, c)
+	if p.small() {
+		clear(c)
+		refGemm(p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), cm)
+		if newEpi != nil {
+			epi, done := newEpi()
+			for row := 0; row < p.batch*p.m; row++ {
+				epi(c[row*p.n:(row+1)*p.n], row*p.n)
+			}
+			done()
+		}
+		return
+	}
+	o := &gemmOpts[T]{overwrite: true, newEpi: newEpi}
+	cacheable := p.rhs.perm == nil && p.rhsDType == dtypeOf[T]() && p.algo.rhsPrec == hlo.InvalidDType && !p.algo.components && x.IsStable(r)
+	key := derivedKind{p.cacheKey, kern.name}
+	if cacheable {
+		if v, ok := kernel.Derived(x, r, key); ok {
+			o.packedB = v.([][]T)
+		} else {
+			o.keepB = true
+		}
+	}
+	gemmEx(kern, p.batch, p.m, p.n, p.k, viewOf(&p.lhs, a), viewOf(&p.rhs, b), cm, o)
+	if o.keepB {
+		n := int64(0)
+		for _, pb := range o.packedB {
+			n += int64(len(pb)) * int64(dtypeOf[T]().Size())
+		}
+		kernel.KeepDerived(x, r, key, o.packedB, n)
+	}
+}
+
+// derivedKind names a packed right operand kept with kernel.Derived: the
+// operand's layout and the micro-kernel it is packed for.
+type derivedKind struct {
+	layout, kernel string
+}
+
+func dtypeOf[T float32 | float64]() hlo.DType {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return hlo.F32
+	}
+	return hlo.F64
 }
 
 // loadF32 converts an operand to f32, rounding to the algorithm's operand

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -29,14 +30,24 @@ type matrix[T any] struct {
 	rs, cs int
 }
 
-// microKernel computes C[mr x nr] += A_panel * B_panel over k steps, where
-// A_panel holds k groups of mr values (one per row) and B_panel k groups of
-// nr values (one per column); c is row-major with row stride ldc and holds
-// a full mr x nr tile.
+// microKernel computes C[mr x nr] += A_panel * B_panel over k steps (or
+// C = A_panel * B_panel when store is set), where A_panel holds k groups
+// of mr values (one per row) and B_panel k groups of nr values (one per
+// column); c is row-major with row stride ldc and holds a full mr x nr
+// tile.
 type microKernel[T float] struct {
 	name   string
 	mr, nr int
-	fn     func(k int, a, b, c []T, ldc int)
+	fn     func(k int, a, b, c []T, ldc int, store bool)
+	// fnA, when set, is fn reading A in place: row r of step p at
+	// a[r*lda+p] (a row-major block, no packed copy needed), k > 0.
+	fnA func(k int, a, b, c []T, ldc, lda int, store bool)
+	// edge, when set, computes edgeRows rows of a packed A panel (row r of
+	// step p at a[p*lda+r]) against a B panel: the last rows of a block
+	// that do not fill a panel cost edgeRows/mr of a panel, not a whole
+	// one. It sums in the micro-kernel's order (same bits).
+	edgeRows int
+	edge     func(k int, a, b, c []T, ldc, lda int, store bool)
 }
 
 // Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
@@ -49,12 +60,11 @@ const (
 	gemmParallelMin = 1 << 16
 )
 
-// packBuf is a worker's packing storage: a, the packed A block; b, a
-// packed B block; tile, a partial tile of C.
-type packBuf[T float] struct {
-	a, b []T
-	tile [16 * 32]T
-}
+// Column splitting (see gemm2D) needs at least splitNMin panels per
+// worker; above splitNMaxM rows the row split's balance wins.
+var splitNMin, splitNMaxM = 2, 4096
+
+type packBuf[T float] struct{ a, b []T }
 
 var (
 	poolF32 = sync.Pool{New: func() any { return new(packBuf[float32]) }}
@@ -76,177 +86,335 @@ func grow[T float](s []T, n int) []T {
 	return s[:n]
 }
 
+// gemmOpts are what a product does beyond C += A x B.
+type gemmOpts[T float] struct {
+	// overwrite says C holds garbage: the product replaces it (the first
+	// K slab stores instead of accumulating, so C needs no clearing).
+	overwrite bool
+	// newEpi, when set, returns an epilogue and its release for one task:
+	// the epilogue runs on every finished row segment of C the task
+	// computes (seg is c.data[flat : flat+len(seg)]), while it is still in
+	// cache. Tasks run concurrently, each with its own epilogue.
+	newEpi func() (epi func(seg []T, flat int), done func())
+	// packedB[b], when not nil, is product b's B already packed by
+	// packWholeB for this kernel; keepB asks the product to pack B whole
+	// into a new slice and store it there (for a caller's cache).
+	packedB [][]T
+	keepB   bool
+}
+
 // gemm computes c[b] += a[b] x b[b] for every batch b, where a is m x k, b
 // is k x n and c is m x n with unit column stride.
 func gemm[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]) {
-	if batch == 0 || m == 0 || n == 0 || k == 0 {
+	gemmEx(kern, batch, m, n, k, a, b, c, &gemmOpts[T]{})
+}
+
+// gemmEx is gemm with options (o is not nil).
+func gemmEx[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T], o *gemmOpts[T]) {
+	if batch == 0 || m == 0 || n == 0 {
 		return
 	}
+	if o.keepB && o.packedB == nil {
+		o.packedB = make([][]T, batch)
+	}
 	work := m * n * k
-	if batch > 1 && (work < gemmParallelMin*4 || batch >= 4*kernel.Workers()) {
+	workers := kernel.Workers()
+	if batch > 1 && (work < gemmParallelMin*4 || batch >= 4*workers) {
 		// Many small products: one product per task.
-		kernel.ParallelFor(batch, max(1, gemmParallelMin/max(work, 1)), func(lo, hi int) {
-			for bi := lo; bi < hi; bi++ {
-				gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, false)
-			}
+		runTasks(batch, workers, func(bi int) {
+			gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, 1, o, bi)
 		})
 		return
 	}
-	par := work >= gemmParallelMin
+	if work < gemmParallelMin {
+		workers = 1
+	}
 	for bi := 0; bi < batch; bi++ {
-		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data[c.off[bi]:], c.rs, par)
+		gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, workers, o, bi)
 	}
 }
 
-// gemm2D computes C[m x n] += A[m x k] * B[k x n], C with row stride ldc.
-func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, ldc int, par bool) {
-	mr, nr := kern.mr, kern.nr
-	kc := min(k, gemmKC)
-	nc := min(roundUp(n, nr), gemmNC)
-	workers := 1
-	if par {
-		workers = kernel.Workers()
+// runTasks runs task(t) for every t in [0, n) on up to workers goroutines,
+// each taking the next task when it finishes one (so that a worker the OS
+// delays holds up no more than one task).
+func runTasks(n, workers int, task func(t int)) {
+	if n <= 1 || workers <= 1 {
+		for t := 0; t < n; t++ {
+			task(t)
+		}
+		return
 	}
-	// Split M into blocks: at most gemmMC tall, and at least one per worker.
-	mBlocks := max(ceilDiv(m, gemmMC), min(workers, ceilDiv(m, mr)))
-	mc := roundUp(ceilDiv(m, mBlocks), mr)
-	mBlocks = ceilDiv(m, mc)
+	var next atomic.Int64
+	kernel.ParallelFor(min(n, workers), 1, func(lo, hi int) {
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= n {
+				return
+			}
+			task(t)
+		}
+	})
+}
 
-	j := getJob[T]()
-	defer putJob(j)
-	j.kern, j.m, j.n = kern, m, n
-	j.a, j.aOff, j.ars, j.acs = a, aOff, ars, acs
-	j.b, j.bOff, j.brs, j.bcs = b, bOff, brs, bcs
-	j.c, j.ldc, j.mc = c, ldc, mc
-	j.buf.b = grow(j.buf.b, kc*nc)
-	for jc := 0; jc < n; jc += nc {
-		j.jc, j.ncur = jc, min(nc, n-jc)
-		j.nPanels = ceilDiv(j.ncur, nr)
-		// When M gives too few tasks, split the column panels as well.
-		j.nSplit = 1
-		if mBlocks < workers {
-			j.nSplit = min(ceilDiv(workers, mBlocks), j.nPanels)
+// slabK is the depth of the K slabs of a product with k steps: at most
+// gemmKC, and equal (784 is four slabs of 196, not three of 256 and one
+// of 16: a thin last slab would pay the micro-kernel's fixed costs for
+// little work).
+func slabK(k int) int { return ceilDiv(k, ceilDiv(k, gemmKC)) }
+
+// packedBLen is the length of a whole packed B (k x n): every slabK-deep
+// slab of K, starting at element pc*roundUp(n, nr) for the slab at K
+// offset pc, holds the slab's nr-wide column panels one after the other.
+func packedBLen(k, n, nr int) int { return k * roundUp(n, nr) }
+
+// packBPanels packs column panels [p0, p1) of every K slab of B (k x n,
+// element (p, j) at off + p*rs + j*cs) into dst in packedBLen's layout.
+func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
+	nPad := roundUp(n, nr)
+	kc := slabK(k)
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
+		base := pc * nPad
+		for jp := p0; jp < p1; jp++ {
+			packPanelB(dst[base+jp*nr*kcur:base+(jp+1)*nr*kcur], b, off+pc*rs+jp*nr*cs, rs, cs, kcur, min(nr, n-jp*nr), nr)
+		}
+	}
+}
+
+// packWholeB packs all of B with up to workers goroutines.
+func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
+	nPanels := ceilDiv(n, nr)
+	if workers <= 1 || k*n < 1<<14 {
+		packBPanels(dst, b, off, rs, cs, k, n, nr, 0, nPanels)
+		return
+	}
+	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), func(lo, hi int) {
+		packBPanels(dst, b, off, rs, cs, k, n, nr, lo, hi)
+	})
+}
+
+// gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=
+// (or = with o.overwrite) A[m x k] * B[k x n], on up to workers
+// goroutines. The work is split into tasks over row blocks of C when C
+// has enough rows (B then packed whole first, once, and shared), else over
+// its column panels (each task packing its own part of B and all of A,
+// which is then small). Tasks go to workers as they free up.
+func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, cOff, ldc, workers int, o *gemmOpts[T], bi int) {
+	if k == 0 {
+		// C = 0 (overwrite) or unchanged, then the epilogue.
+		var epi func(seg []T, flat int)
+		if o.newEpi != nil {
+			var done func()
+			epi, done = o.newEpi()
+			defer done()
+		}
+		for i := 0; i < m; i++ {
+			seg := c[cOff+i*ldc : cOff+i*ldc+n]
+			if o.overwrite {
+				clear(seg)
+			}
+			if epi != nil {
+				epi(seg, cOff+i*ldc)
+			}
+		}
+		return
+	}
+	mr, nr := kern.mr, kern.nr
+	nPanels := ceilDiv(n, nr)
+	var pb []T // the whole packed B, or nil
+	if o.packedB != nil {
+		pb = o.packedB[bi]
+	}
+	mTasks, nTasks, mc := 1, 1, m
+	// With A read in place, splitting the columns shares nothing but A
+	// (read-only): each task packs, or reads packed, only its own B
+	// panels, and reuses them for every row block.
+	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
+	if workers > 1 {
+		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
+			// At least one task per worker; more (of at least eight
+			// panels each) let a faster core take over part of a slower
+			// one's share, at the price of reading A once more per task.
+			nTasks = min(nPanels, max(workers, min(4*workers, nPanels/8)))
+		} else if m >= 4*workers*mr {
+			mTasks = max(2*workers, ceilDiv(m, gemmMC))
+			mc = roundUp(ceilDiv(m, mTasks), mr)
+			mTasks = ceilDiv(m, mc)
+		} else {
+			nTasks = min(nPanels, workers)
+		}
+	}
+	// B is packed whole when tasks share it or a cache wants it.
+	if pb == nil && (mTasks > 1 || o.keepB) {
+		var release func()
+		if o.keepB {
+			pb = make([]T, packedBLen(k, n, nr))
+			o.packedB[bi] = pb
+		} else {
+			var buf *packBuf[T]
+			var pool *sync.Pool
+			buf, pool = getBuf[T]()
+			buf.b = grow(buf.b, packedBLen(k, n, nr))
+			pb = buf.b
+			release = func() { pool.Put(buf) }
+		}
+		packWholeB(pb, b, bOff, brs, bcs, k, n, nr, workers)
+		if release != nil {
+			defer release()
+		}
+	}
+	nPad := roundUp(n, nr)
+	kc := slabK(k)
+	runTasks(mTasks*nTasks, workers, func(t int) {
+		i0 := (t / nTasks) * mc
+		i1 := min(m, i0+mc)
+		jn := t % nTasks
+		p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
+		j0, j1 := p0*nr, min(n, p1*nr)
+		buf, pool := getBuf[T]()
+		var epi func(seg []T, flat int)
+		var done func()
+		if o.newEpi != nil {
+			epi, done = o.newEpi()
 		}
 		for pc := 0; pc < k; pc += kc {
-			j.pc, j.kcur = pc, min(kc, k-pc)
-			if par && j.nPanels > 1 {
-				kernel.ParallelFor(j.nPanels, 1, j.packFn)
+			kcur := min(kc, k-pc)
+			// bp holds panels [p0, p1) of this slab, panel jp at
+			// (jp-p0)*nr*kcur.
+			var bp []T
+			if pb != nil {
+				base := pc*nPad + p0*nr*kcur
+				bp = pb[base : base+(p1-p0)*nr*kcur]
 			} else {
-				j.packB(0, j.nPanels)
+				buf.b = grow(buf.b, (p1-p0)*nr*kcur)
+				bp = buf.b
+				for jp := p0; jp < p1; jp++ {
+					packPanelB(bp[(jp-p0)*nr*kcur:(jp-p0+1)*nr*kcur], b, bOff+pc*brs+jp*nr*bcs, brs, bcs, kcur, min(nr, n-jp*nr), nr)
+				}
 			}
-			tasks := mBlocks * j.nSplit
-			if par && tasks > 1 {
-				kernel.ParallelFor(tasks, 1, j.tasksFn)
-			} else {
-				j.tasks(0, tasks)
+			last := pc+kcur == k
+			for ic := i0; ic < i1; ic += gemmMC {
+				mcur := min(gemmMC, i1-ic)
+				mPanels := ceilDiv(mcur, mr)
+				src := aPanels[T]{kc: kcur}
+				if inPlaceA {
+					// Row-major A is read in place; only a last, partial
+					// panel is packed (the kernel would read past A).
+					src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
+					if mcur%mr != 0 {
+						buf.a = grow(buf.a, mr*kcur)
+						src.edge = buf.a
+						ip := mPanels - 1
+						packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					}
+				} else {
+					buf.a = grow(buf.a, mPanels*mr*kcur)
+					src.packed = buf.a
+					for ip := 0; ip < mPanels; ip++ {
+						packPanelA(src.packed[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
+					}
+				}
+				macroKernel(kern, &src, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0)
+				if last && epi != nil {
+					for i := ic; i < ic+mcur; i++ {
+						f := cOff + i*ldc + j0
+						epi(c[f:f+j1-j0], f)
+					}
+				}
 			}
 		}
-	}
-}
-
-// gemmJob is one gemm2D call's operands and loop state, shared by its
-// parallel chunks. Jobs are reused (with their packed-B buffer and their
-// chunk functions, bound once), so a product allocates nothing.
-type gemmJob[T float] struct {
-	kern              *microKernel[T]
-	m, n              int
-	a                 []T
-	aOff, ars, acs    int
-	b                 []T
-	bOff, brs, bcs    int
-	c                 []T
-	ldc, mc           int
-	jc, ncur, nPanels int
-	nSplit, pc, kcur  int
-	buf               packBuf[T] // buf.b: the packed B block
-	packFn, tasksFn   func(lo, hi int)
-}
-
-var (
-	jobsF32 = sync.Pool{New: func() any { return newJob[float32]() }}
-	jobsF64 = sync.Pool{New: func() any { return newJob[float64]() }}
-)
-
-func newJob[T float]() *gemmJob[T] {
-	j := &gemmJob[T]{}
-	j.packFn, j.tasksFn = j.packB, j.tasks
-	return j
-}
-
-func getJob[T float]() *gemmJob[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return jobsF32.Get().(*gemmJob[T])
-	}
-	return jobsF64.Get().(*gemmJob[T])
-}
-
-func putJob[T float](j *gemmJob[T]) {
-	j.a, j.b, j.c, j.kern = nil, nil, nil, nil
-	var z T
-	if _, ok := any(z).(float32); ok {
-		jobsF32.Put(j)
-	} else {
-		jobsF64.Put(j)
-	}
-}
-
-// packB packs column panels [lo, hi) of the current B slab.
-func (j *gemmJob[T]) packB(lo, hi int) {
-	nr, kcur := j.kern.nr, j.kcur
-	for p := lo; p < hi; p++ {
-		packPanelB(j.buf.b[p*nr*kcur:(p+1)*nr*kcur], j.b, j.bOff+j.pc*j.brs+(j.jc+p*nr)*j.bcs, j.brs, j.bcs, kcur, min(nr, j.ncur-p*nr), nr)
-	}
-}
-
-// tasks runs tasks [lo, hi): each packs an M block of the A slab and
-// multiplies it with a share of the packed B panels.
-func (j *gemmJob[T]) tasks(lo, hi int) {
-	mr, kcur := j.kern.mr, j.kcur
-	bufA, poolA := getBuf[T]()
-	for t := lo; t < hi; t++ {
-		ib, js := t/j.nSplit, t%j.nSplit
-		ic := ib * j.mc
-		mcur := min(j.mc, j.m-ic)
-		p0 := js * j.nPanels / j.nSplit
-		p1 := (js + 1) * j.nPanels / j.nSplit
-		bufA.a = grow(bufA.a, roundUp(mcur, mr)*kcur)
-		pa := bufA.a
-		mPanels := ceilDiv(mcur, mr)
-		for ip := 0; ip < mPanels; ip++ {
-			packPanelA(pa[ip*mr*kcur:(ip+1)*mr*kcur], j.a, j.aOff+(ic+ip*mr)*j.ars+j.pc*j.acs, j.ars, j.acs, kcur, min(mr, mcur-ip*mr), mr)
+		pool.Put(buf)
+		if done != nil {
+			done()
 		}
-		macroKernel(j.kern, pa, j.buf.b, mPanels, p0, p1, kcur, mcur, j.ncur, j.c, ic, j.jc, j.ldc, bufA)
-	}
-	poolA.Put(bufA)
+	})
 }
 
-// macroKernel runs the micro-kernel over the tiles of one packed A block
-// and column panels [p0, p1) of the packed B block.
-func macroKernel[T float](kern *microKernel[T], pa, pb []T, mPanels, p0, p1, kcur, mcur, ncur int, c []T, ic, jc, ldc int, buf *packBuf[T]) {
+// aPanels is where a block's A row panels are: packed (panel ip at
+// packed[ip*mr*kc:]), or read in place from a row-major block (data[off:]
+// with row stride ld) with only a partial last panel packed (edge).
+type aPanels[T float] struct {
+	packed, edge []T
+	data         []T
+	off, ld, kc  int
+}
+
+// panel returns panel ip packed (the packed slice of it), or nil for one
+// to read in place.
+func (s *aPanels[T]) panel(ip, mr int, full bool) []T {
+	switch {
+	case s.packed != nil:
+		return s.packed[ip*mr*s.kc : (ip+1)*mr*s.kc]
+	case !full:
+		return s.edge[:mr*s.kc]
+	}
+	return nil
+}
+
+// macroKernel runs the micro-kernel over the tiles of one A block
+// (mPanels panels, mcur rows) and nPanels packed B panels (ncur columns),
+// for the block of C at c[cOff:] with row stride ldc; store replaces C
+// instead of adding to it.
+func macroKernel[T float](kern *microKernel[T], as *aPanels[T], pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool) {
 	mr, nr := kern.mr, kern.nr
-	tile := &buf.tile
-	for jp := p0; jp < p1; jp++ {
-		j := jc + jp*nr
+	var tile [16 * 32]T
+	for jp := 0; jp < nPanels; jp++ {
+		j := cOff + jp*nr
 		nv := min(nr, ncur-jp*nr)
 		bp := pb[jp*nr*kcur : (jp+1)*nr*kcur]
 		for ip := 0; ip < mPanels; ip++ {
-			i := ic + ip*mr
-			mv := min(mr, mcur-ip*mr)
-			ap := pa[ip*mr*kcur : (ip+1)*mr*kcur]
+			i := ip * mr
+			mv := min(mr, mcur-i)
+			ap := as.panel(ip, mr, mv == mr)
+			if ap == nil {
+				// A full panel read in place.
+				arow := as.data[as.off+i*as.ld:]
+				if nv == nr {
+					kern.fnA(kcur, arow, bp, c[j+i*ldc:], ldc, as.ld, store)
+					continue
+				}
+				t := tile[:mr*nr]
+				kern.fnA(kcur, arow, bp, t, nr, as.ld, true)
+				addTile(c, j+i*ldc, ldc, t, nr, mv, nv, store)
+				continue
+			}
 			if mv == mr && nv == nr {
-				kern.fn(kcur, ap, bp, c[i*ldc+j:], ldc)
+				kern.fn(kcur, ap, bp, c[j+i*ldc:], ldc, store)
+				continue
+			}
+			if e := kern.edgeRows; e > 0 && nv == nr {
+				// Whole groups of edge rows straight into C, the rest
+				// through the tile.
+				r0 := 0
+				for ; r0+e <= mv; r0 += e {
+					kern.edge(kcur, ap[r0:], bp, c[j+(i+r0)*ldc:], ldc, mr, store)
+				}
+				if r0 < mv {
+					t := tile[:e*nr]
+					kern.edge(kcur, ap[r0:], bp, t, nr, mr, true)
+					addTile(c, j+(i+r0)*ldc, ldc, t, nr, mv-r0, nv, store)
+				}
 				continue
 			}
 			t := tile[:mr*nr]
-			clear(t)
-			kern.fn(kcur, ap, bp, t, nr)
-			for r := 0; r < mv; r++ {
-				row := c[(i+r)*ldc+j : (i+r)*ldc+j+nv]
-				for q := range row {
-					row[q] += t[r*nr+q]
-				}
-			}
+			kern.fn(kcur, ap, bp, t, nr, true)
+			addTile(c, j+i*ldc, ldc, t, nr, mv, nv, store)
+		}
+	}
+}
+
+// addTile adds (or with store, copies) rows x cols of a tile with row
+// stride ldt into C at c[off:] with row stride ldc.
+func addTile[T float](c []T, off, ldc int, t []T, ldt, rows, cols int, store bool) {
+	for r := 0; r < rows; r++ {
+		row := c[off+r*ldc : off+r*ldc+cols]
+		src := t[r*ldt : r*ldt+cols]
+		if store {
+			copy(row, src)
+			continue
+		}
+		for q := range row {
+			row[q] += src[q]
 		}
 	}
 }
@@ -257,24 +425,16 @@ func packPanelA[T float](dst, a []T, off, rs, cs, kc, rows, mr int) {
 	if rows < mr {
 		clear(dst[:kc*mr])
 	}
-	if cs == 1 {
+	switch {
+	case cs == 1:
+		interleave(dst[:kc*mr], a, off, rs, kc, rows, mr)
+	case rs == 1:
+		copyGroups(dst[:kc*mr], a, off, cs, kc, rows, mr)
+	default:
 		for r := 0; r < rows; r++ {
-			src := a[off+r*rs : off+r*rs+kc]
-			for p, v := range src {
-				dst[p*mr+r] = v
+			for p := 0; p < kc; p++ {
+				dst[p*mr+r] = a[off+r*rs+p*cs]
 			}
-		}
-		return
-	}
-	if rs == 1 {
-		for p := 0; p < kc; p++ {
-			copy(dst[p*mr:p*mr+rows], a[off+p*cs:off+p*cs+rows])
-		}
-		return
-	}
-	for r := 0; r < rows; r++ {
-		for p := 0; p < kc; p++ {
-			dst[p*mr+r] = a[off+r*rs+p*cs]
 		}
 	}
 }
@@ -285,24 +445,95 @@ func packPanelB[T float](dst, b []T, off, rs, cs, kc, cols, nr int) {
 	if cols < nr {
 		clear(dst[:kc*nr])
 	}
-	if cs == 1 {
+	switch {
+	case cs == 1:
+		copyGroups(dst[:kc*nr], b, off, rs, kc, cols, nr)
+	case rs == 1:
+		interleave(dst[:kc*nr], b, off, cs, kc, cols, nr)
+	default:
 		for p := 0; p < kc; p++ {
-			copy(dst[p*nr:p*nr+cols], b[off+p*rs:off+p*rs+cols])
-		}
-		return
-	}
-	if rs == 1 {
-		for q := 0; q < cols; q++ {
-			src := b[off+q*cs : off+q*cs+kc]
-			for p, v := range src {
-				dst[p*nr+q] = v
+			for q := 0; q < cols; q++ {
+				dst[p*nr+q] = b[off+p*rs+q*cs]
 			}
 		}
+	}
+}
+
+// copyGroups sets dst[p*g : p*g+cnt] = src[off+p*ld : off+p*ld+cnt] for p
+// in [0, kc): whole groups are copied as fixed-size arrays (a few vector
+// moves, no call).
+func copyGroups[T float](dst, src []T, off, ld, kc, cnt, g int) {
+	switch {
+	case cnt == 32 && g == 32:
+		for p := 0; p < kc; p++ {
+			*(*[32]T)(dst[p*32:]) = *(*[32]T)(src[off+p*ld:])
+		}
+	case cnt == 16 && g == 16:
+		for p := 0; p < kc; p++ {
+			*(*[16]T)(dst[p*16:]) = *(*[16]T)(src[off+p*ld:])
+		}
+	case cnt == 12 && g == 12:
+		for p := 0; p < kc; p++ {
+			*(*[12]T)(dst[p*12:]) = *(*[12]T)(src[off+p*ld:])
+		}
+	default:
+		for p := 0; p < kc; p++ {
+			copy(dst[p*g:p*g+cnt], src[off+p*ld:off+p*ld+cnt])
+		}
+	}
+}
+
+// interleave sets dst[p*g+r] = src[off+r*ld+p] for r in [0, cnt) and p in
+// [0, kc): cnt contiguous source vectors become kc groups of g, eight (or
+// four) vectors at a time so that every step writes neighbours.
+func interleave[T float](dst, src []T, off, ld, kc, cnt, g int) {
+	if kc == 0 {
 		return
 	}
-	for p := 0; p < kc; p++ {
-		for q := 0; q < cols; q++ {
-			dst[p*nr+q] = b[off+p*rs+q*cs]
+	if d32, ok := any(dst).([]float32); ok && interleave16F32 != nil && g == 32 && cnt == 32 && kc >= 16 {
+		// Two vector transposes of sixteen rows, the steps past the last
+		// block of sixteen in Go.
+		s32 := any(src).([]float32)
+		blocks := kc / 16
+		interleave16F32(d32, s32[off:], ld, blocks)
+		interleave16F32(d32[16:], s32[off+16*ld:], ld, blocks)
+		if kc%16 != 0 {
+			p0 := blocks * 16
+			interleave(dst[p0*g:], src, off+p0, ld, kc-p0, cnt, g)
+		}
+		return
+	}
+	r := 0
+	for ; r+8 <= cnt; r += 8 {
+		s0 := src[off+r*ld:][:kc]
+		s1 := src[off+(r+1)*ld:][:kc]
+		s2 := src[off+(r+2)*ld:][:kc]
+		s3 := src[off+(r+3)*ld:][:kc]
+		s4 := src[off+(r+4)*ld:][:kc]
+		s5 := src[off+(r+5)*ld:][:kc]
+		s6 := src[off+(r+6)*ld:][:kc]
+		s7 := src[off+(r+7)*ld:][:kc]
+		d := dst[r:]
+		for p := range s0 {
+			q := (*[8]T)(d[p*g:])
+			q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7] = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p], s6[p], s7[p]
+		}
+	}
+	for ; r+4 <= cnt; r += 4 {
+		s0 := src[off+r*ld:][:kc]
+		s1 := src[off+(r+1)*ld:][:kc]
+		s2 := src[off+(r+2)*ld:][:kc]
+		s3 := src[off+(r+3)*ld:][:kc]
+		d := dst[r:]
+		for p := range s0 {
+			q := (*[4]T)(d[p*g:])
+			q[0], q[1], q[2], q[3] = s0[p], s1[p], s2[p], s3[p]
+		}
+	}
+	for ; r < cnt; r++ {
+		s := src[off+r*ld:][:kc]
+		for p, v := range s {
+			dst[p*g+r] = v
 		}
 	}
 }

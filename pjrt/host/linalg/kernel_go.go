@@ -9,7 +9,7 @@ package linalg
 var goKernelF32 = &microKernel[float32]{name: "go3x3", mr: 3, nr: 3, fn: kern3x3[float32]}
 var goKernelF64 = &microKernel[float64]{name: "go3x3", mr: 3, nr: 3, fn: kern3x3[float64]}
 
-func kern3x3[T float](k int, a, b, c []T, ldc int) {
+func kern3x3[T float](k int, a, b, c []T, ldc int, store bool) {
 	var c00, c01, c02 T
 	var c10, c11, c12 T
 	var c20, c21, c22 T
@@ -28,6 +28,15 @@ func kern3x3[T float](k int, a, b, c []T, ldc int) {
 		c02 += a0 * bb[2]
 		c12 += a1 * bb[2]
 		c22 += a2 * bb[2]
+	}
+	if store {
+		r := c[:3:3]
+		r[0], r[1], r[2] = c00, c01, c02
+		r = c[ldc : ldc+3 : ldc+3]
+		r[0], r[1], r[2] = c10, c11, c12
+		r = c[2*ldc : 2*ldc+3 : 2*ldc+3]
+		r[0], r[1], r[2] = c20, c21, c22
+		return
 	}
 	r := c[:3:3]
 	r[0] += c00

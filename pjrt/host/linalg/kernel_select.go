@@ -31,3 +31,8 @@ func bestF64() *microKernel[float64] {
 	}
 	return goKernelF64
 }
+
+// interleave16F32, when set, packs sixteen rows of a source (stride ld)
+// into the first sixteen lanes of a 32-wide panel for 16*blocks steps:
+// dst[p*32+r] = src[r*ld+p] (a vector transpose; see interleave).
+var interleave16F32 func(dst, src []float32, ld, blocks int)

@@ -1,0 +1,536 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// AVX-512 forms of exp32s, tanh32s and logistic32s, and AVX2 and AVX-512
+// forms of log32s and erf32s (fastmath.go): the same float64 operations in the same
+// order as the Go loops, eight (log AVX2: four) lanes at a time, without
+// FMA contraction, so every result is bit-identical to the Go loop. Each
+// routine handles n elements, n a positive multiple of its lane count.
+// Constants come from ·fastConsts (offsets in fastmath_amd64.s and below).
+
+#define C_ABS      0
+#define C_SIGN     8
+#define C_INVLN2N  16
+#define C_MAGIC    24
+#define C_LN2N     32
+#define C_ONE      40
+#define C_HALF     48
+#define C_SIXTH    56
+#define C_24TH     64
+#define C_120TH    72
+#define C_TWO      80
+#define C_20       88
+#define C_200      96
+#define C_M200     104
+#define C_MASK31   112
+#define C_MASK32   120
+#define C_EBIAS    128
+#define C_SQHALF   136 // sqrt(1/2) as float64 bits
+#define C_LOGOFF   144 // 0x3ff0000000000000 - sqrt(1/2) bits
+#define C_MANT     152 // mantissa mask
+#define C_L3       160 // 2/3, 2/5, ..., 2/15 at 160..208
+#define C_L5       168
+#define C_L7       176
+#define C_L9       184
+#define C_L11      192
+#define C_L13      200
+#define C_L15      208
+#define C_LN2      216
+#define C_MAXF     224 // math.MaxFloat32
+#define C_TWO52    232 // 2^52 as float64 bits
+#define C_EOFF     240 // 2^52 + 1023
+#define C_NINF     248 // -Inf
+#define C_NAN      256 // math.NaN()
+#define C_2P5      264 // 2.5
+#define C_FOUR     272 // 4
+
+// EXPCONSTS loads the exponential's constants into Z16..Z28 (Z28: the
+// eight-entry table). Expects R9 = &fastConsts, R10 = &expTable.
+#define EXPCONSTS \
+	VBROADCASTSD C_INVLN2N(R9), Z16; \
+	VBROADCASTSD C_MAGIC(R9), Z17; \
+	VBROADCASTSD C_LN2N(R9), Z18; \
+	VBROADCASTSD C_ONE(R9), Z19; \
+	VBROADCASTSD C_HALF(R9), Z20; \
+	VBROADCASTSD C_SIXTH(R9), Z21; \
+	VBROADCASTSD C_24TH(R9), Z22; \
+	VBROADCASTSD C_120TH(R9), Z23; \
+	VPBROADCASTQ C_MASK31(R9), Z24; \
+	VPBROADCASTQ C_MASK32(R9), Z25; \
+	VPBROADCASTQ C_EBIAS(R9), Z26; \
+	VMOVUPD 0(R10), Z28
+
+// EXP512 computes, for v in Z0, s = 2^m 2^(j/8) in Z3 and p = e^r - 1 in
+// Z4 (EXPPARTS of fastmath_amd64.s on eight lanes; the table entry comes
+// from one permute of the table register). Uses Z1, Z5 and Z6.
+#define EXP512 \
+	VMULPD Z16, Z0, Z1; \
+	VADDPD Z17, Z1, Z1; \
+	VSUBPD Z17, Z1, Z5; \
+	VMULPD Z18, Z5, Z5; \
+	VSUBPD Z5, Z0, Z5; \
+	VPANDQ Z24, Z1, Z6; \
+	VPERMPD Z28, Z6, Z3; \
+	VPANDQ Z25, Z1, Z1; \
+	VPSRLQ $3, Z1, Z1; \
+	VPADDQ Z26, Z1, Z1; \
+	VPSLLQ $52, Z1, Z1; \
+	VMULPD Z3, Z1, Z3; \
+	VMULPD Z23, Z5, Z4; \
+	VADDPD Z22, Z4, Z4; \
+	VMULPD Z4, Z5, Z4; \
+	VADDPD Z21, Z4, Z4; \
+	VMULPD Z4, Z5, Z4; \
+	VADDPD Z20, Z4, Z4; \
+	VMULPD Z4, Z5, Z4; \
+	VADDPD Z19, Z4, Z4; \
+	VMULPD Z4, Z5, Z4
+
+// func exp32AVX512(d, a *float32, n int)
+TEXT ·exp32AVX512(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	LEAQ ·expTable(SB), R10
+	EXPCONSTS
+	VBROADCASTSD C_200(R9), Z10
+	VBROADCASTSD C_M200(R9), Z11
+exploop:
+	VCVTPS2PD (SI), Z0
+	VMINPD Z0, Z10, Z0         // clamp to [-200, 200], NaN kept
+	VMAXPD Z0, Z11, Z0
+	EXP512
+	VMULPD Z4, Z3, Z4
+	VADDPD Z4, Z3, Z0          // s + s*p
+	VCVTPD2PS Z0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ exploop
+	VZEROUPPER
+	RET
+
+// func tanh32AVX512(d, a *float32, n int)
+TEXT ·tanh32AVX512(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	LEAQ ·expTable(SB), R10
+	EXPCONSTS
+	VPBROADCASTQ C_ABS(R9), Z10
+	VPBROADCASTQ C_SIGN(R9), Z11
+	VBROADCASTSD C_TWO(R9), Z12
+	VBROADCASTSD C_20(R9), Z13
+tanhloop:
+	VCVTPS2PD (SI), Z8         // x
+	VPANDQ Z10, Z8, Z0
+	VADDPD Z0, Z0, Z0          // v = 2|x|
+	VMINPD Z0, Z13, Z0         // min(20, v), NaN kept
+	EXP512
+	VSUBPD Z19, Z3, Z6         // s - 1
+	VMULPD Z4, Z3, Z4          // s*p
+	VADDPD Z4, Z6, Z4          // em
+	VADDPD Z12, Z4, Z6
+	VDIVPD Z6, Z4, Z4          // em/(em+2)
+	VPANDQ Z10, Z4, Z4
+	VPANDQ Z11, Z8, Z6
+	VPORQ Z6, Z4, Z4           // copysign
+	VCVTPD2PS Z4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ tanhloop
+	VZEROUPPER
+	RET
+
+// func logistic32AVX512(d, a *float32, n int)
+TEXT ·logistic32AVX512(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	LEAQ ·expTable(SB), R10
+	EXPCONSTS
+	VBROADCASTSD C_200(R9), Z10
+	VBROADCASTSD C_M200(R9), Z11
+	VPBROADCASTQ C_SIGN(R9), Z12
+logisticloop:
+	VCVTPS2PD (SI), Z0
+	VPXORQ Z12, Z0, Z0         // v = -x
+	VMINPD Z0, Z10, Z0
+	VMAXPD Z0, Z11, Z0
+	EXP512
+	VMULPD Z4, Z3, Z4
+	VADDPD Z4, Z3, Z4          // e^-x
+	VADDPD Z19, Z4, Z4
+	VDIVPD Z4, Z19, Z4         // 1 / (1 + e^-x)
+	VCVTPD2PS Z4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ logisticloop
+	VZEROUPPER
+	RET
+
+// LOGPOLY computes, for v > 0 (finite) in R0, e*ln2 + s*p (log32s) into
+// R1; the constants are in R8..R15 as set up by the callers, temporaries
+// R2..R5. It is written for any register width (YMM or ZMM).
+//   R8 = LOGOFF, R9' = MANT, R10' = SQHALF, R11' = ONE, R12' = TWO,
+//   R13' = TWO52 bits, R14' = EOFF, R15' = LN2; polynomial constants by
+//   broadcast from memory (CP).
+#define LOGPOLY(R0, R1, R2, R3, R4, R5, COFF, CMANT, CSQ, CONE, CTWO, CT52, CEOFF, CLN2, BCAST, AND, OR, ADDQ_, SRLQ) \
+	ADDQ_ COFF, R0, R1; \
+	SRLQ $52, R1, R2; \
+	OR CT52, R2, R2; \
+	VSUBPD CEOFF, R2, R2; \
+	AND CMANT, R1, R1; \
+	ADDQ_ CSQ, R1, R1; \
+	VSUBPD CONE, R1, R3; \
+	VADDPD CONE, R1, R4; \
+	VDIVPD R4, R3, R3; \
+	VMULPD R3, R3, R4; \
+	BCAST C_L15(R9), R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L13(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L11(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L9(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L7(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L5(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	BCAST C_L3(R9), R1; \
+	VADDPD R1, R5, R5; \
+	VMULPD R5, R4, R5; \
+	VADDPD CTWO, R5, R5; \
+	VMULPD R5, R3, R5; \
+	VMULPD CLN2, R2, R2; \
+	VADDPD R5, R2, R1
+
+// func log32AVX512(d, a *float32, n int)
+TEXT ·log32AVX512(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	VPBROADCASTQ C_LOGOFF(R9), Z16
+	VPBROADCASTQ C_MANT(R9), Z17
+	VPBROADCASTQ C_SQHALF(R9), Z18
+	VBROADCASTSD C_ONE(R9), Z19
+	VBROADCASTSD C_TWO(R9), Z20
+	VPBROADCASTQ C_TWO52(R9), Z21
+	VBROADCASTSD C_EOFF(R9), Z22
+	VBROADCASTSD C_LN2(R9), Z23
+	VBROADCASTSD C_MAXF(R9), Z24
+	VBROADCASTSD C_NINF(R9), Z25
+	VBROADCASTSD C_NAN(R9), Z26
+	VXORPD Z27, Z27, Z27
+logloop512:
+	VCVTPS2PD (SI), Z0
+	LOGPOLY(Z0, Z1, Z2, Z3, Z4, Z5, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, VBROADCASTSD, VPANDQ, VPORQ, VPADDQ, VPSRLQ)
+	// Lanes not in (0, MaxFloat32] take math.Log's value (its amd64
+	// form): the input itself (NaN, +Inf), NaN for a set sign bit
+	// (negative NaNs too), -Inf for zeros.
+	VCMPPD $0x1e, Z27, Z0, K1  // v > 0 (ordered)
+	VCMPPD $0x12, Z24, Z0, K2  // v <= MaxFloat32 (ordered)
+	KANDW K2, K1, K1
+	KNOTW K1, K2
+	VMOVAPD Z0, K2, Z1         // NaN, +Inf, and the rest fixed below
+	VPCMPQ $1, Z27, Z0, K3     // sign bit set (as int64 < 0)
+	VMOVAPD Z26, K3, Z1
+	VCMPPD $0x00, Z27, Z0, K3  // v == 0
+	VMOVAPD Z25, K3, Z1
+	VCVTPD2PS Z1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ logloop512
+	VZEROUPPER
+	RET
+
+// func log32AVX2(d, a *float32, n int)
+TEXT ·log32AVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	VPBROADCASTQ C_LOGOFF(R9), Y6
+	VPBROADCASTQ C_MANT(R9), Y7
+	VPBROADCASTQ C_SQHALF(R9), Y8
+	VBROADCASTSD C_ONE(R9), Y9
+	VBROADCASTSD C_TWO(R9), Y10
+	VPBROADCASTQ C_TWO52(R9), Y11
+	VBROADCASTSD C_EOFF(R9), Y12
+	VBROADCASTSD C_LN2(R9), Y13
+	VBROADCASTSD C_MAXF(R9), Y14
+logloop2:
+	VCVTPS2PD (SI), Y0
+	LOGPOLY(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, VBROADCASTSD, VPAND, VPOR, VPADDQ, VPSRLQ)
+	VXORPD Y15, Y15, Y15
+	VCMPPD $0x1e, Y15, Y0, Y2  // v > 0
+	VCMPPD $0x12, Y14, Y0, Y3  // v <= MaxFloat32
+	VANDPD Y3, Y2, Y2          // ok lanes
+	VBLENDVPD Y2, Y1, Y0, Y1   // ok ? formula : v
+	VPCMPGTQ Y0, Y15, Y2       // sign bit set (0 > v as int64)
+	VBROADCASTSD C_NAN(R9), Y3
+	VBLENDVPD Y2, Y3, Y1, Y1
+	VCMPPD $0x00, Y15, Y0, Y2  // v == 0
+	VBROADCASTSD C_NINF(R9), Y3
+	VBLENDVPD Y2, Y3, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ logloop2
+	VXORPS X15, X15, X15
+	VZEROUPPER
+	RET
+
+// func erf32AVX512(d, a *float32, n int)
+TEXT ·erf32AVX512(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	VPBROADCASTQ C_ABS(R9), Z16
+	VPBROADCASTQ C_SIGN(R9), Z17
+	VBROADCASTSD C_ONE(R9), Z18
+	VBROADCASTSD C_2P5(R9), Z19
+	VBROADCASTSD C_FOUR(R9), Z20
+	VBROADCASTSD C_NAN(R9), Z21
+erfloop512:
+	VCVTPS2PD (SI), Z0         // v
+	VPANDQ Z16, Z0, Z1         // av = |v|
+	VMULPD Z0, Z0, Z2          // z = v*v
+	VBROADCASTSD ·erfP+64(SB), Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+56(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+48(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+40(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+32(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+24(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+16(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+8(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z2, Z3, Z3
+	VBROADCASTSD ·erfP+0(SB), Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z3, Z0, Z3          // |v| < 1: v*P(z)
+	VSUBPD Z19, Z1, Z5         // u = av - 2.5
+	VBROADCASTSD ·erfQ+144(SB), Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+136(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+128(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+120(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+112(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+104(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+96(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+88(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+80(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+72(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+64(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+56(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+48(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+40(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+32(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+24(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+16(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+8(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VMULPD Z5, Z6, Z6
+	VBROADCASTSD ·erfQ+0(SB), Z4
+	VADDPD Z4, Z6, Z6
+	VPANDQ Z17, Z0, Z7         // the sign of v
+	VPANDQ Z16, Z6, Z6
+	VPORQ Z7, Z6, Z6           // 1 <= |v| < 4: copysign(Q(u), v)
+	VPORQ Z7, Z18, Z8          // |v| >= 4: copysign(1, v)
+	VCMPPD $0x11, Z20, Z1, K1  // av < 4
+	VMOVAPD Z6, K1, Z8
+	VCMPPD $0x11, Z18, Z1, K2  // av < 1
+	VMOVAPD Z3, K2, Z8
+	VCMPPD $0x03, Z0, Z0, K3   // NaN
+	VMOVAPD Z21, K3, Z8
+	VCVTPD2PS Z8, Y8
+	VMOVUPS Y8, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ erfloop512
+	VZEROUPPER
+	RET
+
+// func erf32AVX2(d, a *float32, n int)
+TEXT ·erf32AVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	LEAQ ·fastConsts(SB), R9
+	VBROADCASTSD C_ABS(R9), Y10
+	VBROADCASTSD C_SIGN(R9), Y11
+	VBROADCASTSD C_ONE(R9), Y12
+	VBROADCASTSD C_2P5(R9), Y13
+	VBROADCASTSD C_FOUR(R9), Y14
+erfloop2:
+	VCVTPS2PD (SI), Y0         // v
+	VANDPD Y10, Y0, Y1         // av
+	VMULPD Y0, Y0, Y2          // z
+	VBROADCASTSD ·erfP+64(SB), Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+56(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+48(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+40(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+32(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+24(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+16(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+8(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD ·erfP+0(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y3, Y0, Y3          // v*P(z)
+	VSUBPD Y13, Y1, Y5         // u
+	VBROADCASTSD ·erfQ+144(SB), Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+136(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+128(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+120(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+112(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+104(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+96(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+88(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+80(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+72(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+64(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+56(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+48(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+40(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+32(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+24(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+16(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+8(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VMULPD Y5, Y6, Y6
+	VBROADCASTSD ·erfQ+0(SB), Y4
+	VADDPD Y4, Y6, Y6
+	VANDPD Y11, Y0, Y7         // sign
+	VANDPD Y10, Y6, Y6
+	VORPD Y7, Y6, Y6           // copysign(Q(u), v)
+	VORPD Y7, Y12, Y8          // copysign(1, v)
+	VCMPPD $0x11, Y14, Y1, Y9  // av < 4
+	VBLENDVPD Y9, Y6, Y8, Y8
+	VCMPPD $0x11, Y12, Y1, Y9  // av < 1
+	VBLENDVPD Y9, Y3, Y8, Y8
+	VCMPPD $0x03, Y0, Y0, Y9   // NaN
+	VBROADCASTSD C_NAN(R9), Y7
+	VBLENDVPD Y9, Y7, Y8, Y8
+	VCVTPD2PSY Y8, X8
+	VMOVUPS X8, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ erfloop2
+	VZEROUPPER
+	RET

@@ -2,8 +2,6 @@ package jit
 
 import (
 	"encoding/binary"
-
-	"github.com/xlajit/xlajit/lazy"
 )
 
 // hotKeyLen is the longest guard key a hotEntry holds inline (a multiple
@@ -19,22 +17,16 @@ var (
 	_ [longKey - keyBufLen - 1]struct{}
 )
 
-// hotEntry is what a call reads to replay the entry it used last: its
-// guard key inline, and the direct executable and result slot, in one
-// 64-byte object (one cache line, so a replay after a large execution has
-// evicted the caches waits for one line here, not for the entry and its
-// key's bytes separately).
+// hotEntry is the entry a call used last with its guard key inline, so a
+// replay of it compares the key without reaching the entry's string.
 type hotEntry struct {
-	key    [hotKeyLen]byte
-	n      uint8 // key length; longKey: longer than hotKeyLen, compare e.key
-	mixed  bool  // direct's parameters are not the arguments in order: e.params
-	slot   int32
-	direct *lazy.Executable
-	e      *entry
+	key [hotKeyLen]byte
+	n   uint8 // key length; longKey: longer than hotKeyLen, compare e.key
+	e   *entry
 }
 
 func newHotEntry(e *entry) *hotEntry {
-	h := &hotEntry{direct: e.direct, mixed: e.params != nil, slot: int32(e.slot), e: e, n: longKey}
+	h := &hotEntry{e: e, n: longKey}
 	if len(e.key) <= hotKeyLen {
 		h.n = uint8(copy(h.key[:], e.key))
 	}
@@ -58,20 +50,4 @@ func (h *hotEntry) match(key []byte) bool {
 		return string(h.key[:h.n]) == string(key)
 	}
 	return h.e.key == string(key)
-}
-
-// gather appends the direct executable's parameters to ins: the arguments
-// and captured tensors in e.params order (the arguments when it is nil).
-func (e *entry) gather(ins, args []*lazy.Tensor) []*lazy.Tensor {
-	if e.params == nil {
-		return args
-	}
-	for _, p := range e.params {
-		if p >= 0 {
-			ins = append(ins, args[p])
-		} else {
-			ins = append(ins, e.captures[-p-1])
-		}
-	}
-	return ins
 }

@@ -49,12 +49,7 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	if lazy.Tracing() {
 		return s.slow(args)
 	}
-	var e *entry
-	if h := s.last.Load(); h != nil && len(key) <= keyBufLen && h.matchPadded(&kb, len(key)) {
-		e = h.e
-	} else {
-		e = s.find(key)
-	}
+	e := s.find(key)
 	if e == nil {
 		return s.slow(args)
 	}

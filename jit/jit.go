@@ -52,7 +52,6 @@ type runner interface {
 // entry is one input signature of a compiled function.
 type entry struct {
 	key      string
-	hot      *hotEntry
 	guard    []guardItem
 	notes    []string // aliasing of the traced arguments (Explain)
 	run      runner   // nil: the function runs in lazy mode (graph break)
@@ -73,7 +72,7 @@ type entry struct {
 // fnState is everything jit keeps for one compiled function.
 type fnState struct {
 	// last is the most recently used entry.
-	last atomic.Pointer[hotEntry]
+	last atomic.Pointer[entry]
 
 	name   string
 	fn     reflect.Value
@@ -251,7 +250,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		if e, err = s.trace(args, w); err != nil {
 			return s.fail(err)
 		}
-		s.last.Store(e.hot)
+		s.last.Store(e)
 	}
 	outs, ok, err := s.replayOrLazy(e, w.tensors)
 	if err != nil {
@@ -273,14 +272,14 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 // find returns the entry of a guard key (nil for a new signature) and
 // makes it the last one used.
 func (s *fnState) find(key []byte) *entry {
-	if h := s.last.Load(); h != nil && h.match(key) {
-		return h.e
+	if e := s.last.Load(); e != nil && e.key == string(key) {
+		return e
 	}
 	s.mu.RLock()
 	e := s.entries[string(key)]
 	s.mu.RUnlock()
 	if e != nil {
-		s.last.Store(e.hot)
+		s.last.Store(e)
 	}
 	return e
 }
@@ -548,7 +547,6 @@ func (s *fnState) diff(guard []guardItem, notes []string) string {
 }
 
 func (s *fnState) store(e *entry) {
-	e.hot = newHotEntry(e)
 	s.mu.Lock()
 	s.entries[e.key] = e
 	s.mu.Unlock()

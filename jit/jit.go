@@ -293,7 +293,7 @@ func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tens
 	if e.run == nil {
 		return nil, false, nil
 	}
-	if outs, err = s.replay(e, args); err != nil {
+	if outs, err = s.runEntry(e, args); err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {
 			s.traceMu.Lock()
@@ -609,11 +609,11 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	return p, n, nil
 }
 
-// replay runs e's program on the arguments. A replay that writes holds,
+// runEntry runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG
 // lock when it draws random numbers), so concurrent writing calls are
 // linearizable.
-func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+func (s *fnState) runEntry(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if e.mutates {
 		s.replayMu.RLock()
 		defer s.replayMu.RUnlock()

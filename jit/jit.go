@@ -304,7 +304,7 @@ func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tens
 		return nil, false, err
 	}
 	s.replays.Add(1)
-	cJitReplay.Add(1)
+	lazy.AddCounter(lazy.MetricJitReplay, 1)
 	return outs, true, nil
 }
 
@@ -608,10 +608,6 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	}
 	return p, n, nil
 }
-
-// cJitReplay is resolved once: by name, counting costs a lock and a map
-// lookup on every replay.
-var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
 
 // runEntry runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG

@@ -194,12 +194,3 @@ func MetricsReport() string {
 	}
 	return b.String()
 }
-
-// CounterRef is a resolved counter, for hot paths that count on every call.
-type CounterRef struct{ c *counter }
-
-// CounterFor resolves the counter called name once.
-func CounterFor(name string) CounterRef { return CounterRef{getCounter(name)} }
-
-// Add adds delta.
-func (r CounterRef) Add(delta int64) { r.c.v.Add(delta) }

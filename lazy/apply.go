@@ -176,14 +176,14 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device
 		if err != nil {
 			throw(op.Name, in, "%v", err)
 		}
-		cFromDevice.v.Add(1)
+		cFromDevice.add(1)
 		lits[i] = l
 	}
 	res, err := op.Host(lits, attrs)
 	if err != nil {
 		throw(op.Name, in, "%v", err)
 	}
-	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	getCounter(MetricHostFallbackPrefix + op.Name).add(1)
 	outs := make([]*Tensor, len(res))
 	// The results remember the host op that computed them, so Grad can
 	// differentiate through it (or say it cannot).
@@ -241,14 +241,14 @@ func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tens
 		if err != nil {
 			return nil, err
 		}
-		cFromDevice.v.Add(1)
+		cFromDevice.add(1)
 		lits[i] = l
 	}
 	res, err := RunHost(op, attrs, lits)
 	if err != nil {
 		return nil, err
 	}
-	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	getCounter(MetricHostFallbackPrefix + op.Name).add(1)
 	outs := make([]*Tensor, len(res))
 	for i, l := range res {
 		outs[i] = FromLiteralOn(dev, l)

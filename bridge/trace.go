@@ -3,10 +3,15 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 )
+
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Traced]().PkgPath()) }
 
 // TraceOptions control a trace.
 type TraceOptions struct{}

@@ -2,9 +2,14 @@ package fx
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/xlajit/xlajit/lazy"
 )
+
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Graph]().PkgPath()) }
 
 // Kind is a node kind.
 type Kind int

@@ -16,6 +16,10 @@ import (
 	"github.com/xlajit/xlajit/partitioner"
 )
 
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Error]().PkgPath()) }
+
 // Error is an error of the jit machinery (an unsupported signature, a
 // failed trace or compile, a graph break under FullGraph). Functions whose
 // last result is an error return it there; others panic with it.

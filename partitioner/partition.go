@@ -2,10 +2,15 @@ package partitioner
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 )
+
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Plan]().PkgPath()) }
 
 // Stage is one step of a partitioned graph: a device partition (Device set)
 // or a host node (Host set).

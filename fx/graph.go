@@ -47,7 +47,7 @@ func (r Ref) Shape() lazy.Shape { return r.Node.Shapes[r.Index] }
 type Node struct {
 	Name   string
 	Kind   Kind
-	Op     string // lazy op name (Call)
+	Op     *lazy.OpDef // the op's row in lazy's op table (Call)
 	Args   []Ref
 	Attrs  lazy.Attrs
 	Shapes []lazy.Shape // one per output
@@ -125,7 +125,16 @@ func (g *Graph) Uses() [][]int {
 	return uses
 }
 
-// OpDef returns the lazy op of a call node.
-func (n *Node) OpDef() *lazy.OpDef { return lazy.LookupOp(n.Op) }
+// OpName is the name of a call node's op ("" for other nodes, "?" for a
+// call without one).
+func (n *Node) OpName() string {
+	switch {
+	case n.Kind != Call:
+		return ""
+	case n.Op == nil:
+		return "?"
+	}
+	return n.Op.Name
+}
 
 func (n *Node) String() string { return fmt.Sprintf("%%%s", n.Name) }

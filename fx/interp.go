@@ -29,7 +29,7 @@ func (e *NodeError) Error() string {
 	if e.Node.Site != "" {
 		where = " at " + e.Node.Site
 	}
-	return fmt.Sprintf("fx: node %%%s (%s%s): %v", e.Node.Name, e.Node.Op, where, e.Err)
+	return fmt.Sprintf("fx: node %%%s (%s%s): %v", e.Node.Name, e.Node.OpName(), where, e.Err)
 }
 
 func (e *NodeError) Unwrap() error { return e.Err }
@@ -102,13 +102,13 @@ func (in *Interpreter) call(n *Node, args []*lazy.Tensor) (res []*lazy.Tensor, e
 	if in.Call != nil {
 		return in.Call(n, args)
 	}
-	op := lazy.LookupOp(n.Op)
+	op := n.Op
 	if op == nil {
-		return nil, fmt.Errorf("unknown op %s", n.Op)
+		return nil, fmt.Errorf("a call without an op")
 	}
 	err = lazy.Try(func() { res = lazy.RecordOn(in.Device, op, n.Attrs, args...) })
 	if err == nil && len(res) != len(n.Shapes) {
-		err = fmt.Errorf("%s returned %d results, graph records %d", n.Op, len(res), len(n.Shapes))
+		err = fmt.Errorf("%s returned %d results, graph records %d", op.Name, len(res), len(n.Shapes))
 	}
 	return res, err
 }

@@ -41,9 +41,9 @@ func (g *Graph) Lint() error {
 				bad(n, "a placeholder has one output")
 			}
 		case Call:
-			op := lazy.LookupOp(n.Op)
+			op := n.Op
 			if op == nil {
-				bad(n, "unknown op %s", n.Op)
+				bad(n, "a call without an op")
 				break
 			}
 			in := make([]lazy.Shape, len(n.Args))
@@ -55,11 +55,11 @@ func (g *Graph) Lint() error {
 			out, err := safeInfer(op, in, n.Attrs)
 			switch {
 			case err != nil:
-				bad(n, "%s rejects its operands: %v", n.Op, err)
+				bad(n, "%s rejects its operands: %v", op.Name, err)
 			case out == nil:
 				// data-dependent shapes (host ops): recorded shapes stand
 			case !shapesEqual(out, n.Shapes):
-				bad(n, "recorded shapes %s differ from %s's rule %s", shapesString(n.Shapes), n.Op, shapesString(out))
+				bad(n, "recorded shapes %s differ from %s's rule %s", shapesString(n.Shapes), op.Name, shapesString(out))
 			}
 		case Output:
 			if i != len(g.Nodes)-1 {

@@ -54,7 +54,7 @@ func writeNode(b *strings.Builder, n *Node, sites bool) {
 			fmt.Fprintf(b, " sharding=%s", n.Sharding)
 		}
 	case Call:
-		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.Op)
+		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.OpName())
 		for i, a := range n.Args {
 			if i > 0 {
 				b.WriteString(", ")

@@ -124,7 +124,7 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 // runHost runs one host node: inputs to the host, the Go kernel, results
 // back to the device.
 func (r *staged) runHost(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error) {
-	outs, err := lazy.RunHostTensors(r.dev, n.OpDef(), n.Attrs, ins)
+	outs, err := lazy.RunHostTensors(r.dev, n.Op, n.Attrs, ins)
 	if err != nil {
 		return nil, &fx.NodeError{Node: n, Err: err}
 	}
@@ -142,5 +142,5 @@ type respecializeError struct {
 }
 
 func (e *respecializeError) Error() string {
-	return fmt.Sprintf("host op %s (%%%s) returned %s, traced with %s", e.host.Op, e.host.Name, e.got, e.want)
+	return fmt.Sprintf("host op %s (%%%s) returned %s, traced with %s", e.host.OpName(), e.host.Name, e.got, e.want)
 }

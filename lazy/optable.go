@@ -128,17 +128,21 @@ const (
 	numOps
 )
 
-var table [numOps]*OpDef
+var (
+	table  [numOps]*OpDef
+	byName = map[string]*OpDef{} // LookupOp
+)
 
 func define(code opCode, d *OpDef) {
-	if table[code] != nil {
-		panic(bugf("op code defined twice: %s", d.Name))
+	if table[code] != nil || byName[d.Name] != nil {
+		panic(bugf("op code or name defined twice: %s", d.Name))
 	}
 	if d.Infer == nil {
 		panic(bugf("op %s has no shape rule", d.Name))
 	}
 	d.arity, d.hasArity = operandCount(code), true
 	table[code] = d
+	byName[d.Name] = d
 }
 
 // operandCount is op code's number of operands {min, max} (max -1: any).
@@ -199,15 +203,9 @@ func Ops() []*OpDef {
 	return out
 }
 
-// LookupOp returns the op called name, or nil.
-func LookupOp(name string) *OpDef {
-	for _, d := range table {
-		if d != nil && d.Name == name {
-			return d
-		}
-	}
-	return nil
-}
+// LookupOp returns the op called name, or nil (parsers use it: a graph
+// in memory holds its ops' definitions, never their names).
+func LookupOp(name string) *OpDef { return byName[name] }
 
 // checkTable reports ops without a row, or with neither a lowering nor a
 // host kernel.

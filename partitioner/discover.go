@@ -19,7 +19,7 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 		if n.Kind != fx.Call {
 			continue
 		}
-		op := n.OpDef()
+		op := n.Op
 		if op == nil || op.Lower == nil {
 			host[n] = true
 			continue

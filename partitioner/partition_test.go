@@ -75,7 +75,7 @@ func describePlan(p *partitioner.Plan) string {
 			outs = append(outs, "%"+r.Node.Name)
 		}
 		if st.Host != nil {
-			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Host.Op, strings.Join(ins, ", "), strings.Join(outs, ", "))
+			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Host.OpName(), strings.Join(ins, ", "), strings.Join(outs, ", "))
 			continue
 		}
 		fmt.Fprintf(&b, "device %d (%s) -> %s\n%s", st.Partition, strings.Join(ins, ", "), strings.Join(outs, ", "), st.Device.Format(false))
@@ -156,9 +156,9 @@ func randomGraph(seed int64, n, k int) (*fx.Graph, map[*fx.Node]bool) {
 			}
 			return fx.Ref{Node: calls[next(len(calls))]}
 		}
-		c := &fx.Node{Name: fmt.Sprintf("add_%d", i), Kind: fx.Call, Op: "Add", Args: []fx.Ref{pick(), pick()}, Shapes: []lazy.Shape{s}}
+		c := &fx.Node{Name: fmt.Sprintf("add_%d", i), Kind: fx.Call, Op: lazy.LookupOp("Add"), Args: []fx.Ref{pick(), pick()}, Shapes: []lazy.Shape{s}}
 		if i%(n/k) == n/k/2 {
-			c.Op, c.Name, c.Args = "Neg", fmt.Sprintf("neg_%d", i), c.Args[:1]
+			c.Op, c.Name, c.Args = lazy.LookupOp("Neg"), fmt.Sprintf("neg_%d", i), c.Args[:1]
 			host[c] = true
 		}
 		calls = append(calls, c)

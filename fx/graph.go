@@ -45,9 +45,14 @@ func (r Ref) Shape() lazy.Shape { return r.Node.Shapes[r.Index] }
 
 // Node is one graph node.
 type Node struct {
-	Name   string
-	Kind   Kind
-	Op     *lazy.OpDef // the op's row in lazy's op table (Call)
+	Name string
+	Kind Kind
+	Op   *lazy.OpDef // the op's row in lazy's op table (Call)
+	// Sub, on a call without an Op, is a graph run as one step: a device
+	// partition of a split graph (partitioner.Plan.Split). Its
+	// placeholders take Args in order (as arguments); its outputs are the
+	// node's.
+	Sub    *Graph
 	Args   []Ref
 	Attrs  lazy.Attrs
 	Shapes []lazy.Shape // one per output
@@ -125,16 +130,18 @@ func (g *Graph) Uses() [][]int {
 	return uses
 }
 
-// OpName is the name of a call node's op ("" for other nodes, "?" for a
-// call without one).
+// OpName is the name of a call node's op ("" for other nodes, "subgraph"
+// for a call of a subgraph, "?" for a call of neither).
 func (n *Node) OpName() string {
 	switch {
 	case n.Kind != Call:
 		return ""
-	case n.Op == nil:
-		return "?"
+	case n.Op != nil:
+		return n.Op.Name
+	case n.Sub != nil:
+		return "subgraph"
 	}
-	return n.Op.Name
+	return "?"
 }
 
 func (n *Node) String() string { return fmt.Sprintf("%%%s", n.Name) }

@@ -6,7 +6,9 @@
 // a device partition so that no partition depends on a later one — a device
 // node joins the earliest partition after every host node it depends on —
 // and lists the stages to run: device partition 1, the host nodes that
-// only need it, device partition 2, ...
+// only need it, device partition 2, ... Plan.Split is the graph of those
+// stages (one call per stage, a device partition as a call of its own
+// graph), which the jit replays with fx.Interpreter.
 //
 // Place in the flow: jit → bridge.Trace → partitioner → bridge.Compile per
 // device partition. Imports fx and lazy only; it does not know the bridge.

@@ -71,7 +71,8 @@ type Node struct {
 	Mutations []Mutation
 
 	// Partition is set by the partitioner for calls: 0 unassigned, k > 0
-	// device partition k, -1 a host node.
+	// device partition k, -1 a fallback node (run through its op's Go
+	// kernel on the CPU between device partitions; printed "# host").
 	Partition int
 }
 

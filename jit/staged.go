@@ -10,8 +10,9 @@ import (
 )
 
 // staged replays a partitioned graph: fx.Interpreter runs the plan's split
-// graph, device partitions through their compiled programs and host nodes
-// through their Go kernels in between. A host result of another shape
+// graph, device partitions through their compiled programs and fallback
+// stages (ops the device cannot run) through their Go kernels on the CPU in
+// between. A fallback result of another shape
 // than traced ends the replay (the call then runs lazily).
 type staged struct {
 	s      *fnState
@@ -85,8 +86,8 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	return res, nil
 }
 
-// call runs one stage: a device partition's program, or a host node's Go
-// kernel (inputs to the host, the kernel, results back to the device).
+// call runs one stage: a device partition's program, or a fallback node's
+// Go kernel (inputs to the CPU, the kernel, results back to the device).
 func (r *staged) call(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if p := r.progs[n.ID]; p != nil {
 		outs, err := p.Run(ins, nil)
@@ -95,7 +96,7 @@ func (r *staged) call(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 		return outs, nil
 	}
-	outs, err := lazy.RunHostTensors(r.dev, n.Op, n.Attrs, ins)
+	outs, err := lazy.RunGoKernelTensors(r.dev, n.Op, n.Attrs, ins)
 	if err != nil {
 		return nil, err
 	}

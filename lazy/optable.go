@@ -16,11 +16,13 @@ type OpDef struct {
 	// the operand shapes and the call site).
 	Infer func(in []Shape, a Attrs) ([]Shape, error)
 	// Lower emits the op into a StableHLO function (nil: no lowering; the
-	// op runs on the host through Host).
+	// op runs through GoKernel, on the CPU between device programs).
 	Lower func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value
-	// Host computes the op on host literals (nil: the op only runs on a
-	// device). Ops with data-dependent output shapes have only this.
-	Host func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error)
+	// GoKernel computes the op in Go on host literals (nil: the op only
+	// runs on a device). Ops with data-dependent output shapes have only
+	// this. (Not to be confused with pjrt/host, the embedded device, which
+	// runs lowered programs.)
+	GoKernel func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error)
 	// VJP returns the gradient of each input given the inputs x, the
 	// outputs y and the output gradients dy (nil entries mean zero). A nil
 	// VJP means the op is not differentiable; NoGrad marks ops whose
@@ -208,14 +210,14 @@ func Ops() []*OpDef {
 func LookupOp(name string) *OpDef { return byName[name] }
 
 // checkTable reports ops without a row, or with neither a lowering nor a
-// host kernel.
+// Go kernel.
 func checkTable() error {
 	for i, d := range table {
 		if d == nil {
 			return fmt.Errorf("lazy: op code %d has no table row", i)
 		}
-		if d.Lower == nil && d.Host == nil && opCode(i) != opDeviceData {
-			return fmt.Errorf("lazy: op %s has neither a lowering nor a host kernel", d.Name)
+		if d.Lower == nil && d.GoKernel == nil && opCode(i) != opDeviceData {
+			return fmt.Errorf("lazy: op %s has neither a lowering nor a Go kernel", d.Name)
 		}
 	}
 	return nil

@@ -245,7 +245,7 @@ func init() {
 			return lc.S.CustomCall("Sharding", in, []hlo.Type{in[0].Type},
 				hlo.NamedAttr{Name: shardingAttr, Value: hlo.StringAttr(n.attrs.Str("sharding"))})
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			return []*hlo.Literal{in[0].Clone()}, nil
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor { return dy },

@@ -15,10 +15,10 @@ import (
 // sending the op to the host, where it would run unnoticed.
 func TestDiscoverKeepsLoweringBugs(t *testing.T) {
 	buggy := &lazy.OpDef{
-		Name:  "TestBuggyLowering",
-		Infer: func(in []lazy.Shape, _ lazy.Attrs) ([]lazy.Shape, error) { return in[:1], nil },
-		Lower: func(_ *lazy.LowerCtx, _ *lazy.Node, in []*hlo.Value) []*hlo.Value { return in[1:2] },
-		Host:  func(in []*hlo.Literal, _ lazy.Attrs) ([]*hlo.Literal, error) { return in, nil },
+		Name:     "TestBuggyLowering",
+		Infer:    func(in []lazy.Shape, _ lazy.Attrs) ([]lazy.Shape, error) { return in[:1], nil },
+		Lower:    func(_ *lazy.LowerCtx, _ *lazy.Node, in []*hlo.Value) []*hlo.Value { return in[1:2] },
+		GoKernel: func(in []*hlo.Literal, _ lazy.Attrs) ([]*hlo.Literal, error) { return in, nil },
 	}
 	s := lazy.NewShape(lazy.F32, 2)
 	x := &fx.Node{Name: "arg0", Kind: fx.Placeholder, Shapes: []lazy.Shape{s}}

@@ -14,18 +14,20 @@ import (
 func init() { lazy.SkipInSites(reflect.TypeFor[Plan]().PkgPath()) }
 
 // Stage is one step of a partitioned graph: a device partition (Device set)
-// or a host node (Host set).
+// or a fallback stage (Fallback set).
 type Stage struct {
 	// Device is the partition's own graph: placeholders for Inputs (in
 	// order, as arguments), its calls, and an output node listing Outputs.
 	Device *fx.Graph
-	// Host is a call node of the parent graph run on the host.
-	Host *fx.Node
+	// Fallback is a call node of the parent graph that the device cannot
+	// run: it runs through its op's Go kernel (lazy.OpDef.GoKernel), on
+	// the CPU between device partitions.
+	Fallback *fx.Node
 	// Inputs are the parent-graph values the stage reads; Outputs the
 	// values it produces that later stages, the graph output or a
 	// mutation read.
 	Inputs, Outputs []fx.Ref
-	// Partition is the device partition number (1-based), or -1 for a host
+	// Partition is the device partition number (1-based), or -1 for a fallback
 	// stage, as in fx.Node.Partition.
 	Partition int
 	// Node is the stage's call in Plan.Split.
@@ -37,7 +39,7 @@ type Plan struct {
 	Graph  *fx.Graph
 	Stages []Stage
 	// Split is the graph of the stages (torch.fx's split_module): Graph's
-	// placeholders, one call per stage in order (a copy of a host node, or
+	// placeholders, one call per stage in order (a copy of a fallback node, or
 	// a call of a device partition's graph, fx.Node.Sub) and an output
 	// node reading the stages' results. fx.Interpreter runs it.
 	Split *fx.Graph
@@ -167,7 +169,7 @@ func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
 		}
 		for _, n := range g.Nodes {
 			if isHost(n) && level[n.ID] == l {
-				st := Stage{Host: n, Inputs: append([]fx.Ref(nil), n.Args...), Partition: -1}
+				st := Stage{Fallback: n, Inputs: append([]fx.Ref(nil), n.Args...), Partition: -1}
 				for i := range n.Shapes {
 					st.Outputs = append(st.Outputs, fx.Ref{Node: n, Index: i})
 				}
@@ -204,7 +206,7 @@ func split(g *fx.Graph, stages []Stage) (*fx.Graph, error) {
 	for i := range stages {
 		st := &stages[i]
 		c := &fx.Node{Kind: fx.Call, Partition: st.Partition}
-		if h := st.Host; h != nil {
+		if h := st.Fallback; h != nil {
 			c.Name, c.Op, c.Attrs, c.Site = h.Name, h.Op, h.Attrs, h.Site
 		} else {
 			c.Name, c.Sub = fmt.Sprintf("partition_%d", st.Partition), st.Device

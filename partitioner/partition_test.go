@@ -74,8 +74,8 @@ func describePlan(p *partitioner.Plan) string {
 		for _, r := range st.Outputs {
 			outs = append(outs, "%"+r.Node.Name)
 		}
-		if st.Host != nil {
-			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Host.OpName(), strings.Join(ins, ", "), strings.Join(outs, ", "))
+		if st.Fallback != nil {
+			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Fallback.OpName(), strings.Join(ins, ", "), strings.Join(outs, ", "))
 			continue
 		}
 		fmt.Fprintf(&b, "device %d (%s) -> %s\n%s", st.Partition, strings.Join(ins, ", "), strings.Join(outs, ", "), st.Device.Format(false))
@@ -100,7 +100,7 @@ func TestSplitGraphRunsLikeTheGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, st := range plan.Stages {
-		if st.Node == nil || st.Node.Partition != st.Partition || (st.Host == nil) != (st.Node.Sub != nil) {
+		if st.Node == nil || st.Node.Partition != st.Partition || (st.Fallback == nil) != (st.Node.Sub != nil) {
 			t.Errorf("stage %d has node %v", i, st.Node)
 		}
 	}
@@ -112,7 +112,7 @@ func TestSplitGraphRunsLikeTheGraph(t *testing.T) {
 		case n.Sub != nil:
 			res, _, err = (&fx.Interpreter{G: n.Sub, Call: call}).Run(args, nil)
 		case n.Op.Lower == nil:
-			res, err = lazy.RunHostTensors(lazy.DefaultDevice(), n.Op, n.Attrs, args)
+			res, err = lazy.RunGoKernelTensors(lazy.DefaultDevice(), n.Op, n.Attrs, args)
 		default:
 			err = lazy.Try(func() { res = lazy.Record(n.Op, n.Attrs, args...) })
 		}

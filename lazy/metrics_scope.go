@@ -1,9 +1,6 @@
 package lazy
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync"
 
 // A counting scope keeps the counts of one goroutine's work that may yet
 // be undone (a trace, capability discovery) apart from the global
@@ -12,18 +9,13 @@ import (
 // touched, so nothing they count is lost when the work is dropped.
 type countScope struct {
 	parent *countScope
-	mu     sync.Mutex // counts from the scope's goroutine only; held for -race clarity
+	mu     sync.Mutex // guards counts and timers (touched by the scope's goroutine, as a rule)
 	counts map[*counter]int64
 	timers map[*timer][2]int64 // samples, total ns
 }
 
-var (
-	// scopes maps a goroutine's id to its innermost counting scope;
-	// nScopes counts the goroutines that have one, so that counting pays
-	// one atomic load when none has.
-	scopes  sync.Map // goroutine id → *countScope
-	nScopes atomic.Int32
-)
+// scopes holds each goroutine's innermost counting scope.
+var scopes goroutineMap[countScope]
 
 // BeginCountScope makes the calling goroutine count into a scope of its own
 // until end is called: end(true) adds what it counted to the enclosing
@@ -32,20 +24,10 @@ var (
 // kept. Scopes nest; end must be called on the goroutine that began it.
 func BeginCountScope() (end func(keep bool)) {
 	id := goid()
-	sc := &countScope{counts: map[*counter]int64{}, timers: map[*timer][2]int64{}}
-	if v, ok := scopes.Load(id); ok {
-		sc.parent = v.(*countScope)
-	} else {
-		nScopes.Add(1)
-	}
-	scopes.Store(id, sc)
+	sc := &countScope{parent: scopes.get(), counts: map[*counter]int64{}, timers: map[*timer][2]int64{}}
+	scopes.set(id, sc)
 	return func(keep bool) {
-		if sc.parent != nil {
-			scopes.Store(id, sc.parent)
-		} else {
-			scopes.Delete(id)
-			nScopes.Add(-1)
-		}
+		scopes.set(id, sc.parent)
 		if keep {
 			sc.mu.Lock()
 			defer sc.mu.Unlock()
@@ -60,15 +42,7 @@ func BeginCountScope() (end func(keep bool)) {
 }
 
 // currentScope returns the calling goroutine's innermost scope, or nil.
-func currentScope() *countScope {
-	if nScopes.Load() == 0 {
-		return nil
-	}
-	if v, ok := scopes.Load(goid()); ok {
-		return v.(*countScope)
-	}
-	return nil
-}
+func currentScope() *countScope { return scopes.get() }
 
 // add counts delta into the calling goroutine's scope, or globally.
 func (c *counter) add(delta int64) { c.addIn(currentScope(), delta) }

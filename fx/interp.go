@@ -12,7 +12,7 @@ import (
 // way graphs run node by node: bridge.Compile records a graph's IR with
 // it, and the jit replays a split graph (device partitions and host nodes
 // between them) with it. An Interpreter may run its graph on several
-// goroutines at once.
+// goroutines at once; G must not change after the first Run.
 type Interpreter struct {
 	G *Graph
 	// Call, when set, runs call nodes instead of recording them with

@@ -1,6 +1,7 @@
 // Package kernel is the contract between the embedded device's planner
 // (package host) and its op families (packages elementwise, movement, linalg,
-// control): the runtime value types, the op table (Register, Lookup), the
+// control, chlo, collective, check): the runtime value types, the op table
+// (Register, Lookup), the custom_call target table (RegisterTarget), the
 // compile and run signatures, the execution context with its collective hub
 // and check log, and the persistent worker pool used for parallel loops.
 //

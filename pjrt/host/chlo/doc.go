@@ -5,9 +5,10 @@
 // in special.go, cmath.go, decomp.go, dd.go), the broadcasting binary ops,
 // top_k, constant and constant_like, scan and ragged_dot.
 //
-// Element-wise ops are fusible rows (rows.go), so they fuse with their
-// StableHLO neighbours and give the same bits fused and alone. Each
-// computes in float64 (complex128) and rounds once to the element type.
+// Element-wise ops are declared as StableHLO's are, with package
+// elementwise's Row and MathRow (rows.go), so they fuse with their
+// neighbours and give the same bits fused and alone. Each computes in
+// float64 (complex128) and rounds once to the element type.
 //
 // Place in the flow: registered into kernel's op table; run by package
 // host. Imports hlo, pjrt/host/kernel and pjrt/host/elementwise.

@@ -25,38 +25,19 @@ func init() {
 		unaryTypedEntry("chlo.atanh", elementPrecision(atanhDecomp, math.Atanh), sameComplex(catanh)),
 		unaryTypedEntry("chlo.lgamma", perType(lgammaDecomp), nil),
 		unaryTypedEntry("chlo.digamma", perType(digammaDecomp), nil),
-		fastF32(unaryEntry("chlo.erf", math.Erf, nil), elementwise.Erf32s),
+		elementwise.MathRow("chlo.erf", specialCost, elementwise.Math{Real: elementwise.Same(math.Erf), F32: elementwise.Erf32s}),
 		unaryEntry("chlo.erfc", math.Erfc, nil),
 		unaryTypedEntry("chlo.erf_inv", perType(erfInvDecomp), nil),
 		unaryEntry("chlo.bessel_i1e", besselI1e, nil),
 		unaryEntry("chlo.conj", func(x float64) float64 { return x }, cmplx.Conj),
-		binaryEntry("chlo.zeta", zeta),
-		binaryEntry("chlo.polygamma", polygamma),
-		elementwiseEntry("chlo.next_after", 2, prepareNextAfter),
-		elementwiseEntry("chlo.is_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 0) })),
-		elementwiseEntry("chlo.is_pos_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 1) })),
-		elementwiseEntry("chlo.is_neg_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, -1) })),
-		elementwiseEntry("chlo.mulhi", 2, prepareMulhi),
+		elementwise.BinaryMathRow("chlo.zeta", specialCost, zeta),
+		elementwise.BinaryMathRow("chlo.polygamma", specialCost, polygamma),
+		elementwise.Row("chlo.next_after", 2, prepareNextAfter),
+		elementwise.Row("chlo.is_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 0) })),
+		elementwise.Row("chlo.is_pos_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, 1) })),
+		elementwise.Row("chlo.is_neg_inf", 1, preparePredicate(func(f float64) bool { return math.IsInf(f, -1) })),
+		elementwise.Row("chlo.mulhi", 2, prepareMulhi),
 	)
-}
-
-// fastF32 gives an element-wise entry a float32 kernel (a vectorised
-// kernel of package elementwise, within one ULP of the float64 function
-// rounded once) in place of its generic float64 path for f32 tensors.
-func fastF32(e kernel.Entry, f32 func(d, a []float32)) kernel.Entry {
-	generic := e.Elementwise.Prepare
-	prepare := func(c *kernel.OpCtx) (kernel.TileFn, error) {
-		if len(c.In) == 1 && len(c.Out) == 1 {
-			if in, out := c.InTensor(0), c.OutTensor(0); in != nil && out != nil && in.DType == hlo.F32 && out.DType == hlo.F32 {
-				return func(dst *hlo.Literal, srcs []*hlo.Literal, lo, hi int) {
-					f32(hlo.ViewAs[float32](dst)[lo:hi], hlo.ViewAs[float32](srcs[0])[lo:hi])
-				}, nil
-			}
-		}
-		return generic(c)
-	}
-	fe := elementwiseEntry(e.Name, e.Elementwise.Cost, prepare)
-	return fe
 }
 
 // preparePredicate: float tensor -> i1 tensor.

@@ -1,6 +1,7 @@
 package chlo_test
 
 import (
+	"bytes"
 	. "github.com/xlajit/xlajit/pjrt/host/internal/hosttest"
 	"math"
 	"testing"
@@ -95,4 +96,36 @@ func TestChloScanAndRaggedDot(t *testing.T) {
 			"lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []>"})))
 	res, _ = Run(t, Module(Fn("main", k)), lhs, rhs, Ints(2, 1))
 	WantInts(t, res[0], 21, 54, 300, 600)
+}
+
+// chlo.tan and stablehlo.tan are one op: the same bits for every float and
+// complex type, near the poles of the real tangent and for large imaginary
+// parts included.
+func TestChloTanIsStablehloTan(t *testing.T) {
+	xs := []float64{0, -0.0, 1, -2.5, math.Pi / 2, 1e10, math.Inf(1), math.NaN(), 1e-30}
+	for _, dt := range []hlo.DType{hlo.F16, hlo.BF16, hlo.F32, hlo.F64, hlo.C64, hlo.C128} {
+		n := int64(len(xs) * len(xs))
+		in := hlo.NewLiteral(dt, n)
+		for i := range int(n) {
+			re, im := xs[i/len(xs)], xs[i%len(xs)]*300
+			if dt.IsComplex() {
+				in.SetComplex(i, complex(re, im))
+			} else {
+				in.SetFloat(i, re+im)
+			}
+		}
+		var got [2]*hlo.Literal
+		for j, op := range []string{"chlo.tan", "stablehlo.tan"} {
+			k := NewBlk(TT(dt, n))
+			k.Ret("func.return", k.V(op, []*hlo.Value{k.Arg(0)}, TT(dt, n)))
+			res, _ := Run(t, Module(Fn("main", k)), in)
+			got[j] = res[0].(*hlo.Literal)
+		}
+		for i := range int(n) {
+			a, b := got[0].Data[i*dt.Size():(i+1)*dt.Size()], got[1].Data[i*dt.Size():(i+1)*dt.Size()]
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s: tan of element %d: chlo %x, stablehlo %x", dt, i, a, b)
+			}
+		}
+	}
 }

@@ -1,10 +1,15 @@
 package chlo
 
-import "math"
+import (
+	"math"
+
+	"github.com/xlajit/xlajit/pjrt/host/elementwise"
+)
 
 // Elementary functions, real and complex, written for accuracy near the
-// branch cuts and branch points (Kahan for tanh, a double-double 1-|z|² for
-// atanh), where the textbook log/sqrt formulas lose digits. The complex
+// branch cuts and branch points (a double-double 1-|z|² for atanh), where
+// the textbook log/sqrt formulas lose digits. Complex tan, which StableHLO
+// has too, is package elementwise's (TanC). The complex
 // inverse sine family lives in decomp.go.
 
 // bigArg: beyond it, |z|² terms are negligible (and overflow).
@@ -26,25 +31,7 @@ func acosReal(x float64) float64 {
 	return 2 * math.Atan2(math.Sqrt((1-x)*(1+x)), 1+x)
 }
 
-// sinhReal and coshReal follow fdlibm (expm1 near 0).
-func sinhReal(x float64) float64 {
-	a := math.Abs(x)
-	switch {
-	case math.IsNaN(x) || a == 0:
-		return x
-	case a < 22:
-		t := math.Expm1(a)
-		if a < 1 {
-			return math.Copysign(0.5*(2*t-t*t/(t+1)), x)
-		}
-		return math.Copysign(0.5*(t+t/(t+1)), x)
-	case a < 709:
-		return math.Copysign(0.5*math.Exp(a), x)
-	}
-	h := math.Exp(a / 2)
-	return math.Copysign(0.5*h*h, x)
-}
-
+// coshReal follows fdlibm (expm1 near 0), as elementwise.Sinh.
 func coshReal(x float64) float64 {
 	a := math.Abs(x)
 	switch {
@@ -76,14 +63,14 @@ func halfExpTimes(a, c float64) float64 {
 func csinh(z complex128) complex128 {
 	x, y := real(z), imag(z)
 	if y == 0 {
-		return complex(sinhReal(x), y)
+		return complex(elementwise.Sinh(x), y)
 	}
 	if math.Abs(x) >= 22 {
 		s, c := math.Sincos(y)
 		return complex(math.Copysign(halfExpTimes(math.Abs(x), c), x), halfExpTimes(math.Abs(x), s))
 	}
 	s, c := math.Sincos(y)
-	return complex(sinhReal(x)*c, coshReal(x)*s)
+	return complex(elementwise.Sinh(x)*c, coshReal(x)*s)
 }
 
 func ccosh(z complex128) complex128 {
@@ -96,34 +83,7 @@ func ccosh(z complex128) complex128 {
 		return complex(halfExpTimes(math.Abs(x), c), math.Copysign(halfExpTimes(math.Abs(x), s), x))
 	}
 	s, c := math.Sincos(y)
-	return complex(coshReal(x)*c, sinhReal(x)*s)
-}
-
-// ctanh is Kahan's algorithm.
-func ctanh(z complex128) complex128 {
-	x, y := real(z), imag(z)
-	if math.IsNaN(x) || math.IsNaN(y) {
-		if y == 0 {
-			return complex(x, y)
-		}
-		return complex(math.NaN(), math.NaN())
-	}
-	if math.Abs(x) > 22 {
-		s, c := math.Sincos(y)
-		return complex(math.Copysign(1, x), 4*s*c*math.Exp(-2*math.Abs(x)))
-	}
-	t := math.Tan(y)
-	beta := 1 + t*t
-	s := sinhReal(x)
-	rho := math.Sqrt(1 + s*s)
-	den := 1 + beta*s*s
-	return complex(beta*rho*s/den, t/den)
-}
-
-// ctan(z) = -i tanh(iz).
-func ctan(z complex128) complex128 {
-	w := ctanh(complex(-imag(z), real(z)))
-	return complex(imag(w), -real(w))
+	return complex(coshReal(x)*c, elementwise.Sinh(x)*s)
 }
 
 // catanh uses atanh(z) = ¼ log1p(4x/((1-x)²+y²)) + i ½ atan2(2y, 1-x²-y²),

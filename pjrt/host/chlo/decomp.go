@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/elementwise"
 )
 
 // Some CHLO ops are defined by their StableHLO decompositions, whose
@@ -59,7 +60,7 @@ func perType(f func(a arith, x float64) float64) func(dt hlo.DType) realFn {
 // to the computation type) is the closest reproduction.
 func sinhDecomp(a arith, x float64) float64 {
 	if math.Abs(x) < 1 {
-		return a.r(sinhReal(x))
+		return a.r(elementwise.Sinh(x))
 	}
 	lh := a.c(math.Log(0.5))
 	return a.sub(a.exp(a.add(x, lh)), a.exp(a.sub(lh, x)))

@@ -14,7 +14,7 @@ import (
 // siblings), as kernels rather than their StableHLO decompositions.
 func init() {
 	kernel.Register(
-		unaryEntry("chlo.tan", math.Tan, ctan),
+		kernel.Alias("chlo.tan", "stablehlo.tan"),
 		unaryTypedEntry("chlo.sinh", perType(sinhDecomp), sameComplex(csinh)),
 		unaryTypedEntry("chlo.cosh", perType(coshDecomp), sameComplex(ccosh)),
 		unaryTypedEntry("chlo.asin", elementPrecision(asinDecomp, asinReal), complexPrecision(casinDecomp)),

@@ -291,6 +291,20 @@ func Register(entries ...Entry) {
 	}
 }
 
+// Alias returns the entry registered as name under a second name: an op
+// of another dialect that means the same (chlo.tan is stablehlo.tan). name
+// must be registered already: the family declaring the alias imports the
+// one declaring name, whose init runs first.
+func Alias(alias, name string) Entry {
+	e := Lookup(name)
+	if e == nil {
+		panic("kernel: alias " + alias + " of unregistered op " + name)
+	}
+	a := *e
+	a.Name = alias
+	return a
+}
+
 // IsFresh reports whether op's tensor results are fresh (see Fresh and
 // FreshOp).
 func (e *Entry) IsFresh(op *hlo.Op) bool {

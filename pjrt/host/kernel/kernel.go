@@ -321,13 +321,5 @@ func Lookup(name string) *Entry {
 	return table[name]
 }
 
-// Names lists every registered op.
-func Names() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
-	out := make([]string, 0, len(table))
-	for k := range table {
-		out = append(out, k)
-	}
-	return out
-}
+// Names lists every registered op, sorted.
+func Names() []string { return sortedKeys(&regMu, table) }

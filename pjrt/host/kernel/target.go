@@ -35,11 +35,14 @@ func LookupTarget(name string) CompileFn {
 }
 
 // TargetNames lists the registered custom_call targets, sorted.
-func TargetNames() []string {
-	targetMu.Lock()
-	defer targetMu.Unlock()
-	out := make([]string, 0, len(targets))
-	for k := range targets {
+func TargetNames() []string { return sortedKeys(&targetMu, targets) }
+
+// sortedKeys lists the names of a table guarded by mu.
+func sortedKeys[V any](mu *sync.Mutex, m map[string]V) []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(m))
+	for k := range m {
 		out = append(out, k)
 	}
 	sort.Strings(out)

@@ -8,7 +8,8 @@
 // Element-wise ops are declared as StableHLO's are, with package
 // elementwise's Row and MathRow (rows.go), so they fuse with their
 // neighbours and give the same bits fused and alone. Each computes in
-// float64 (complex128) and rounds once to the element type.
+// float64 (complex128) and rounds once to the element type. An op both
+// dialects define is one row: chlo.tan is stablehlo.tan (kernel.Alias).
 //
 // Place in the flow: registered into kernel's op table; run by package
 // host. Imports hlo, pjrt/host/kernel and pjrt/host/elementwise.

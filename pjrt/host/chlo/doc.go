@@ -14,5 +14,6 @@
 // Place in the flow: registered into kernel's op table; run by package
 // host. Imports hlo, pjrt/host/kernel and pjrt/host/elementwise.
 //
-// Example row: unaryEntry("chlo.erfc", math.Erfc, nil) in elementwise.go.
+// Example row: elementwise.MathRow("chlo.erfc", specialCost,
+// elementwise.Math{Real: elementwise.Same(math.Erfc)}) in elementwise.go.
 package chlo

@@ -1,4 +1,5 @@
-// Package archtest checks the one-way import rules of DESIGN.md §2.
+// Package archtest checks the one-way import rules of DESIGN.md §2: imports,
+// and string literals that name a higher package (strings_test.go).
 package archtest
 
 import (
@@ -54,7 +55,8 @@ func TestImportsPointDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	for _, b := range violations(strings.Split(strings.TrimSpace(string(out)), "\n")) {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, b := range append(violations(lines), familyViolations(lines)...) {
 		t.Error(b)
 	}
 }

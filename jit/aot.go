@@ -160,7 +160,7 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return nil, &Error{Fn: a.spec.Name, Err: err}
 	}
 	a.replays.Add(1)
-	lazy.AddCounter(lazy.MetricJitReplay, 1)
+	cJitReplay.Add(1)
 	return outs, nil
 }
 

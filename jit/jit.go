@@ -308,7 +308,7 @@ func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tens
 		return nil, false, err
 	}
 	s.replays.Add(1)
-	lazy.AddCounter(lazy.MetricJitReplay, 1)
+	cJitReplay.Add(1)
 	return outs, true, nil
 }
 
@@ -616,6 +616,10 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	}
 	return p, n, nil
 }
+
+// cJitReplay is resolved once: by name, counting takes a lock and a map
+// lookup on every replay (RATIONALE: the jit's fast path).
+var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
 
 // runEntry runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG

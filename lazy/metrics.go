@@ -183,3 +183,13 @@ func MetricsReport() string {
 	}
 	return b.String()
 }
+
+// CounterRef is a resolved counter, for paths that count on every call.
+type CounterRef struct{ c *counter }
+
+// CounterFor resolves the counter called name once.
+func CounterFor(name string) CounterRef { return CounterRef{getCounter(name)} }
+
+// Add adds delta, into the calling goroutine's counting scope if it has
+// one, as AddCounter does.
+func (r CounterRef) Add(delta int64) { r.c.add(delta) }

@@ -15,3 +15,5 @@
 //	  }
 //	}
 package hlo
+
+//go:generate go run github.com/xlajit/xlajit/cmd/hlogen

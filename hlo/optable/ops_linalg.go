@@ -14,7 +14,7 @@ var linalgOps = []Op{
 	{Name: "stablehlo.map", Inherent: "dimensions", Infer: "inferMap", Builder: "Map"},
 	{Name: "stablehlo.reduce", HandSyntax: "parse_custom.go, print_custom.go", Inherent: "dimensions", Infer: "inferReduce", Builder: "Reduce"},
 	{Name: "stablehlo.reduce_window", Inherent: "base_dilations padding window_dilations window_dimensions window_strides", Infer: "inferReduceWindow", Builder: "ReduceWindow"},
-	{Name: "stablehlo.rng", Form: "$ , $ , $ , distribution = @rng_distribution:enum.rng_distribution attrs : T:fn", Inherent: "rng_distribution", Infer: "inferRng", NoKernel: "TODO"},
+	{Name: "stablehlo.rng", Form: "$ , $ , $ , distribution = @rng_distribution:enum.rng_distribution attrs : T:fn", Inherent: "rng_distribution", Infer: "inferRng", Builder: "Rng"},
 	{Name: "stablehlo.rng_bit_generator", Form: "$ , algorithm = @rng_algorithm:enum.rng_algorithm attrs : T:fn", Inherent: "rng_algorithm", Infer: "inferRngBitGenerator", Builder: "RngBitGenerator"},
 	{Name: "stablehlo.select_and_scatter", Inherent: "padding window_dimensions window_strides", Infer: "inferSelectAndScatter", Builder: "SelectAndScatter"},
 	{Name: "stablehlo.sort", Inherent: "dimension is_stable", Infer: "inferSort", Builder: "Sort"},

@@ -106,3 +106,11 @@ var inherentAttrs = map[string]map[string]bool{
 	"stablehlo.triangular_solve":            {"left_side": true, "lower": true, "transpose_a": true, "unit_diagonal": true},
 	"stablehlo.unary_einsum":                {"einsum_config": true},
 }
+
+// resultNames are the result names of multi-result op definitions.
+var resultNames = map[string][]string{
+	"chlo.top_k":                    {"values", "indices"},
+	"stablehlo.batch_norm_grad":     {"grad_operand", "grad_scale", "grad_offset"},
+	"stablehlo.batch_norm_training": {"output", "batch_mean", "batch_var"},
+	"stablehlo.rng_bit_generator":   {"output_state", "output"},
+}

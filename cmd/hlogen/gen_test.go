@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo/optable"
@@ -64,4 +66,34 @@ func TestValidateRejects(t *testing.T) {
 	if err := validate(optable.Ops()); err != nil {
 		t.Errorf("the table: %v", err)
 	}
+}
+
+// TestNewElementwiseRow follows hlo's walk-through for adding an
+// elementwise op: its one row must reach every generated file.
+func TestNewElementwiseRow(t *testing.T) {
+	ops := append(optable.Ops(), optable.Op{Name: "stablehlo.foo", Class: optable.Unary, Form: optable.FormUnary, Infer: "unaryRule(kFpCx)", Builder: "Foo", Params: "x"})
+	slices.SortFunc(ops, func(a, b optable.Op) int { return strings.Compare(a.Name, b.Name) })
+	files, err := generateFrom(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"ops_forms_gen.go": `defForm("$ attrs : T:same", nil, "stablehlo.foo")`,
+		"ops_infer_gen.go": `"stablehlo.foo": unaryRule(kFpCx),`,
+		"builder_gen.go":   "// Foo adds stablehlo.foo.\nfunc (s *Scope) Foo(x *Value) *Value {\n\treturn s.emit1(\"stablehlo.foo\", []*Value{x}, nil)\n}",
+		"FORMS.md":         "| `stablehlo.foo` | `%x {attrs} : TYPES:same` |  |",
+	} {
+		if !strings.Contains(squash(string(files[file])), squash(want)) {
+			t.Errorf("%s lacks %q", file, want)
+		}
+	}
+}
+
+// squash folds runs of spaces and tabs (gofmt's alignment) into one space.
+func squash(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(strings.Fields(l), " ")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -51,6 +51,6 @@ var chloOps = []Op{
 	{Name: "chlo.sinh", Class: Unary, Form: "$ attrs : t0 -> r0"},
 	{Name: "chlo.square", Class: Unary, Form: "$ attrs : t0 -> r0", NoKernel: "not implemented by the embedded device yet"},
 	{Name: "chlo.tan", Class: Unary, Form: "$ attrs : t0 -> r0"},
-	{Name: "chlo.top_k", Form: "( $ , k = @k:i64 [[ , is_stable = @is_stable:bool=true ]] ) attrs : t0 -> ( r0 , r1 )", Inherent: "is_stable k"},
+	{Name: "chlo.top_k", Form: "( $ , k = @k:i64 [[ , is_stable = @is_stable:bool=true ]] ) attrs : t0 -> ( r0 , r1 )", Inherent: "is_stable k", ResultNames: "values indices"},
 	{Name: "chlo.zeta", Class: Binary, Form: "$ , $ attrs : t0 , t1 -> T:results"},
 }

@@ -30,6 +30,10 @@ type Op struct {
 	// Inherent lists the op's own attributes (MLIR properties, printed in
 	// <{...}> by the generic form), space separated.
 	Inherent string
+	// ResultNames are the names MLIR's op definition gives a multi-result
+	// op's results, space separated (the printer names values after them:
+	// %output_state, %output).
+	ResultNames string
 	// Infer is the op's type rule: a Go expression of type inferFn in
 	// package hlo ("inferCompare", "unaryRule(kFpCx)"). Empty: the op has
 	// no rule (InferResultTypes reports it unknown).

@@ -10,8 +10,9 @@ import (
 
 // TestKernelsMatchOpTable checks the embedded device against hlo's op table
 // (hlo/optable): every op of the table has a kernel or says why not
-// (NoKernel), no op with a kernel carries a stale reason, and every kernel
-// runs an op of the table. The table lists every op hlo reads: the
+// (NoKernel), no op with a kernel carries a stale reason, every kernel runs
+// an op of the table, and a kernel the planner fuses as elementwise runs an
+// op whose table class is elementwise. The table lists every op hlo reads: the
 // StableHLO, CHLO, check, interpreter and func ops and IREE's test helpers
 // (iree_check.*), so a kernel whose name is in none of them is a typo or an
 // op hlo cannot parse.
@@ -21,7 +22,11 @@ func TestKernelsMatchOpTable(t *testing.T) {
 		t.Fatalf("the op table has %d rows", len(ops))
 	}
 	for _, o := range ops {
-		has := kernel.Lookup(o.Name) != nil
+		e := kernel.Lookup(o.Name)
+		has := e != nil
+		if has && e.Elementwise != nil && o.Class == optable.NotElementwise {
+			t.Errorf("%s: the kernel fuses it as elementwise, but the op table's class says it is not", o.Name)
+		}
 		switch {
 		case !has && o.NoKernel == "":
 			t.Errorf("%s has no kernel in the embedded device and the op table gives no reason (NoKernel)", o.Name)

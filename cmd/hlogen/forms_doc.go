@@ -105,6 +105,12 @@ the result type); ` + "`tN`/`rN`" + ` the type of operand/result N.
 	return b.String()
 }
 
+// plainTokens are the format tokens that stand for fixed legend text.
+var plainTokens = map[string]string{
+	"$": "%x", "$$": "%xs", "$$,": "%xs,", "attrs": "{attrs}", "attrs-kw": "[attributes {attrs}]",
+	"~": "", "[[": "[", "||": "|", "]]": "]",
+}
+
 // describeForm returns the legend-style syntax of o's form and the
 // attributes it fills.
 func describeForm(o optable.Op) (string, string) {
@@ -114,24 +120,13 @@ func describeForm(o optable.Op) (string, string) {
 	var syn []string
 	var attrs []string
 	for _, t := range strings.Fields(o.Form) {
+		if text, ok := plainTokens[t]; ok {
+			if text != "" {
+				syn = append(syn, text)
+			}
+			continue
+		}
 		switch {
-		case t == "$":
-			syn = append(syn, "%x")
-		case t == "$$":
-			syn = append(syn, "%xs")
-		case t == "$$,":
-			syn = append(syn, "%xs,")
-		case t == "attrs":
-			syn = append(syn, "{attrs}")
-		case t == "attrs-kw":
-			syn = append(syn, "[attributes {attrs}]")
-		case t == "~":
-		case t == "[[":
-			syn = append(syn, "[")
-		case t == "||":
-			syn = append(syn, "|")
-		case t == "]]":
-			syn = append(syn, "]")
 		case strings.HasPrefix(t, "@"):
 			spec, def, _ := strings.Cut(t[1:], "=")
 			name, kind, _ := strings.Cut(spec, ":")

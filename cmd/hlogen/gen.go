@@ -104,29 +104,25 @@ func mapLit(m map[string]string) string {
 func attrsGo(ops []optable.Op) string {
 	var b strings.Builder
 	b.WriteString("// inherentAttrs lists the attributes each op declares (its MLIR\n// properties, printed in <{...}> by the generic form).\nvar inherentAttrs = map[string]map[string]bool{\n")
-	for _, o := range ops {
-		if o.Inherent == "" {
-			continue
-		}
-		var parts []string
-		for _, a := range strings.Fields(o.Inherent) {
-			parts = append(parts, strconv.Quote(a)+": true")
-		}
-		fmt.Fprintf(&b, "\t%q: {%s},\n", o.Name, strings.Join(parts, ", "))
-	}
+	wordsMap(&b, ops, func(o optable.Op) string { return o.Inherent }, func(w string) string { return strconv.Quote(w) + ": true" })
 	b.WriteString("}\n\n// resultNames are the result names of multi-result op definitions.\nvar resultNames = map[string][]string{\n")
-	for _, o := range ops {
-		if o.ResultNames == "" {
-			continue
-		}
-		var parts []string
-		for _, n := range strings.Fields(o.ResultNames) {
-			parts = append(parts, strconv.Quote(n))
-		}
-		fmt.Fprintf(&b, "\t%q: {%s},\n", o.Name, strings.Join(parts, ", "))
-	}
+	wordsMap(&b, ops, func(o optable.Op) string { return o.ResultNames }, strconv.Quote)
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// wordsMap writes the entries `"op": {elem(w1), elem(w2)},` of a map
+// literal for the rows whose field (space-separated words) is set.
+func wordsMap(b *strings.Builder, ops []optable.Op, field func(optable.Op) string, elem func(string) string) {
+	for _, o := range ops {
+		var parts []string
+		for _, w := range strings.Fields(field(o)) {
+			parts = append(parts, elem(w))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(b, "\t%q: {%s},\n", o.Name, strings.Join(parts, ", "))
+		}
+	}
 }
 
 func inferGo(ops []optable.Op) string {

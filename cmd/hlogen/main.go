@@ -10,12 +10,12 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 func main() {
@@ -27,17 +27,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hlogen:", err)
 		os.Exit(1)
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	stale := 0
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		path := filepath.Join(*dir, n)
 		if *check {
 			old, err := os.ReadFile(path)
-			if err != nil || !bytes.Equal(old, files[n]) {
+			if err != nil || string(old) != string(files[n]) {
 				fmt.Fprintln(os.Stderr, "hlogen: stale:", path)
 				stale++
 			}

@@ -3,6 +3,7 @@ package jit
 import (
 	"errors"
 	"reflect"
+	"slices"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -41,7 +42,7 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	key := kb[:0]
 	for i, t := range args {
 		if t == nil {
-			return s.slow(args)
+			return s.slow(slices.Clone(args))
 		}
 		key = appendFastTensorKey(key, args[:i], t)
 	}
@@ -53,7 +54,9 @@ func (s *fnState) fast(args []*tensor) *tensor {
 			return s.runDirect(h, x, args)
 		}
 	}
-	return s.general(args, key)
+	// The other paths may keep args (a trace's stand-ins do): they get a
+	// copy, so that the wrappers' argument slices stay on the stack.
+	return s.general(slices.Clone(args), key)
 }
 
 // appendFastTensorKey appends t's part of the guard key when the

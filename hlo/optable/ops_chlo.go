@@ -2,7 +2,7 @@ package optable
 
 // CHLO: the client HLO ops JAX and TensorFlow emit.
 var chloOps = []Op{
-	{Name: "chlo._asin_acos_kernel", Class: Unary, Form: "$ attrs : t0 -> r0", NoKernel: "an internal helper of CHLO decompositions; not produced by frontends"},
+	{Name: "chlo._asin_acos_kernel", Class: Unary, Form: "$ attrs : t0 -> r0", NoKernel: "CHLO's internal step of asin and acos on complex numbers; no corpus program uses it, and chlo.asin and chlo.acos have kernels of their own"},
 	{Name: "chlo.acos", Class: Unary, Form: "$ attrs : t0 -> r0"},
 	{Name: "chlo.acosh", Class: Unary, Form: "$ attrs : t0 -> r0"},
 	{Name: "chlo.asin", Class: Unary, Form: "$ attrs : t0 -> r0"},
@@ -49,7 +49,7 @@ var chloOps = []Op{
 	{Name: "chlo.ragged_dot", Inherent: "precision_config ragged_dot_dimension_numbers"},
 	{Name: "chlo.scan", HandSyntax: "parse_custom.go, print_custom.go", Inherent: "dimension is_associative is_reverse operandSegmentSizes resultSegmentSizes scan_dim_size"},
 	{Name: "chlo.sinh", Class: Unary, Form: "$ attrs : t0 -> r0"},
-	{Name: "chlo.square", Class: Unary, Form: "$ attrs : t0 -> r0", NoKernel: "not implemented by the embedded device yet"},
+	{Name: "chlo.square", Class: Unary, Form: "$ attrs : t0 -> r0", NoKernel: "not implemented yet (no corpus program uses it; it would be one row of the CHLO family)"},
 	{Name: "chlo.tan", Class: Unary, Form: "$ attrs : t0 -> r0"},
 	{Name: "chlo.top_k", Form: "( $ , k = @k:i64 [[ , is_stable = @is_stable:bool=true ]] ) attrs : t0 -> ( r0 , r1 )", Inherent: "is_stable k", ResultNames: "values indices"},
 	{Name: "chlo.zeta", Class: Binary, Form: "$ , $ attrs : t0 , t1 -> T:results"},

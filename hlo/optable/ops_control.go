@@ -24,7 +24,7 @@ var controlOps = []Op{
 	{Name: "stablehlo.recv", Inherent: "channel_handle is_host_transfer source_target_pairs", Infer: "inferTokenIn"},
 	{Name: "stablehlo.reduce_scatter", Inherent: "channel_handle replica_groups scatter_dimension use_global_device_ids", Infer: "inferReduceScatter", Builder: "ReduceScatter"},
 	{Name: "stablehlo.replica_id", Form: "attrs : T:results", Infer: "inferReplicaID", Builder: "ReplicaID"},
-	{Name: "stablehlo.return", Form: "$$ attrs [[ : T:operands ]]", NoKernel: "a terminator: the region compiler reads its operands as the region results"},
+	{Name: "stablehlo.return", Form: "$$ attrs [[ : T:operands ]]", NoKernel: "a terminator: the planner (pjrt/host/plan.go) takes its operands as the region's results"},
 	{Name: "stablehlo.send", Inherent: "channel_handle is_host_transfer source_target_pairs", Infer: "inferTokenOut"},
 	{Name: "stablehlo.torch_index_select", Inherent: "batch_dims dim", Infer: "givenAll"},
 	{Name: "stablehlo.trace", Infer: "givenAll", NoKernel: "legacy op (not in the StableHLO spec), read for old text only"},

@@ -105,12 +105,14 @@ func Ops() []Op {
 
 // Lookup returns the row of op name.
 func Lookup(name string) (Op, bool) {
-	for _, g := range [][]Op{elementwiseOps, shapeOps, linalgOps, controlOps, chloOps, checkOps, ireeOps} {
-		for _, o := range g {
-			if o.Name == name {
-				return o, true
-			}
-		}
-	}
-	return Op{}, false
+	o, ok := byName[name]
+	return o, ok
 }
+
+var byName = func() map[string]Op {
+	m := map[string]Op{}
+	for _, o := range Ops() {
+		m[o.Name] = o
+	}
+	return m
+}()

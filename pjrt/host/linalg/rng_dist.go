@@ -16,8 +16,9 @@ import (
 // so a program's results depend on its operands and shapes only.
 //
 //   - UNIFORM, floating point: u = (the 64 bits >> 11) / 2^53 in [0, 1),
-//     a + (b-a)·u computed in float64 and rounded to the element type; a
-//     value that rounds to b is replaced by the next value below b.
+//     a + (b-a)·u computed in float64 (a·(1-u) + b·u when b-a overflows)
+//     and rounded to the element type; a value that rounds to b is
+//     replaced by the next value below b.
 //   - UNIFORM, integers and booleans: a + (the 64 bits mod (b-a)).
 //   - NORMAL: Box–Muller on the two words, u1 = (w0+1)/2^32 in (0, 1],
 //     u2 = w1/2^32: a + b·sqrt(-2 ln u1)·cos(2π u2), rounded.
@@ -111,11 +112,16 @@ func rngUniformFloat(c *kernel.OpCtx, out *hlo.Literal, a, b float64) error {
 	if !(a < b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
 		return c.Errorf("UNIFORM needs finite bounds a < b, got a = %v, b = %v", a, b)
 	}
+	span := b - a
 	parallelRange(out.NumElements(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			w0, w1 := rngWords(i)
 			u := float64((uint64(w0)<<32|uint64(w1))>>11) / (1 << 53)
-			out.SetFloat(i, a+(b-a)*u)
+			v := a + span*u
+			if math.IsInf(span, 0) { // bounds of float64's whole range
+				v = a*(1-u) + b*u
+			}
+			out.SetFloat(i, v)
 			if out.Float(i) >= b {
 				out.SetBits(i, nextBelow(out.DType, out.Bits(i)))
 				if v := out.Float(i); !(v >= a && v < b) {

@@ -291,15 +291,26 @@ func TestRngUniformRange(t *testing.T) {
 		{hlo.I8, -128, 127},
 		{hlo.U8, 250, 255},
 		{hlo.Bool, 0, 1},
+		{hlo.F64, -math.MaxFloat64, math.MaxFloat64}, // b-a overflows
+		{hlo.F32, -math.MaxFloat32, math.MaxFloat32},
 	} {
 		out := mustDist(t, "UNIFORM", scalar(c.dt, c.a), scalar(c.dt, c.b), tt(c.dt, 64, 33))
 		seen := map[float64]bool{}
+		neg, pos := 0, 0
 		for i := 0; i < out.NumElements(); i++ {
 			v := out.Float(i)
 			seen[v] = true
 			if !(v >= c.a && v < c.b) {
 				t.Fatalf("%s [%v, %v): element %d = %v", c.dt, c.a, c.b, i, v)
 			}
+			if v < 0 {
+				neg++
+			} else if v > 0 {
+				pos++
+			}
+		}
+		if c.a < -1 && c.b > 1 && (neg < out.NumElements()/4 || pos < out.NumElements()/4) {
+			t.Errorf("%s [%v, %v): %d negative and %d positive of %d", c.dt, c.a, c.b, neg, pos, out.NumElements())
 		}
 		if span := c.b - c.a; !c.dt.IsFloat() && span <= 8 && len(seen) != int(span) {
 			t.Errorf("%s [%v, %v): %d distinct values, want %v", c.dt, c.a, c.b, len(seen), span)

@@ -8,7 +8,9 @@ import (
 // Pretty op forms are described once, in a small format language modeled
 // on MLIR's declarative assembly formats, and interpreted by both the
 // parser (here) and the printer (print_forms.go), so the two cannot drift
-// apart. FORMS.md lists every form with the attribute names it fills.
+// apart. The forms are the Form fields of the op table's rows
+// (hlo/optable; ops_forms_gen.go registers them), and FORMS.md lists
+// every form with the attribute names it fills.
 //
 // Format elements (space separated):
 //

@@ -161,20 +161,12 @@ func rngUniformInt(c *kernel.OpCtx, out, la, lb *hlo.Literal) error {
 		return c.Errorf("UNIFORM needs a < b, got a = %s, b = %s", la.ElemString(0), lb.ElemString(0))
 	}
 	span := b - a
-	vals := make([]uint64, out.NumElements())
-	parallelRange(len(vals), func(lo, hi int) {
+	parallelRange(out.NumElements(), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			w0, w1 := rngWords(i)
-			vals[i] = a + (uint64(w0)<<32|uint64(w1))%span
+			out.SetInt(i, int64(a+(uint64(w0)<<32|uint64(w1))%span))
 		}
 	})
-	if dt.IsBool() {
-		for i, v := range vals {
-			out.Bools()[i] = v != 0
-		}
-		return nil
-	}
-	storeBits(out, vals)
 	return nil
 }
 

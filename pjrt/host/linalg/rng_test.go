@@ -290,6 +290,9 @@ func TestRngUniformRange(t *testing.T) {
 		{hlo.I32, -3, 4},
 		{hlo.I8, -128, 127},
 		{hlo.U8, 250, 255},
+		{hlo.I4, -8, 7},
+		{hlo.U4, 3, 9},
+		{hlo.I2, -2, 1},
 		{hlo.Bool, 0, 1},
 		{hlo.F64, -math.MaxFloat64, math.MaxFloat64}, // b-a overflows
 		{hlo.F32, -math.MaxFloat32, math.MaxFloat32},

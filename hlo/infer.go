@@ -26,11 +26,19 @@ func InferResultTypes(op string, operands []Type, attrs []NamedAttr, regions []*
 // compares the inferred types with the declared ones (TypesCompatible).
 // declared may be nil.
 func InferResultTypesFrom(op string, operands []Type, attrs []NamedAttr, regions []*Region, declared []Type) ([]Type, error) {
+	return inferWith(&inferCtx{}, op, operands, attrs, regions, declared)
+}
+
+// inferWith is InferResultTypesFrom on a context the caller reuses (the
+// builder and the verifier infer once per op; nothing keeps c after the
+// call returns).
+func inferWith(c *inferCtx, op string, operands []Type, attrs []NamedAttr, regions []*Region, declared []Type) ([]Type, error) {
 	rule, ok := inferRules[op]
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown op", op)
 	}
-	c := &inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
+	*c = inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
+	defer func() { *c = inferCtx{} }()
 	for i, t := range operands {
 		if t == nil {
 			return nil, c.errf("operand #%d has no type", i)
@@ -321,9 +329,7 @@ func tensorsOf(ts ...*TensorType) []Type {
 
 // withDims returns t's element type (and quantization) with new dims.
 func withDims(t *TensorType, dims []int64) *TensorType {
-	d := make([]int64, len(dims))
-	copy(d, dims)
-	return &TensorType{DType: t.DType, Dims: d, Quant: t.Quant}
+	return newTensorType(t.DType, dims, t.Quant)
 }
 
 // withElem returns a tensor of t's dims with element type dt.
@@ -333,7 +339,7 @@ func withElem(t *TensorType, dt DType) *TensorType {
 
 // scalarOf returns the 0-d tensor of t's element type.
 func scalarOf(t *TensorType) *TensorType {
-	return &TensorType{DType: t.DType, Dims: []int64{}, Quant: t.Quant}
+	return newTensorType(t.DType, nil, t.Quant)
 }
 
 // mergeDim unifies two dimension sizes: a dynamic one yields to a static

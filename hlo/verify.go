@@ -72,6 +72,10 @@ type verifier struct {
 	funcs map[string]*Func
 	errs  VerifyErrors
 	cur   *Func
+	// ic, args and res are reused by types for every op (nested regions
+	// are verified before their op's types).
+	ic        inferCtx
+	args, res []Type
 }
 
 func (v *verifier) report(loc Loc, fn string, format string, args ...any) {
@@ -240,6 +244,14 @@ func describeValue(x *Value) string {
 	return fmt.Sprintf("(block argument #%d)", x.Index)
 }
 
+// typesInto appends the types of xs to dst.
+func typesInto(dst []Type, xs []*Value) []Type {
+	for _, x := range xs {
+		dst = append(dst, x.Type)
+	}
+	return dst
+}
+
 func valueTypes(xs []*Value) []Type {
 	ts := make([]Type, len(xs))
 	for i, x := range xs {
@@ -276,8 +288,11 @@ func (v *verifier) types(op *Op, kind regionKind) {
 	if op.Dialect() != "stablehlo" && op.Name != "func.call" {
 		return
 	}
-	declared := valueTypes(op.Results)
-	got, err := InferResultTypesFrom(op.Name, valueTypes(op.Operands), op.Attrs, op.Regions, declared)
+	declared := typesInto(v.res[:0], op.Results)
+	v.res = declared
+	operands := typesInto(v.args[:0], op.Operands)
+	v.args = operands
+	got, err := inferWith(&v.ic, op.Name, operands, op.Attrs, op.Regions, declared)
 	if err != nil {
 		v.opErr(op, "%v", err)
 		return

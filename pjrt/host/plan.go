@@ -236,12 +236,29 @@ func isTerminator(name string) bool {
 
 // opCtx builds the compile context of op.
 func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
-	oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
-	for _, v := range op.Operands {
-		oc.In = append(oc.In, v.Type)
+	// One allocation for the context and its type lists.
+	x := &struct {
+		oc  kernel.OpCtx
+		buf [4]hlo.Type
+	}{}
+	oc := &x.oc
+	*oc = kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
+	ts := x.buf[:0]
+	if n := len(op.Operands) + len(op.Results); n > len(x.buf) {
+		ts = make([]hlo.Type, 0, n)
 	}
+	for _, v := range op.Operands {
+		ts = append(ts, v.Type)
+	}
+	nin := len(op.Operands)
 	for _, r := range op.Results {
-		oc.Out = append(oc.Out, r.Type)
+		ts = append(ts, r.Type)
+	}
+	if nin > 0 {
+		oc.In = ts[:nin:nin]
+	}
+	if len(ts) > nin {
+		oc.Out = ts[nin:len(ts):len(ts)]
 	}
 	return oc
 }

@@ -137,7 +137,7 @@ func (v *verifier) fn(f *Func) {
 
 func (v *verifier) region(r *Region, outer scopes, kind regionKind) {
 	for _, b := range r.Blocks {
-		local := map[*Value]bool{}
+		local := make(map[*Value]bool, len(b.Args)+len(b.Ops))
 		for i, a := range b.Args {
 			if a == nil || a.Type == nil {
 				v.report(Loc{}, v.cur.Name, "block argument #%d has no type", i)

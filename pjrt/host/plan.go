@@ -176,7 +176,7 @@ func (p *Program) declareFunc(name string) (*funcPlan, error) {
 func (p *Program) planFunc(fp *funcPlan) error {
 	fn := fp.fn
 	nvals := fn.Number()
-	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: fn == p.entryFn}
+	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, nvals: nvals, entry: fn == p.entryFn}
 	body, err := c.block(fn.Body.Blocks[0], fn.Args, false)
 	if err != nil {
 		return err
@@ -202,6 +202,10 @@ type planner struct {
 	// entry is set while planning the entry function, whose top block's
 	// arguments an execution may donate.
 	entry bool
+	// nvals is the function's value count (Func.Number); tabs, when not
+	// in use, are fuse's tables indexed by value ID.
+	nvals int
+	tabs  *fuseTables
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {

@@ -8,7 +8,7 @@
 // (device regions and host nodes) → bridge.Compile per region → replay.
 // Imports bridge, partitioner, fx and lazy.
 //
-//	step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).Relu() })
+//	step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).ReLU() })
 //	y := step(x, w)            // call 1: trace + compile; later calls replay by hash
 //	fmt.Println(jit.StatsOf(step))
 //	// calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0

@@ -382,7 +382,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	switch {
 	case errors.As(err, &be):
 		s.breaks.Add(1)
-		lazy.AddCounter(lazy.MetricJitGraphBreak, 1)
+		lazy.AddCounter(lazy.MetricJITGraphBreak, 1)
 		s.event("graph break: %s at %s", be.Break.Reason, be.Break.Site)
 		if s.opts.fullGraph {
 			return nil, &Error{Fn: s.name, Err: err}
@@ -403,10 +403,10 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 		return nil, err
 	}
 	s.traces.Add(1)
-	lazy.AddCounter(lazy.MetricJitTrace, 1)
+	lazy.AddCounter(lazy.MetricJITTrace, 1)
 	if n := s.traces.Load(); n > 1 {
 		s.recompiles.Add(1)
-		lazy.AddCounter(lazy.MetricJitRecompile, 1)
+		lazy.AddCounter(lazy.MetricJITRecompile, 1)
 		why := s.diff(guard, notes) + s.recompileHint(guard)
 		s.event("recompile %d: %s", n-1, why)
 		if i, ok := firstGuardDiff(s.lastG, guard); ok && i >= 0 && i < len(s.lastG) && guard[i].kind == 'f' && !s.warnedFloat {
@@ -605,7 +605,7 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	return p, n, nil
 }
 
-var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
+var cJitReplay = lazy.CounterFor(lazy.MetricJITReplay)
 
 // replay runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG

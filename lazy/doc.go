@@ -37,6 +37,6 @@
 //	%0 : f32[2,3] = DeviceData()  # param 0
 //	%1 : f32[3,2] = DeviceData()  # param 1
 //	%2 : f32[2,2] = DotGeneral(%0, %1, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
-//	%3 : f32[2,2] = Relu(%2)
+//	%3 : f32[2,2] = ReLU(%2)
 //	return %3
 package lazy

@@ -21,10 +21,10 @@ const (
 	MetricExecuteTime        = "ExecuteTime"
 	MetricTransferToDevice   = "TransferToDevice"
 	MetricTransferFromDevice = "TransferFromDevice"
-	MetricJitTrace           = "JitTrace"
-	MetricJitReplay          = "JitReplay"
-	MetricJitRecompile       = "JitRecompile"
-	MetricJitGraphBreak      = "JitGraphBreak"
+	MetricJITTrace           = "JitTrace"
+	MetricJITReplay          = "JitReplay"
+	MetricJITRecompile       = "JitRecompile"
+	MetricJITGraphBreak      = "JitGraphBreak"
 	MetricPersistentCacheHit = "PersistentCacheHit"
 	MetricDonatedBuffers     = "DonatedBuffers"
 	// Prefixes of per-op and per-reason counters.
@@ -68,7 +68,7 @@ func getCounter(name string) *counter {
 // aligned block, so a replay's counting touches one cache line, not one per
 // counter (allocated apart).
 var (
-	hotCounterNames = []string{MetricExecuteCount, MetricJitReplay, MetricDonatedBuffers, MetricTransferToDevice, MetricTransferFromDevice}
+	hotCounterNames = []string{MetricExecuteCount, MetricJITReplay, MetricDonatedBuffers, MetricTransferToDevice, MetricTransferFromDevice}
 	hotCounterSpace [16]counter // room for 8 counters at a 64-byte boundary
 )
 

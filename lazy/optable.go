@@ -63,7 +63,7 @@ const (
 	opRound
 	opSign
 	opNot
-	opRelu
+	opReLU
 	opErf
 	opIsFinite
 	// elementwise binary

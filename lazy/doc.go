@@ -19,6 +19,13 @@
 // that the program checks as it runs (checks.go). TestTorchOracle replays
 // PyTorch results recorded by scripts/torch_oracle.py.
 //
+// Conventions of the API: axes (and ranks, counts of Go values) are int and
+// may be negative (counted from the end); dimension sizes, and anything
+// measured in elements, are int64. A reduction drops the axes it reduces;
+// its KeepDims form (SumKeepDims, ArgMaxKeepDims, VarKeepDims, ...) keeps
+// them as size 1, as PyTorch's keepdim=True. Names follow Go's initialisms
+// (ReLU, GELU, RNGState).
+//
 // Every public op checks its arguments before it records anything (nil
 // tensors, element types, axes, dims with overflow checks, attribute
 // ranges, devices) and panics with an *Error naming the op, the operand

@@ -3,10 +3,15 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 )
+
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Traced]().PkgPath()) }
 
 // TraceOptions control a trace.
 type TraceOptions struct{}
@@ -99,14 +104,18 @@ func (r *recorder) undo() {
 // Trace runs fn once with the lazy runtime recording. args are the flattened
 // tensor arguments fn reads (pending ones are computed first). On return
 // every tensor fn assigned holds its old contents again, the RNG state
-// included. A read of a tensor value inside fn aborts the trace with a *BreakError. Counters keep what
-// the trace really did (computing inputs, host ops) even when it fails: a
-// snapshot could not be put back without erasing what other goroutines
-// counted meanwhile.
+// included. A read of a tensor value inside fn aborts the trace with a
+// *BreakError. What the trace counts (host ops, computed inputs) goes into
+// a counting scope of its own, added to the counters when the trace
+// succeeds and dropped when it fails; counts of other goroutines are never
+// touched.
 func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOptions) (tr *Traced, err error) {
 	if err := lazy.Sync(args...); err != nil {
 		return nil, err
 	}
+	endCount := lazy.BeginCountScope()
+	kept := false
+	defer func() { endCount(kept) }()
 	states := make([]lazy.TensorState, len(args))
 	for i, a := range args {
 		states[i] = a.State()
@@ -162,5 +171,6 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	if err != nil {
 		return nil, err
 	}
+	kept = true
 	return &Traced{Graph: g, Outputs: outs, Created: rec.created}, nil
 }

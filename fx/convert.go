@@ -245,7 +245,7 @@ func (c *converter) node(ln *lazy.Node) (*Node, error) {
 		}
 		args[i] = r
 	}
-	n := c.add(&Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op().Name, Args: args, Attrs: ln.Attrs(),
+	n := c.add(&Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(),
 		Shapes: ln.Shapes(), Site: ln.Site()})
 	c.done[ln] = n
 	return n, nil
@@ -268,7 +268,7 @@ func (c *converter) hostNode(i int) (*Node, error) {
 		args[k] = r
 	}
 	shapes := h.OutputShapes
-	n := c.add(&Node{Name: c.name(h.Op.Name), Kind: Call, Op: h.Op.Name, Args: args, Attrs: h.Attrs, Shapes: shapes})
+	n := c.add(&Node{Name: c.name(h.Op.Name), Kind: Call, Op: h.Op, Args: args, Attrs: h.Attrs, Shapes: shapes})
 	c.hostDone[i] = n
 	return n, nil
 }

@@ -3,11 +3,15 @@
 // with its dtype, shape and Go call site; a one-line-per-node printer and
 // its parser (the stable text serialization), Lint, an Interpreter that runs
 // the graph node by node over lazy tensors, and the conversion from a lazy
-// trace.
+// trace. A call node holds its op's definition (a row of lazy's op table);
+// only the parser looks ops up by name.
 //
 // Place in the flow: bridge.Trace records a function through package lazy,
 // converts the recorded IR here, and the partitioner and bridge.Compile read
-// the graph. Imports lazy only (and hlo through lazy's types).
+// the graph. The Interpreter is the one node-by-node runner: bridge.Compile
+// records a graph's IR with it, and the jit replays a partitioned graph's
+// split graph (device partitions, host nodes between them) with it.
+// Imports lazy only (and hlo through lazy's types).
 //
 //	%x : f32[2,3] = placeholder[arg 0]
 //	%w : f32[3,4] = placeholder[capture 0]

@@ -2,9 +2,14 @@ package fx
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/xlajit/xlajit/lazy"
 )
+
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Graph]().PkgPath()) }
 
 // Kind is a node kind.
 type Kind int
@@ -40,9 +45,14 @@ func (r Ref) Shape() lazy.Shape { return r.Node.Shapes[r.Index] }
 
 // Node is one graph node.
 type Node struct {
-	Name   string
-	Kind   Kind
-	Op     string // lazy op name (Call)
+	Name string
+	Kind Kind
+	Op   *lazy.OpDef // the op's row in lazy's op table (Call)
+	// Sub, on a call without an Op, is a graph run as one step: a device
+	// partition of a split graph (partitioner.Plan.Split). Its
+	// placeholders take Args in order (as arguments); its outputs are the
+	// node's.
+	Sub    *Graph
 	Args   []Ref
 	Attrs  lazy.Attrs
 	Shapes []lazy.Shape // one per output
@@ -61,7 +71,8 @@ type Node struct {
 	Mutations []Mutation
 
 	// Partition is set by the partitioner for calls: 0 unassigned, k > 0
-	// device partition k, -1 a host node.
+	// device partition k, -1 a fallback node (run through its op's Go
+	// kernel on the CPU between device partitions; printed "# host").
 	Partition int
 }
 
@@ -120,7 +131,18 @@ func (g *Graph) Uses() [][]int {
 	return uses
 }
 
-// OpDef returns the lazy op of a call node.
-func (n *Node) OpDef() *lazy.OpDef { return lazy.LookupOp(n.Op) }
+// OpName is the name of a call node's op ("" for other nodes, "subgraph"
+// for a call of a subgraph, "?" for a call of neither).
+func (n *Node) OpName() string {
+	switch {
+	case n.Kind != Call:
+		return ""
+	case n.Op != nil:
+		return n.Op.Name
+	case n.Sub != nil:
+		return "subgraph"
+	}
+	return "?"
+}
 
 func (n *Node) String() string { return fmt.Sprintf("%%%s", n.Name) }

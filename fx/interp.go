@@ -2,20 +2,30 @@ package fx
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/xlajit/xlajit/lazy"
 )
 
 // Interpreter runs a graph node by node over lazy tensors (torch.fx's
-// Interpreter). Each value is dropped after its last use.
+// Interpreter). Each value is dropped after its last use. It is the one
+// way graphs run node by node: bridge.Compile records a graph's IR with
+// it, and the jit replays a split graph (device partitions and host nodes
+// between them) with it. An Interpreter may run its graph on several
+// goroutines at once; G must not change after the first Run.
 type Interpreter struct {
 	G *Graph
-	// Call, when set, runs call nodes instead of lazy.Record (the
-	// partitioner uses it to watch or redirect individual nodes).
+	// Call, when set, runs call nodes instead of recording them with
+	// lazy.RecordOn (the jit runs a split graph's device partitions
+	// through their compiled programs and its host nodes through their
+	// Go kernels).
 	Call func(n *Node, args []*lazy.Tensor) ([]*lazy.Tensor, error)
 	// Device is where ops without tensor operands (constants, iotas) are
 	// built; nil means the default device.
 	Device *lazy.Device
+
+	once sync.Once
+	uses []int // per node ID, how many nodes read it
 }
 
 // NodeError is an error raised while running one node.
@@ -29,7 +39,7 @@ func (e *NodeError) Error() string {
 	if e.Node.Site != "" {
 		where = " at " + e.Node.Site
 	}
-	return fmt.Sprintf("fx: node %%%s (%s%s): %v", e.Node.Name, e.Node.Op, where, e.Err)
+	return fmt.Sprintf("fx: node %%%s (%s%s): %v", e.Node.Name, e.Node.OpName(), where, e.Err)
 }
 
 func (e *NodeError) Unwrap() error { return e.Err }
@@ -39,11 +49,13 @@ func (e *NodeError) Unwrap() error { return e.Err }
 // of the output node, the value to write.
 func (in *Interpreter) Run(args, captures []*lazy.Tensor) (outs, mutations []*lazy.Tensor, err error) {
 	g := in.G
-	uses := g.Uses()
-	remaining := make([]int, len(g.Nodes))
-	for i, u := range uses {
-		remaining[i] = len(u)
-	}
+	in.once.Do(func() {
+		in.uses = make([]int, len(g.Nodes))
+		for i, u := range g.Uses() {
+			in.uses[i] = len(u)
+		}
+	})
+	remaining := append([]int(nil), in.uses...)
 	env := make([][]*lazy.Tensor, len(g.Nodes))
 	get := func(r Ref) *lazy.Tensor { return env[r.Node.ID][r.Index] }
 	release := func(n *Node) {
@@ -102,13 +114,17 @@ func (in *Interpreter) call(n *Node, args []*lazy.Tensor) (res []*lazy.Tensor, e
 	if in.Call != nil {
 		return in.Call(n, args)
 	}
-	op := lazy.LookupOp(n.Op)
+	op := n.Op
+	if op == nil && n.Sub != nil {
+		res, _, err := (&Interpreter{G: n.Sub, Device: in.Device}).Run(args, nil)
+		return res, err
+	}
 	if op == nil {
-		return nil, fmt.Errorf("unknown op %s", n.Op)
+		return nil, fmt.Errorf("a call without an op")
 	}
 	err = lazy.Try(func() { res = lazy.RecordOn(in.Device, op, n.Attrs, args...) })
 	if err == nil && len(res) != len(n.Shapes) {
-		err = fmt.Errorf("%s returned %d results, graph records %d", n.Op, len(res), len(n.Shapes))
+		err = fmt.Errorf("%s returned %d results, graph records %d", op.Name, len(res), len(n.Shapes))
 	}
 	return res, err
 }

@@ -41,9 +41,15 @@ func (g *Graph) Lint() error {
 				bad(n, "a placeholder has one output")
 			}
 		case Call:
-			op := lazy.LookupOp(n.Op)
+			op := n.Op
+			if op == nil && n.Sub != nil {
+				if msg := subgraphMismatch(n); msg != "" {
+					bad(n, "%s", msg)
+				}
+				break
+			}
 			if op == nil {
-				bad(n, "unknown op %s", n.Op)
+				bad(n, "a call without an op")
 				break
 			}
 			in := make([]lazy.Shape, len(n.Args))
@@ -55,11 +61,11 @@ func (g *Graph) Lint() error {
 			out, err := safeInfer(op, in, n.Attrs)
 			switch {
 			case err != nil:
-				bad(n, "%s rejects its operands: %v", n.Op, err)
+				bad(n, "%s rejects its operands: %v", op.Name, err)
 			case out == nil:
 				// data-dependent shapes (host ops): recorded shapes stand
 			case !shapesEqual(out, n.Shapes):
-				bad(n, "recorded shapes %s differ from %s's rule %s", shapesString(n.Shapes), n.Op, shapesString(out))
+				bad(n, "recorded shapes %s differ from %s's rule %s", shapesString(n.Shapes), op.Name, shapesString(out))
 			}
 		case Output:
 			if i != len(g.Nodes)-1 {
@@ -102,4 +108,25 @@ func safeInfer(op *lazy.OpDef, in []lazy.Shape, a lazy.Attrs) (out []lazy.Shape,
 		}
 	}()
 	return op.Infer(in, a)
+}
+
+// subgraphMismatch says how a call of a subgraph disagrees with the
+// subgraph's placeholders (one per operand, arguments in order, of the
+// operands' shapes) and outputs (one per result shape), or "".
+func subgraphMismatch(n *Node) string {
+	ps, out := n.Sub.Placeholders(), n.Sub.Output()
+	if len(ps) != len(n.Args) || out == nil || len(out.Args) != len(n.Shapes) {
+		return fmt.Sprintf("the subgraph's inputs and outputs do not match %d operands and %d results", len(n.Args), len(n.Shapes))
+	}
+	for i, p := range ps {
+		if p.Input != Arg || p.Index != i || n.Args[i].Index >= len(n.Args[i].Node.Shapes) || !p.Shapes[0].Equal(n.Args[i].Shape()) {
+			return fmt.Sprintf("subgraph placeholder %%%s does not take operand %d", p.Name, i)
+		}
+	}
+	for i, r := range out.Args {
+		if !r.Shape().Equal(n.Shapes[i]) {
+			return fmt.Sprintf("subgraph output %d is %s, the node records %s", i, r.Shape(), n.Shapes[i])
+		}
+	}
+	return ""
 }

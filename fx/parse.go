@@ -170,8 +170,8 @@ func (p *lineParser) node(byName map[string]*Node) (*Node, error) {
 	if op == "" {
 		return nil, p.errf("expected an op name, found %q", p.rest())
 	}
-	n.Kind, n.Op = Call, op
-	if lazy.LookupOp(op) == nil {
+	n.Kind, n.Op = Call, lazy.LookupOp(op)
+	if n.Op == nil {
 		return nil, p.errf("unknown op %q", op)
 	}
 	if err := p.expect("("); err != nil {

@@ -2,8 +2,6 @@ package fx
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -54,7 +52,7 @@ func writeNode(b *strings.Builder, n *Node, sites bool) {
 			fmt.Fprintf(b, " sharding=%s", n.Sharding)
 		}
 	case Call:
-		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.Op)
+		fmt.Fprintf(b, "%%%s : %s = %s(", n.Name, shapesString(n.Shapes), n.OpName())
 		for i, a := range n.Args {
 			if i > 0 {
 				b.WriteString(", ")
@@ -67,7 +65,7 @@ func writeNode(b *strings.Builder, n *Node, sites bool) {
 			}
 			b.WriteString(a.Key)
 			b.WriteByte('=')
-			b.WriteString(formatValue(a.Val))
+			b.WriteString(lazy.FormatAttr(a.Val))
 		}
 		b.WriteByte(')')
 	case Output:
@@ -102,41 +100,4 @@ func writeNode(b *strings.Builder, n *Node, sites bool) {
 		b.WriteString("  # ")
 		b.WriteString(strings.Join(notes, ", "))
 	}
-}
-
-// formatValue prints an attribute value in the form parseValue reads.
-func formatValue(v any) string {
-	switch v := v.(type) {
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case []int64:
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = strconv.FormatInt(x, 10)
-		}
-		return "[" + strings.Join(s, ", ") + "]"
-	case float64:
-		switch {
-		case math.IsNaN(v):
-			return "nan"
-		case math.IsInf(v, 1):
-			return "inf"
-		case math.IsInf(v, -1):
-			return "-inf"
-		}
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".e") {
-			s += ".0"
-		}
-		return s
-	case bool:
-		return strconv.FormatBool(v)
-	case string:
-		return strconv.Quote(v)
-	case lazy.DType:
-		return "dtype(" + v.String() + ")"
-	case *lazy.Literal:
-		return lazy.FormatLiteral(v)
-	}
-	return fmt.Sprintf("<%T>", v)
 }

@@ -90,7 +90,7 @@ func traceAOT(name string, fn any, args []*lazy.Tensor, in []reflect.Value) (AOT
 	if host := partitioner.Discover(g, dev); len(host) > 0 {
 		ops := map[string]bool{}
 		for n := range host {
-			ops[n.Op] = true
+			ops[n.OpName()] = true
 		}
 		names := make([]string, 0, len(ops))
 		for op := range ops {
@@ -163,7 +163,7 @@ func aotCaptures(spec *AOTSpec, g *fx.Graph, dev *lazy.Device) error {
 		}
 		desc := fmt.Sprintf("capture %d, %s", n.Index, n.Shapes[0])
 		if u := firstUse[n]; u != nil {
-			desc += ", first read by " + u.Op
+			desc += ", first read by " + u.OpName()
 			if u.Site != "" {
 				desc += " at " + u.Site
 			}

@@ -16,6 +16,10 @@ import (
 	"github.com/xlajit/xlajit/partitioner"
 )
 
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Error]().PkgPath()) }
+
 // Error is an error of the jit machinery (an unsupported signature, a
 // failed trace or compile, a graph break under FullGraph). Functions whose
 // last result is an error return it there; others panic with it.
@@ -320,7 +324,7 @@ func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
 
 // trace handles a new input signature: trace, partition, compile, and store
 // the entry. Concurrent callers with the same signature wait for one trace.
-func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
+func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
 	key := string(w.key)
@@ -352,6 +356,10 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (*entry, error) {
 	if err := lazy.Sync(w.tensors...); err != nil {
 		return nil, err
 	}
+	// What tracing, discovery and compiling count is added to the
+	// counters when an entry results, and dropped on failure.
+	endCount := lazy.BeginCountScope()
+	defer func() { endCount(err == nil) }()
 	tr, err := s.traceOnce(args, w.tensors, true)
 	if err == nil && len(tr.aliased) > 0 && len(tr.traced.Graph.Output().Mutations) > 0 {
 		// The function reaches an argument through a closure variable too,

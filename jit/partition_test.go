@@ -139,3 +139,33 @@ func TestHostResultSizeNotBakedIn(t *testing.T) {
 		t.Errorf("Explain:\n%s", ex)
 	}
 }
+
+// TestStagedConcurrentReplays: the split graph's interpreter is shared by
+// every replay of an entry; replays on several goroutines at once give
+// the eager result (run with -race).
+func TestStagedConcurrentReplays(t *testing.T) {
+	freshDevice(t)
+	f := jit.Compile(deviceHostDevice)
+	x := lazy.FromSlice([]float32{0, 1, 0.2, 3, -1, 2})
+	want := fmt.Sprint(f(x).Float32s())
+	errs := make(chan string, 4)
+	for range 4 {
+		go func() {
+			msg := ""
+			for range 10 {
+				if got := fmt.Sprint(f(x).Float32s()); got != want && msg == "" {
+					msg = got
+				}
+			}
+			errs <- msg
+		}()
+	}
+	for range 4 {
+		if msg := <-errs; msg != "" {
+			t.Errorf("a concurrent replay gave %s, want %s", msg, want)
+		}
+	}
+	if s := jit.StatsOf(f); s.Traces != 1 || s.HostFallbacks != 41 {
+		t.Errorf("stats %s", s)
+	}
+}

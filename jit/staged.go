@@ -9,15 +9,17 @@ import (
 	"github.com/xlajit/xlajit/partitioner"
 )
 
-// staged replays a partitioned graph: device partitions through their
-// compiled programs, host nodes through their Go kernels in between. A host
-// result of another shape than traced ends the replay (the call then runs
-// lazily).
+// staged replays a partitioned graph: fx.Interpreter runs the plan's split
+// graph, device partitions through their compiled programs and fallback
+// stages (ops the device cannot run) through their Go kernels on the CPU in
+// between. A fallback result of another shape
+// than traced ends the replay (the call then runs lazily).
 type staged struct {
-	s     *fnState
-	dev   *lazy.Device
-	plan  *partitioner.Plan
-	progs []*bridge.Program // per stage; nil for host stages
+	s      *fnState
+	dev    *lazy.Device
+	plan   *partitioner.Plan
+	progs  []*bridge.Program // per node of the split graph; nil but for device partitions
+	interp *fx.Interpreter
 }
 
 func newStaged(s *fnState, g *fx.Graph, host map[*fx.Node]bool, dev *lazy.Device) (*staged, int, error) {
@@ -25,9 +27,9 @@ func newStaged(s *fnState, g *fx.Graph, host map[*fx.Node]bool, dev *lazy.Device
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &staged{s: s, dev: dev, plan: plan, progs: make([]*bridge.Program, len(plan.Stages))}
+	r := &staged{s: s, dev: dev, plan: plan, progs: make([]*bridge.Program, len(plan.Split.Nodes))}
 	compiled := 0
-	for i, st := range plan.Stages {
+	for _, st := range plan.Stages {
 		if st.Device == nil {
 			continue
 		}
@@ -36,67 +38,26 @@ func newStaged(s *fnState, g *fx.Graph, host map[*fx.Node]bool, dev *lazy.Device
 			return nil, 0, err
 		}
 		compiled++
-		r.progs[i] = p
+		r.progs[st.Node.ID] = p
 	}
+	r.interp = &fx.Interpreter{G: plan.Split, Call: r.call, Device: dev}
 	return r, compiled, nil
 }
 
 // Run executes the stages in order.
 func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
-	g := r.plan.Graph
-	env := make([][]*lazy.Tensor, len(g.Nodes))
-	for _, n := range g.Nodes {
-		if n.Kind == fx.Placeholder {
-			src := args
-			if n.Input == fx.Capture {
-				src = captures
-			}
-			env[n.ID] = []*lazy.Tensor{src[n.Index]}
-		}
+	outs, muts, err := r.interp.Run(args, captures)
+	if err != nil {
+		return nil, err
 	}
-	get := func(ref fx.Ref) *lazy.Tensor { return env[ref.Node.ID][ref.Index] }
-	set := func(ref fx.Ref, t *lazy.Tensor) {
-		if env[ref.Node.ID] == nil {
-			env[ref.Node.ID] = make([]*lazy.Tensor, len(ref.Node.Shapes))
-		}
-		env[ref.Node.ID][ref.Index] = t
-	}
-	for i, st := range r.plan.Stages {
-		ins := make([]*lazy.Tensor, len(st.Inputs))
-		for k, in := range st.Inputs {
-			ins[k] = get(in)
-		}
-		if st.Host != nil {
-			outs, err := r.runHost(st.Host, ins)
-			if err != nil {
-				return nil, err
-			}
-			for k, o := range outs {
-				if !o.Shape().Equal(st.Host.Shapes[k]) {
-					// A data-dependent size changed: the rest of the graph
-					// (and any Go code that read the traced size) is stale.
-					return nil, &respecializeError{host: st.Host, got: o.Shape(), want: st.Host.Shapes[k]}
-				}
-				set(st.Outputs[k], o)
-			}
-			continue
-		}
-		outs, err := r.progs[i].Run(ins, nil)
-		if err != nil {
-			return nil, fmt.Errorf("device partition %d: %w", st.Partition, err)
-		}
-		for k, o := range outs {
-			set(st.Outputs[k], o)
-		}
-	}
-	out := g.Output()
+	out := r.plan.Split.Output()
 	written := map[*fx.Node]bool{}
 	for _, m := range out.Mutations {
 		written[m.Target] = true
 	}
-	res := make([]*lazy.Tensor, len(out.Args))
+	res := make([]*lazy.Tensor, len(outs))
 	for i, a := range out.Args {
-		res[i] = get(a)
+		res[i] = outs[i]
 		if written[a.Node] {
 			// An input passed through and also written: its value before
 			// the write.
@@ -111,24 +72,42 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			}
 		}
 	}
-	states := make([]lazy.TensorState, len(out.Mutations))
-	for i, m := range out.Mutations {
-		states[i] = get(m.Value).State()
+	states := make([]lazy.TensorState, len(muts))
+	for i, m := range muts {
+		states[i] = m.State()
 	}
 	for i, m := range out.Mutations {
-		env[m.Target.ID][0].Restore(states[i])
+		target := args
+		if m.Target.Input == fx.Capture {
+			target = captures
+		}
+		target[m.Target.Index].Restore(states[i])
 	}
 	return res, nil
 }
 
-// runHost runs one host node: inputs to the host, the Go kernel, results
-// back to the device.
-func (r *staged) runHost(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error) {
-	outs, err := lazy.RunHostTensors(r.dev, n.OpDef(), n.Attrs, ins)
+// call runs one stage: a device partition's program, or a fallback node's
+// Go kernel (inputs to the CPU, the kernel, results back to the device).
+func (r *staged) call(n *fx.Node, ins []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	if p := r.progs[n.ID]; p != nil {
+		outs, err := p.Run(ins, nil)
+		if err != nil {
+			return nil, fmt.Errorf("device partition %d: %w", n.Partition, err)
+		}
+		return outs, nil
+	}
+	outs, err := lazy.RunGoKernelTensors(r.dev, n.Op, n.Attrs, ins)
 	if err != nil {
-		return nil, &fx.NodeError{Node: n, Err: err}
+		return nil, err
 	}
 	r.s.hostFallbacks.Add(1)
+	for k, o := range outs {
+		if !o.Shape().Equal(n.Shapes[k]) {
+			// A data-dependent size changed: the rest of the graph (and
+			// any Go code that read the traced size) is stale.
+			return nil, &respecializeError{host: n, got: o.Shape(), want: n.Shapes[k]}
+		}
+	}
 	return outs, nil
 }
 
@@ -142,5 +121,5 @@ type respecializeError struct {
 }
 
 func (e *respecializeError) Error() string {
-	return fmt.Sprintf("host op %s (%%%s) returned %s, traced with %s", e.host.Op, e.host.Name, e.got, e.want)
+	return fmt.Sprintf("host op %s (%%%s) returned %s, traced with %s", e.host.OpName(), e.host.Name, e.got, e.want)
 }

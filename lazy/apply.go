@@ -89,7 +89,7 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 	if tracing {
 		SyncExternal(inputs)
 	}
-	if !record && op.Lower == nil && op.Host != nil && !(tracing && out != nil) {
+	if !record && op.Lower == nil && op.GoKernel != nil && !(tracing && out != nil) {
 		for i, t := range inputs {
 			if t.symbolic() {
 				throw(op.Name, in, "operand %d: %s", i, errSymbolic)
@@ -176,14 +176,14 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device
 		if err != nil {
 			throw(op.Name, in, "%v", err)
 		}
-		cFromDevice.v.Add(1)
+		cFromDevice.add(1)
 		lits[i] = l
 	}
-	res, err := op.Host(lits, attrs)
+	res, err := op.GoKernel(lits, attrs)
 	if err != nil {
 		throw(op.Name, in, "%v", err)
 	}
-	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	getCounter(MetricHostFallbackPrefix + op.Name).add(1)
 	outs := make([]*Tensor, len(res))
 	// The results remember the host op that computed them, so Grad can
 	// differentiate through it (or say it cannot).
@@ -205,24 +205,24 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device
 	return outs
 }
 
-// RunHost runs op's host kernel on literals (for the partitioner's host
-// nodes). An op without a Go kernel is an error.
-func RunHost(op *OpDef, attrs Attrs, in []*hlo.Literal) ([]*hlo.Literal, error) {
+// RunGoKernel runs op's Go kernel on literals (for the fallback stages
+// between device programs). An op without a Go kernel is an error.
+func RunGoKernel(op *OpDef, attrs Attrs, in []*hlo.Literal) ([]*hlo.Literal, error) {
 	if op == nil {
-		return nil, fmt.Errorf("lazy: RunHost: op is nil")
+		return nil, fmt.Errorf("lazy: RunGoKernel: op is nil")
 	}
-	if op.Host != nil {
-		return op.Host(in, attrs)
+	if op.GoKernel != nil {
+		return op.GoKernel(in, attrs)
 	}
-	return nil, fmt.Errorf("lazy: op %s has no host kernel", op.Name)
+	return nil, fmt.Errorf("lazy: op %s has no Go kernel", op.Name)
 }
 
-// RunHostTensors runs op's host kernel on ins: their values are copied to
+// RunGoKernelTensors runs op's Go kernel on ins: their values are copied to
 // the host (computing pending ones), the kernel runs, and the results come
 // back to dev. HostFallback.<op> counts it.
-func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tensor, error) {
+func RunGoKernelTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tensor, error) {
 	if dev == nil || op == nil {
-		return nil, &Error{Op: "RunHostTensors", Msg: "device or op is nil", Site: callerSite()}
+		return nil, &Error{Op: "RunGoKernelTensors", Msg: "device or op is nil", Site: callerSite()}
 	}
 	for i, t := range ins {
 		if t == nil {
@@ -241,14 +241,14 @@ func RunHostTensors(dev *Device, op *OpDef, attrs Attrs, ins []*Tensor) ([]*Tens
 		if err != nil {
 			return nil, err
 		}
-		cFromDevice.v.Add(1)
+		cFromDevice.add(1)
 		lits[i] = l
 	}
-	res, err := RunHost(op, attrs, lits)
+	res, err := RunGoKernel(op, attrs, lits)
 	if err != nil {
 		return nil, err
 	}
-	getCounter(MetricHostFallbackPrefix + op.Name).v.Add(1)
+	getCounter(MetricHostFallbackPrefix + op.Name).add(1)
 	outs := make([]*Tensor, len(res))
 	for i, l := range res {
 		outs[i] = FromLiteralOn(dev, l)
@@ -270,7 +270,7 @@ func computeHostNodes(nodes []*Node, dev *Device) error {
 		for i, v := range n.inputs {
 			ins[i] = &Tensor{shape: v.Shape(), dev: dev, val: v}
 		}
-		outs, err := RunHostTensors(dev, n.op, n.attrs, ins)
+		outs, err := RunGoKernelTensors(dev, n.op, n.attrs, ins)
 		if err != nil {
 			return &Error{Op: n.op.Name, Shapes: shapeStrings(n.out), Msg: err.Error(), Site: n.Site()}
 		}

@@ -84,7 +84,7 @@ func (a Attrs) hashInto(h *hasher) {
 	}
 }
 
-// String prints "key=value, ...".
+// String prints "key=value, ..." (values as FormatAttr writes them).
 func (a Attrs) String() string {
 	var b strings.Builder
 	for i, x := range a {
@@ -93,12 +93,16 @@ func (a Attrs) String() string {
 		}
 		b.WriteString(x.Key)
 		b.WriteByte('=')
-		b.WriteString(formatAttrVal(x.Val))
+		b.WriteString(FormatAttr(x.Val))
 	}
 	return b.String()
 }
 
-func formatAttrVal(v any) string {
+// FormatAttr prints an attribute value in the text form of graphs, the
+// one form lazy's IR printer and fx's printer write and fx's parser reads:
+// 3, [2, 2], 1.0 (a float keeps its point; nan, inf, -inf), true, "quoted",
+// dtype(f32), and literals as FormatLiteral writes them.
+func FormatAttr(v any) string {
 	switch v := v.(type) {
 	case int64:
 		return strconv.FormatInt(v, 10)
@@ -107,10 +111,15 @@ func formatAttrVal(v any) string {
 		for i, x := range v {
 			s[i] = strconv.FormatInt(x, 10)
 		}
-		return "[" + strings.Join(s, ",") + "]"
+		return "[" + strings.Join(s, ", ") + "]"
 	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return strconv.FormatFloat(v, 'g', -1, 64)
+		switch {
+		case math.IsNaN(v):
+			return "nan"
+		case math.IsInf(v, 1):
+			return "inf"
+		case math.IsInf(v, -1):
+			return "-inf"
 		}
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".e") {
@@ -122,12 +131,9 @@ func formatAttrVal(v any) string {
 	case string:
 		return strconv.Quote(v)
 	case DType:
-		return v.String()
+		return "dtype(" + v.String() + ")"
 	case *hlo.Literal:
-		if v.NumElements() <= 8 {
-			return v.String()
-		}
-		return "<" + v.ShapeString() + ">"
+		return FormatLiteral(v)
 	}
-	return fmt.Sprint(v)
+	return fmt.Sprintf("<%T>", v)
 }

@@ -131,7 +131,7 @@ func compileGraph(dev *Device, g *Graph, name string) (x *Executable, fresh bool
 	c := dev.state.cache
 	for {
 		if x := c.get(h); x != nil {
-			cCached.v.Add(1)
+			cCached.add(1)
 			if debugLevel() >= 2 {
 				if err := checkCollision(x, build); err != nil {
 					return nil, false, err
@@ -174,7 +174,7 @@ func compileNew(dev *Device, g *Graph, build func() (*hlo.Module, error)) (*Exec
 	h, sig := g.Hash, graphSignature(g)
 	if m, ok := persistentLoad(h, sig); ok {
 		if x, err := compileModule(dev, g, m); err == nil {
-			cPersistHit.v.Add(1)
+			cPersistHit.add(1)
 			tCompile.since(start)
 			logCompile(x, "persistent cache", start)
 			return x, nil
@@ -190,7 +190,7 @@ func compileNew(dev *Device, g *Graph, build func() (*hlo.Module, error)) (*Exec
 	if err != nil {
 		return nil, err
 	}
-	cUncached.v.Add(1)
+	cUncached.add(1)
 	tCompile.since(start)
 	logCompile(x, "compiled", start)
 	persistentStore(h, sig, m)
@@ -251,7 +251,7 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	} else {
 		out, err = x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	}
-	cExecute.v.Add(1)
+	cExecute.add(1)
 	tExecute.sinceNano(start)
 	if err == nil && len(x.checks) > 0 {
 		return verifyChecks(x.checks, out)
@@ -307,7 +307,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	cDonated.v.Add(int64(len(donate)))
+	cDonated.add(int64(len(donate)))
 	if len(outs) == 1 {
 		// One allocation for the result, its data and the result list.
 		a := &oneResult{}

@@ -184,7 +184,7 @@ func init() {
 			lc.checks = append(lc.checks, loweredCheck{in[1], checkMessage(n.attrs)})
 			return in[:1]
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			if in[1].Data[0] == 0 {
 				return nil, fmt.Errorf("%s", checkMessage(a))
 			}

@@ -5,7 +5,7 @@
 // graph, finds or compiles the program in the LRU compile cache (and the
 // optional persistent cache), and executes it on the tensors' device through
 // pjrt.Client. One op table (optable.go, rows in ops_*.go) gives every op its
-// shape rule, lowering to StableHLO, host kernel and gradient rule; printing,
+// shape rule, lowering to StableHLO, Go kernel and gradient rule; printing,
 // hashing, lowering, host fallback and autodiff (Grad) all read it. Eager
 // mode is a cut after every op. Metrics (Counter, MetricsReport) and dumps
 // (XLAJIT_DEBUG, XLAJIT_SAVE_TENSORS_FILE) are parsed in debug.go. The SPMD

@@ -2,8 +2,11 @@ package lazy
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -128,10 +131,39 @@ func throw(op string, in []Shape, format string, args ...any) {
 	panic(&Error{Op: op, Shapes: shapeStrings(in), Msg: fmt.Sprintf(format, args...), Site: callerSite()})
 }
 
-const pkgPrefix = "github.com/xlajit/xlajit/lazy."
+// pkgPrefix starts the names of package lazy's functions.
+var pkgPrefix = reflect.TypeFor[Error]().PkgPath() + "."
+
+// sitePkgs are the import paths, each with a final ".", of the packages
+// whose functions sites pass over besides lazy's own (SkipInSites).
+var sitePkgs atomic.Pointer[[]string]
+
+// SkipInSites makes sites (an error's or an IR node's file:line) pass over
+// the functions of the package at import path pkg as they pass over
+// lazy's own: a package built on lazy that runs user code or calls lazy on
+// its behalf (the jit and its parts) registers itself in an init
+// function, so that a site names the user's line, not the package's. Its
+// external tests (package pkg_test) are not passed over.
+func SkipInSites(pkg string) {
+	for {
+		old := sitePkgs.Load()
+		var cur []string
+		if old != nil {
+			cur = *old
+		}
+		if slices.Contains(cur, pkg+".") {
+			return
+		}
+		next := append(slices.Clip(cur), pkg+".")
+		if sitePkgs.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
 
 // callerSite returns file:line of the first frame outside package lazy
-// (tests of package lazy count as outside).
+// (tests of package lazy count as outside) and the packages registered
+// with SkipInSites.
 func callerSite() string {
 	var pcs [32]uintptr
 	n := runtime.Callers(2, pcs[:])
@@ -155,11 +187,17 @@ func internalFrame(f runtime.Frame) bool {
 	if strings.HasPrefix(f.Function, "runtime.") || strings.HasPrefix(f.Function, "reflect.") {
 		return true
 	}
-	if !strings.HasPrefix(f.Function, pkgPrefix) {
-		return strings.Contains(f.Function, "xlajit/xlajit/jit.") || strings.Contains(f.Function, "xlajit/xlajit/bridge.") ||
-			strings.Contains(f.Function, "xlajit/xlajit/fx.") || strings.Contains(f.Function, "xlajit/xlajit/partitioner.")
+	if strings.HasPrefix(f.Function, pkgPrefix) {
+		return !strings.HasSuffix(f.File, "_test.go")
 	}
-	return !strings.HasSuffix(f.File, "_test.go")
+	if p := sitePkgs.Load(); p != nil {
+		for _, pkg := range *p {
+			if strings.HasPrefix(f.Function, pkg) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shortFile keeps the last two path elements ("mnist/main.go").

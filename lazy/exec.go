@@ -214,7 +214,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	getCounter(MetricGraphCutPrefix + strings.TrimPrefix(reason, "internal:")).v.Add(1)
+	getCounter(MetricGraphCutPrefix + strings.TrimPrefix(reason, "internal:")).add(1)
 	dev := pending[0].dev
 	for _, t := range pending[1:] {
 		if t.dev != dev {
@@ -274,7 +274,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 	}
 	outs, err := x.Execute(args, donateIdx)
 	if len(donateIdx) > 0 && err == nil {
-		cDonated.v.Add(int64(len(donateIdx)))
+		cDonated.add(int64(len(donateIdx)))
 	}
 	if err != nil {
 		if ce := g.checkError(err); ce != err {

@@ -474,7 +474,7 @@ func TestCheckTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range Ops() {
-		if d.Lower == nil && d.Host == nil && d.Name != "DeviceData" {
+		if d.Lower == nil && d.GoKernel == nil && d.Name != "DeviceData" {
 			t.Errorf("op %s has neither a lowering nor a host kernel", d.Name)
 		}
 		if LookupOp(d.Name) != d {

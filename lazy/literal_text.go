@@ -10,7 +10,7 @@ import (
 )
 
 // Literal is a host tensor value (the hlo one), as held by Constant
-// attributes and host kernels.
+// attributes and Go kernels.
 type Literal = hlo.Literal
 
 // DTypeByName returns the element type spelled name ("f32", "i64").

@@ -108,7 +108,7 @@ var (
 
 // AddCounter adds delta to the named counter (used by jit for the Jit*
 // counters).
-func AddCounter(name string, delta int64) { getCounter(name).v.Add(delta) }
+func AddCounter(name string, delta int64) { getCounter(name).add(delta) }
 
 // Counter returns the value of a counter (0 if it never counted).
 func Counter(name string) int64 {
@@ -133,21 +133,20 @@ func TimerData(name string) (n int64, total time.Duration) {
 }
 
 func (t *timer) since(start time.Time) {
-	t.n.Add(1)
-	t.total.Add(int64(time.Since(start)))
+	t.addIn(currentScope(), 1, int64(time.Since(start)))
 }
 
 // sinceNano records a duration measured with nanotime.
 func (t *timer) sinceNano(start int64) {
-	t.n.Add(1)
-	t.total.Add(nanotime() - start)
+	t.addIn(currentScope(), 1, nanotime()-start)
 }
 
 // Snapshot is a copy of every counter.
 type Snapshot map[string]int64
 
-// CounterSnapshot returns all counters (used to restore them after work
-// that must not count, such as capability discovery).
+// CounterSnapshot returns all counters (to compare them before and after
+// some work; work that may be dropped counts into a scope instead, see
+// BeginCountScope).
 func CounterSnapshot() Snapshot {
 	metricsMu.RLock()
 	defer metricsMu.RUnlock()
@@ -156,16 +155,6 @@ func CounterSnapshot() Snapshot {
 		s[k] = c.v.Load()
 	}
 	return s
-}
-
-// RestoreCounters sets every counter back to the snapshot (counters not in
-// it become 0).
-func RestoreCounters(s Snapshot) {
-	metricsMu.RLock()
-	defer metricsMu.RUnlock()
-	for k, c := range counters {
-		c.v.Store(s[k])
-	}
 }
 
 // ResetMetrics zeroes every counter and timer.

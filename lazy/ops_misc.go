@@ -32,7 +32,7 @@ func init() {
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			return []*hlo.Value{lc.S.Constant(n.attrs.Lit("value"))}
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			return []*hlo.Literal{a.Lit("value").Clone()}, nil
 		},
 		NoGrad: true,
@@ -77,7 +77,7 @@ func init() {
 	define(opNonZero, &OpDef{
 		Name:  "NonZero",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) { return nil, nil },
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			x := in[0]
 			var idx []int64
 			n := int64(0) // counted apart: a rank-0 hit adds no coordinates
@@ -99,7 +99,7 @@ func init() {
 			}
 			return nil, nil
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			x := in[0]
 			n := x.NumElements()
 			order := make([]int, n)
@@ -142,7 +142,7 @@ func init() {
 			}
 			return nil, nil
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			x, m := in[0], in[1]
 			s := x.DType.Size()
 			var data []byte
@@ -171,7 +171,7 @@ func init() {
 			}
 			return []Shape{NewShape(in[0].DType, in[1].Dims...)}, nil
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			v, m := in[0], in[1]
 			out := hlo.NewLiteral(v.DType, m.Dims...)
 			s := v.DType.Size()
@@ -203,7 +203,7 @@ func init() {
 			}
 			return decodeShapes(a.Ints("outs"))
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			fn := lookupHostFunc(a.Str("name"))
 			if fn == nil {
 				return nil, fmt.Errorf("no host function %q is registered", a.Str("name"))

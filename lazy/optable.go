@@ -16,11 +16,13 @@ type OpDef struct {
 	// the operand shapes and the call site).
 	Infer func(in []Shape, a Attrs) ([]Shape, error)
 	// Lower emits the op into a StableHLO function (nil: no lowering; the
-	// op runs on the host through Host).
+	// op runs through GoKernel, on the CPU between device programs).
 	Lower func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value
-	// Host computes the op on host literals (nil: the op only runs on a
-	// device). Ops with data-dependent output shapes have only this.
-	Host func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error)
+	// GoKernel computes the op in Go on host literals (nil: the op only
+	// runs on a device). Ops with data-dependent output shapes have only
+	// this. (Not to be confused with pjrt/host, the embedded device, which
+	// runs lowered programs.)
+	GoKernel func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error)
 	// VJP returns the gradient of each input given the inputs x, the
 	// outputs y and the output gradients dy (nil entries mean zero). A nil
 	// VJP means the op is not differentiable; NoGrad marks ops whose
@@ -128,17 +130,21 @@ const (
 	numOps
 )
 
-var table [numOps]*OpDef
+var (
+	table  [numOps]*OpDef
+	byName = map[string]*OpDef{} // LookupOp
+)
 
 func define(code opCode, d *OpDef) {
-	if table[code] != nil {
-		panic(bugf("op code defined twice: %s", d.Name))
+	if table[code] != nil || byName[d.Name] != nil {
+		panic(bugf("op code or name defined twice: %s", d.Name))
 	}
 	if d.Infer == nil {
 		panic(bugf("op %s has no shape rule", d.Name))
 	}
 	d.arity, d.hasArity = operandCount(code), true
 	table[code] = d
+	byName[d.Name] = d
 }
 
 // operandCount is op code's number of operands {min, max} (max -1: any).
@@ -199,25 +205,19 @@ func Ops() []*OpDef {
 	return out
 }
 
-// LookupOp returns the op called name, or nil.
-func LookupOp(name string) *OpDef {
-	for _, d := range table {
-		if d != nil && d.Name == name {
-			return d
-		}
-	}
-	return nil
-}
+// LookupOp returns the op called name, or nil (parsers use it: a graph
+// in memory holds its ops' definitions, never their names).
+func LookupOp(name string) *OpDef { return byName[name] }
 
 // checkTable reports ops without a row, or with neither a lowering nor a
-// host kernel.
+// Go kernel.
 func checkTable() error {
 	for i, d := range table {
 		if d == nil {
 			return fmt.Errorf("lazy: op code %d has no table row", i)
 		}
-		if d.Lower == nil && d.Host == nil && opCode(i) != opDeviceData {
-			return fmt.Errorf("lazy: op %s has neither a lowering nor a host kernel", d.Name)
+		if d.Lower == nil && d.GoKernel == nil && opCode(i) != opDeviceData {
+			return fmt.Errorf("lazy: op %s has neither a lowering nor a Go kernel", d.Name)
 		}
 	}
 	return nil

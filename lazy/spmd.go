@@ -154,12 +154,12 @@ func (t *Tensor) MarkSharding(s *Sharding) error {
 	if err != nil {
 		return fail("%v", err)
 	}
-	cFromDevice.v.Add(1)
+	cFromDevice.add(1)
 	nb, err := pjrt.ShardToDevices(t.dev.client, l, s, t.dev.spmd)
 	if err != nil {
 		return fail("%v", err)
 	}
-	cToDevice.v.Add(1)
+	cToDevice.add(1)
 	t.setData(&deviceData{buf: nb, dev: t.dev})
 	t.leaf.Store(nil)
 	t.spec = s
@@ -209,7 +209,7 @@ func FromLiteralSharded(dev *Device, l *hlo.Literal, s *Sharding) (*Tensor, erro
 	if err != nil {
 		return nil, &Error{Op: "FromLiteralSharded", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite()}
 	}
-	cToDevice.v.Add(1)
+	cToDevice.add(1)
 	t := newMaterialized(buf, bufferShape(buf), dev)
 	if s.IsTiled() {
 		t.spec = s
@@ -245,7 +245,7 @@ func init() {
 			return lc.S.CustomCall("Sharding", in, []hlo.Type{in[0].Type},
 				hlo.NamedAttr{Name: shardingAttr, Value: hlo.StringAttr(n.attrs.Str("sharding"))})
 		},
-		Host: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			return []*hlo.Literal{in[0].Clone()}, nil
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor { return dy },

@@ -12,7 +12,7 @@ import (
 func notePartition(exe pjrt.Executable) {
 	if r, ok := exe.(pjrt.PartitionReport); ok {
 		for _, x := range r.Reshards() {
-			getCounter(MetricSPMDReshardPrefix + x.Op).v.Add(1)
+			getCounter(MetricSPMDReshardPrefix + x.Op).add(1)
 		}
 	}
 }
@@ -123,7 +123,7 @@ func (x *Executable) executeSPMD(args []pjrt.Buffer) ([]pjrt.Buffer, error) {
 				return nil, err
 			}
 			temps = append(temps, sb)
-			cInputRes.v.Add(1)
+			cInputRes.add(1)
 		}
 		for d := range per {
 			per[d] = append(per[d], sb.Shards()[d])

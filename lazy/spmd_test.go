@@ -26,7 +26,7 @@ func TestShardingAnnotationIsIdentity(t *testing.T) {
 	if got := y.Float32s(); got[0] != -1 || got[1] != 2 || got[3] != -4 {
 		t.Errorf("annotated value %v", got)
 	}
-	out, err := RunHost(table[opSharding], Attrs{{Key: "sharding", Val: "{replicated}"}}, []*hlo.Literal{x.MustLiteral()})
+	out, err := RunGoKernel(table[opSharding], Attrs{{Key: "sharding", Val: "{replicated}"}}, []*hlo.Literal{x.MustLiteral()})
 	if err != nil || !out[0].Equal(x.MustLiteral()) {
 		t.Errorf("host kernel %v, %v", out, err)
 	}

@@ -229,7 +229,7 @@ func uploadLiteral(dev *Device, l *hlo.Literal) *Tensor {
 	if err != nil {
 		panic(&Error{Op: "FromLiteral", Shapes: []string{l.ShapeString()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
-	cToDevice.v.Add(1)
+	cToDevice.add(1)
 	return newMaterialized(buf, bufferShape(buf), dev)
 }
 
@@ -274,7 +274,7 @@ func (t *Tensor) Literal() (*hlo.Literal, error) {
 	if err != nil {
 		return nil, err
 	}
-	cFromDevice.v.Add(1)
+	cFromDevice.add(1)
 	return l, nil
 }
 
@@ -295,7 +295,7 @@ func (t *Tensor) mustLiteral(reason string) *hlo.Literal {
 	if err != nil {
 		panic(&Error{Op: reason, Shapes: []string{t.shape.String()}, Msg: err.Error(), Site: callerSite(), Err: err})
 	}
-	cFromDevice.v.Add(1)
+	cFromDevice.add(1)
 	return l
 }
 

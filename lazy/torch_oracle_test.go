@@ -331,7 +331,7 @@ var noOracle = map[string]string{
 	"FromBuffer":            "wraps a device buffer; no numerics",
 	"Constant":              "an IR constant of a literal; Full and Scalar cover constants",
 	"NewPlaceholder":        "a symbolic input for tracing; never computed",
-	"RunHostTensors":        "runs a host kernel; the host ops (NonZero, Unique, MaskedSelect) have cases",
+	"RunGoKernelTensors":    "runs a host kernel; the host ops (NonZero, Unique, MaskedSelect) have cases",
 	"Grad":                  "every case with float inputs checks its gradients through Grad",
 	"GradWith":              "as Grad",
 	"FullOn":                "Full on a given device",

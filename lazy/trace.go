@@ -1,10 +1,5 @@
 package lazy
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
 // Tracer observes lazy activity while the jit traces a function (package
 // bridge implements it). Each goroutine has at most one active trace.
 type Tracer interface {
@@ -31,14 +26,9 @@ type Tracer interface {
 	OnCreate(t *Tensor)
 }
 
-var (
-	// traces maps a tracing goroutine's id to its trace; nTraces counts
-	// them, so that code on the hot path pays one atomic load when nothing
-	// is traced. Goroutines trace independently: a trace never waits for
-	// another goroutine's trace.
-	traces  sync.Map // goroutine id → *traceState
-	nTraces atomic.Int32
-)
+// traces holds each tracing goroutine's trace. Goroutines trace
+// independently: a trace never waits for another goroutine's trace.
+var traces goroutineMap[traceState]
 
 // traceState is one active trace.
 type traceState struct {
@@ -94,31 +84,22 @@ func BeginTrace(tr Tracer) (end func()) {
 	id := goid()
 	st := &traceState{t: tr, start: nodeSeq.Load(), created: map[*Tensor]bool{}, locals: map[*Tensor]bool{},
 		written: map[*Tensor]bool{}, madeBefore: map[*Tensor]TensorState{}}
-	if _, busy := traces.LoadOrStore(id, st); busy {
+	if traces.get() != nil {
 		panic(&Error{Op: "BeginTrace", Msg: "this goroutine is already tracing a function"})
 	}
-	nTraces.Add(1)
+	traces.set(id, st)
 	captureSites.Add(1)
 	return func() {
 		for t, s := range st.madeBefore {
 			t.Restore(s)
 		}
 		captureSites.Add(-1)
-		traces.Delete(id)
-		nTraces.Add(-1)
+		traces.set(id, nil)
 	}
 }
 
 // currentTrace returns the calling goroutine's trace, or nil.
-func currentTrace() *traceState {
-	if nTraces.Load() == 0 {
-		return nil
-	}
-	if v, ok := traces.Load(goid()); ok {
-		return v.(*traceState)
-	}
-	return nil
-}
+func currentTrace() *traceState { return traces.get() }
 
 func currentTracer() Tracer {
 	if st := currentTrace(); st != nil {
@@ -132,7 +113,7 @@ func Tracing() bool { return currentTrace() != nil }
 
 // anyTrace reports whether some goroutine is tracing (buffers are not
 // donated then: a trace may give a tensor its old buffer back).
-func anyTrace() bool { return nTraces.Load() != 0 }
+func anyTrace() bool { return traces.any() }
 
 // SyncExternal computes tensors used during a trace whose
 // pending IR was built before the trace began (values the function reads

@@ -9,14 +9,17 @@ import (
 // ops without a lowering, and ops whose trial lowering (the node alone, on
 // placeholders of its recorded operand shapes) uses a StableHLO op or
 // element type the device's client does not report as supported. Nothing
-// executes and no counter changes (only IR is built and lowered).
+// executes, and whatever the trial lowerings count goes into a counting
+// scope that is dropped: no counter changes.
 func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
+	endCount := lazy.BeginCountScope()
+	defer endCount(false)
 	host := map[*fx.Node]bool{}
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {
 			continue
 		}
-		op := n.OpDef()
+		op := n.Op
 		if op == nil || op.Lower == nil {
 			host[n] = true
 			continue

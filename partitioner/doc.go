@@ -1,12 +1,15 @@
 // Package partitioner splits a captured fx graph into device partitions
-// and host nodes, as torch.fx's capability-based partitioner does for
-// torch_xla's bridge. Discover finds the nodes the device cannot run (ops
+// and fallback nodes (run through their ops' Go kernels on the CPU,
+// between device programs; printed "# host"), as torch.fx's
+// capability-based partitioner does for torch_xla's bridge. Discover finds the nodes the device cannot run (ops
 // without a lowering, or whose trial lowering uses StableHLO ops or element
 // types the device does not report); Partition assigns every other call to
 // a device partition so that no partition depends on a later one — a device
-// node joins the earliest partition after every host node it depends on —
-// and lists the stages to run: device partition 1, the host nodes that
-// only need it, device partition 2, ...
+// node joins the earliest partition after every fallback node it depends on —
+// and lists the stages to run: device partition 1, the fallback stages that
+// only need it, device partition 2, ... Plan.Split is the graph of those
+// stages (one call per stage, a device partition as a call of its own
+// graph), which the jit replays with fx.Interpreter.
 //
 // Place in the flow: jit → bridge.Trace → partitioner → bridge.Compile per
 // device partition. Imports fx and lazy only; it does not know the bridge.

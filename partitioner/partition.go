@@ -2,32 +2,47 @@ package partitioner
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 )
 
+// Sites of errors and IR nodes pass over this package's frames to the
+// user's line.
+func init() { lazy.SkipInSites(reflect.TypeFor[Plan]().PkgPath()) }
+
 // Stage is one step of a partitioned graph: a device partition (Device set)
-// or a host node (Host set).
+// or a fallback stage (Fallback set).
 type Stage struct {
 	// Device is the partition's own graph: placeholders for Inputs (in
 	// order, as arguments), its calls, and an output node listing Outputs.
 	Device *fx.Graph
-	// Host is a call node of the parent graph run on the host.
-	Host *fx.Node
+	// Fallback is a call node of the parent graph that the device cannot
+	// run: it runs through its op's Go kernel (lazy.OpDef.GoKernel), on
+	// the CPU between device partitions.
+	Fallback *fx.Node
 	// Inputs are the parent-graph values the stage reads; Outputs the
 	// values it produces that later stages, the graph output or a
 	// mutation read.
 	Inputs, Outputs []fx.Ref
-	// Partition is the device partition number (1-based), or -1 for a host
+	// Partition is the device partition number (1-based), or -1 for a fallback
 	// stage, as in fx.Node.Partition.
 	Partition int
+	// Node is the stage's call in Plan.Split.
+	Node *fx.Node
 }
 
 // Plan is a partitioned graph.
 type Plan struct {
 	Graph  *fx.Graph
 	Stages []Stage
+	// Split is the graph of the stages (torch.fx's split_module): Graph's
+	// placeholders, one call per stage in order (a copy of a fallback node, or
+	// a call of a device partition's graph, fx.Node.Sub) and an output
+	// node reading the stages' results. fx.Interpreter runs it.
+	Split *fx.Graph
 	// DevicePartitions is the number of device stages.
 	DevicePartitions int
 }
@@ -154,7 +169,7 @@ func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
 		}
 		for _, n := range g.Nodes {
 			if isHost(n) && level[n.ID] == l {
-				st := Stage{Host: n, Inputs: append([]fx.Ref(nil), n.Args...), Partition: -1}
+				st := Stage{Fallback: n, Inputs: append([]fx.Ref(nil), n.Args...), Partition: -1}
 				for i := range n.Shapes {
 					st.Outputs = append(st.Outputs, fx.Ref{Node: n, Index: i})
 				}
@@ -162,7 +177,66 @@ func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
 			}
 		}
 	}
+	var err error
+	if plan.Split, err = split(g, plan.Stages); err != nil {
+		return nil, err
+	}
 	return plan, nil
+}
+
+// split builds Plan.Split and sets each stage's Node.
+func split(g *fx.Graph, stages []Stage) (*fx.Graph, error) {
+	s := &fx.Graph{Captures: g.Captures}
+	at := map[fx.Ref]fx.Ref{} // where the split graph has a value of g
+	var missing []string
+	ref := func(r fx.Ref) fx.Ref {
+		m, ok := at[r]
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%s#%d", r.Node, r.Index))
+		}
+		return m
+	}
+	for _, n := range g.Nodes {
+		if n.Kind == fx.Placeholder {
+			c := *n
+			s.Nodes = append(s.Nodes, &c)
+			at[fx.Ref{Node: n}] = fx.Ref{Node: &c}
+		}
+	}
+	for i := range stages {
+		st := &stages[i]
+		c := &fx.Node{Kind: fx.Call, Partition: st.Partition}
+		if h := st.Fallback; h != nil {
+			c.Name, c.Op, c.Attrs, c.Site = h.Name, h.Op, h.Attrs, h.Site
+		} else {
+			c.Name, c.Sub = fmt.Sprintf("partition_%d", st.Partition), st.Device
+		}
+		for _, r := range st.Inputs {
+			c.Args = append(c.Args, ref(r))
+		}
+		for k, r := range st.Outputs {
+			c.Shapes = append(c.Shapes, r.Shape())
+			at[r] = fx.Ref{Node: c, Index: k}
+		}
+		st.Node = c
+		s.Nodes = append(s.Nodes, c)
+	}
+	out, o := g.Output(), &fx.Node{Name: "output", Kind: fx.Output}
+	for _, r := range out.Args {
+		o.Args = append(o.Args, ref(r))
+	}
+	for _, m := range out.Mutations {
+		o.Mutations = append(o.Mutations, fx.Mutation{Target: ref(fx.Ref{Node: m.Target}).Node, Value: ref(m.Value)})
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("partitioner: split graph: no stage produces %s", strings.Join(missing, ", "))
+	}
+	s.Nodes = append(s.Nodes, o)
+	s.Renumber()
+	if err := s.Lint(); err != nil {
+		return nil, fmt.Errorf("partitioner: split graph: %w", err)
+	}
+	return s, nil
 }
 
 // deviceStage cuts device partition k out of g.

@@ -74,8 +74,8 @@ func describePlan(p *partitioner.Plan) string {
 		for _, r := range st.Outputs {
 			outs = append(outs, "%"+r.Node.Name)
 		}
-		if st.Host != nil {
-			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Host.Op, strings.Join(ins, ", "), strings.Join(outs, ", "))
+		if st.Fallback != nil {
+			fmt.Fprintf(&b, "host %s(%s) -> %s\n", st.Fallback.OpName(), strings.Join(ins, ", "), strings.Join(outs, ", "))
 			continue
 		}
 		fmt.Fprintf(&b, "device %d (%s) -> %s\n%s", st.Partition, strings.Join(ins, ", "), strings.Join(outs, ", "), st.Device.Format(false))
@@ -88,7 +88,48 @@ func TestPartitionGolden(t *testing.T) {
 	if plan.DevicePartitions != 2 {
 		t.Errorf("want 2 device partitions, got %d", plan.DevicePartitions)
 	}
-	golden(t, "mixed.fx", g.Format(false)+"\n"+describePlan(plan))
+	golden(t, "mixed.fx", g.Format(false)+"\n"+describePlan(plan)+"\nsplit:\n"+plan.Split.Format(false))
+}
+
+// TestSplitGraphRunsLikeTheGraph: the split graph (one call per stage) is
+// a valid graph of the stages in order, and interpreting it gives what
+// interpreting the original graph gives, mutations included.
+func TestSplitGraphRunsLikeTheGraph(t *testing.T) {
+	g, plan := discoverAndPartition(t, mixed)
+	if err := plan.Split.Lint(); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range plan.Stages {
+		if st.Node == nil || st.Node.Partition != st.Partition || (st.Fallback == nil) != (st.Node.Sub != nil) {
+			t.Errorf("stage %d has node %v", i, st.Node)
+		}
+	}
+	// Host ops run through their kernels, subgraphs through an
+	// interpreter of their own, other ops record IR.
+	var call func(n *fx.Node, args []*lazy.Tensor) ([]*lazy.Tensor, error)
+	call = func(n *fx.Node, args []*lazy.Tensor) (res []*lazy.Tensor, err error) {
+		switch {
+		case n.Sub != nil:
+			res, _, err = (&fx.Interpreter{G: n.Sub, Call: call}).Run(args, nil)
+		case n.Op.Lower == nil:
+			res, err = lazy.RunGoKernelTensors(lazy.DefaultDevice(), n.Op, n.Attrs, args)
+		default:
+			err = lazy.Try(func() { res = lazy.Record(n.Op, n.Attrs, args...) })
+		}
+		return res, err
+	}
+	run := func(g *fx.Graph) string {
+		x := lazy.FromSlice([]float32{-2, 1, 0.5, 3, -1, 2})
+		c := lazy.FromSlice([]float32{1, 1, 3, 1, 1, 2}) // two products exceed x: NonZero gives i64[2,1] as traced
+		outs, muts, err := (&fx.Interpreter{G: g, Call: call}).Run([]*lazy.Tensor{x}, []*lazy.Tensor{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(append(outs, muts...))
+	}
+	if a, b := run(g), run(plan.Split); a != b {
+		t.Errorf("graph gives %s, split graph %s", a, b)
+	}
 }
 
 func TestPartitionDeterministic(t *testing.T) {
@@ -156,9 +197,9 @@ func randomGraph(seed int64, n, k int) (*fx.Graph, map[*fx.Node]bool) {
 			}
 			return fx.Ref{Node: calls[next(len(calls))]}
 		}
-		c := &fx.Node{Name: fmt.Sprintf("add_%d", i), Kind: fx.Call, Op: "Add", Args: []fx.Ref{pick(), pick()}, Shapes: []lazy.Shape{s}}
+		c := &fx.Node{Name: fmt.Sprintf("add_%d", i), Kind: fx.Call, Op: lazy.LookupOp("Add"), Args: []fx.Ref{pick(), pick()}, Shapes: []lazy.Shape{s}}
 		if i%(n/k) == n/k/2 {
-			c.Op, c.Name, c.Args = "Neg", fmt.Sprintf("neg_%d", i), c.Args[:1]
+			c.Op, c.Name, c.Args = lazy.LookupOp("Neg"), fmt.Sprintf("neg_%d", i), c.Args[:1]
 			host[c] = true
 		}
 		calls = append(calls, c)

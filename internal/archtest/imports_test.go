@@ -1,4 +1,5 @@
-// Package archtest checks the one-way import rules of DESIGN.md §2.
+// Package archtest checks the one-way import rules of DESIGN.md §2: imports,
+// and string literals that name a higher package (strings_test.go).
 package archtest
 
 import (

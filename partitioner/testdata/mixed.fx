@@ -25,3 +25,11 @@ device 2 (%nonzero_1) -> %mul_2
 %broadcast_1 : f32[2,1] = Broadcast(%constant_1, dims=[2, 1], bdims=[])  # device 2
 %mul_2 : f32[2,1] = Mul(%cast_1, %broadcast_1)  # device 2
 output(%mul_2)
+
+split:
+%arg0 : f32[6] = placeholder[arg 0]
+%capture0 : f32[6] = placeholder[capture 0]
+%partition_1 : (f32[6], i1[6], f32[6]) = subgraph(%arg0, %capture0)  # device 1
+%nonzero_1 : i64[2,1] = NonZero(%partition_1#1)  # host
+%partition_2 : f32[2,1] = subgraph(%nonzero_1)  # device 2
+output(%partition_2, %partition_1#2; %capture0 <- %partition_1#0)

@@ -55,7 +55,8 @@ func TestImportsPointDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	for _, b := range violations(strings.Split(strings.TrimSpace(string(out)), "\n")) {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, b := range append(violations(lines), familyViolations(lines)...) {
 		t.Error(b)
 	}
 }

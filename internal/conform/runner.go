@@ -12,7 +12,7 @@ import (
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
-	"github.com/xlajit/xlajit/pjrt/host/control"
+	"github.com/xlajit/xlajit/pjrt/host/check"
 )
 
 // DefaultTimeout bounds one case (parse, compile and run): a hang becomes a
@@ -328,7 +328,7 @@ func formatOutput(entry *hlo.Func, res []*hlo.Literal, dense bool) string {
 					typ = t.String()
 				}
 			}
-			b.WriteString(control.FormatTensor(l, typ))
+			b.WriteString(check.FormatTensor(l, typ))
 		}
 		b.WriteByte('\n')
 	}

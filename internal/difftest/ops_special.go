@@ -379,7 +379,9 @@ func init() {
 		},
 		run: func(in Instr, x []*lazy.Tensor, e *env) *lazy.Tensor {
 			e.reads++
-			if x[0].Cast(lazy.F64).Sum().Item() > in.F[0] {
+			v := x[0].Cast(lazy.F64).Sum().Item()
+			active.noteBranch(v, in.F[0])
+			if v > in.F[0] {
 				return unaryByName(branchOps[in.I[0]]).apply(x[1])
 			}
 			return unaryByName(branchOps[in.I[1]]).apply(x[1])

@@ -84,6 +84,17 @@ type spmdRun struct {
 	mesh *spmd.Mesh
 	// marks maps registers to the specs of the instructions defining them.
 	marks map[int][][]int
+	// nearBranch is set when a data-dependent branch compared a value
+	// within the summation-order tolerance of its threshold: lazy mode may
+	// have taken the other side, so the run's values are not compared.
+	nearBranch bool
+}
+
+// noteBranch records a branch on v > threshold (s nil: not an SPMD run).
+func (s *spmdRun) noteBranch(v, threshold float64) {
+	if s != nil && math.Abs(v-threshold) <= 4e-5*max(1, math.Abs(threshold)) {
+		s.nearBranch = true
+	}
 }
 
 // active is the SPMD run in progress (runs are sequential).
@@ -148,12 +159,13 @@ func markReg(r int, t *lazy.Tensor) {
 	}
 }
 
-// runSPMD runs p in SPMD mode on SPMDDevice.
-func runSPMD(p *Program, failHint int) *modeRun {
+// runSPMD runs p in SPMD mode on SPMDDevice; near reports a branch taken
+// on a value within tolerance of its threshold (see spmdRun.nearBranch).
+func runSPMD(p *Program, failHint int) (r *modeRun, near bool) {
 	dev := SPMDDevice()
 	s, err := newSPMDRun(p, dev)
 	if err != nil {
-		return &modeRun{mode: SPMD, failAt: -1, crash: "difftest: shard plan: " + err.Error()}
+		return &modeRun{mode: SPMD, failAt: -1, crash: "difftest: shard plan: " + err.Error()}, false
 	}
 	shared := lazy.DefaultDevice()
 	lazy.SetDefaultDevice(dev)
@@ -162,7 +174,8 @@ func runSPMD(p *Program, failHint int) *modeRun {
 		active = nil
 		lazy.SetDefaultDevice(shared)
 	}()
-	return runMode(p, SPMD, failHint)
+	r = runMode(p, SPMD, failHint)
+	return r, s.nearBranch
 }
 
 // closeDiffer compares an SPMD observation with lazy mode's: integer and

@@ -19,6 +19,15 @@
 // gspmd sub-package into the program each device runs on its shards
 // (SPMDExecutable: the layouts of arguments and results, the reshards).
 //
+// The op families register the kernels (families.go imports them):
+// elementwise (StableHLO's elementwise ops, and Row, which makes every
+// elementwise row), movement (shape, indexing, reductions), linalg (dot,
+// convolution, factorizations, FFT, RNG), control (structural ops and
+// custom_call), chlo (the CHLO dialect), collective (communication between
+// devices) and check (the test dialects). Each imports kernel, the
+// contract between them and the planner, never the planner, and no other
+// family but elementwise (internal/archtest checks it).
+//
 // Place in the flow: lazy's graph executor → pjrt.Client.Compile/Execute →
 // here. Imports hlo, pjrt and its own op families only.
 //

@@ -24,6 +24,11 @@ import (
 //     false the program fails with error_message, its {i} placeholders
 //     replaced by the integer scalar inputs.
 
+func init() {
+	kernel.RegisterTarget("ProductOfElementaryHouseholderReflectors", compileHouseholderProduct)
+	kernel.RegisterTarget("shape_assertion", compileShapeAssertion)
+}
+
 func compileHouseholderProduct(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if len(c.In) != 2 || len(c.Out) != 1 {
 		return nil, c.Errorf("target ProductOfElementaryHouseholderReflectors takes 2 operands and has 1 result, got %d and %d", len(c.In), len(c.Out))

@@ -1,6 +1,7 @@
 package control_test
 
 import (
+	. "github.com/xlajit/xlajit/pjrt/host/internal/hosttest"
 	"math/cmplx"
 	"math/rand/v2"
 	"strings"
@@ -11,8 +12,8 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-func customCall(k *blk, target string, operands []*hlo.Value, results []hlo.Type, attrs ...hlo.NamedAttr) *hlo.Op {
-	return k.op("stablehlo.custom_call", operands, results, append([]hlo.NamedAttr{attr("call_target_name", hlo.StringAttr(target))}, attrs...)...)
+func customCall(k *Blk, target string, operands []*hlo.Value, results []hlo.Type, attrs ...hlo.NamedAttr) *hlo.Op {
+	return k.Op("stablehlo.custom_call", operands, results, append([]hlo.NamedAttr{Attr("call_target_name", hlo.StringAttr(target))}, attrs...)...)
 }
 
 // ProductOfElementaryHouseholderReflectors against the product of the
@@ -43,10 +44,10 @@ func TestHouseholderProduct(t *testing.T) {
 		}
 		fill(a)
 		fill(taus)
-		blkk := newBlk(a.Type(), taus.Type())
-		res := customCall(blkk, "ProductOfElementaryHouseholderReflectors", []*hlo.Value{blkk.arg(0), blkk.arg(1)}, []hlo.Type{a.Type()}).Results[0]
-		blkk.ret("func.return", res)
-		out, _ := run(t, module(fn("main", blkk)), a, taus)
+		blkk := NewBlk(a.Type(), taus.Type())
+		res := customCall(blkk, "ProductOfElementaryHouseholderReflectors", []*hlo.Value{blkk.Arg(0), blkk.Arg(1)}, []hlo.Type{a.Type()}).Results[0]
+		blkk.Ret("func.return", res)
+		out, _ := Run(t, Module(Fn("main", blkk)), a, taus)
 		got := out[0].(*hlo.Literal)
 		nb := 1
 		if len(batch) > 0 {
@@ -113,17 +114,17 @@ func TestHouseholderProductErrors(t *testing.T) {
 		a, taus, out *hlo.TensorType
 		want         string
 	}{
-		{tt(hlo.F32, 2, 3), tt(hlo.F32, 1), tt(hlo.F32, 2, 3), "need m >= n >= k"},
-		{tt(hlo.F32, 3, 2), tt(hlo.F32, 3), tt(hlo.F32, 3, 2), "need m >= n >= k"},
-		{tt(hlo.I32, 3, 2), tt(hlo.I32, 1), tt(hlo.I32, 3, 2), "float or complex"},
-		{tt(hlo.F32, 3, 2), tt(hlo.F64, 1), tt(hlo.F32, 3, 2), "share the element type"},
-		{tt(hlo.F32, 2, 3, 2), tt(hlo.F32, 3, 1), tt(hlo.F32, 2, 3, 2), "batch dimensions"},
-		{tt(hlo.F32, 3, 2), tt(hlo.F32, 1), tt(hlo.F32, 3, 3), "must have the type of a"},
+		{TT(hlo.F32, 2, 3), TT(hlo.F32, 1), TT(hlo.F32, 2, 3), "need m >= n >= k"},
+		{TT(hlo.F32, 3, 2), TT(hlo.F32, 3), TT(hlo.F32, 3, 2), "need m >= n >= k"},
+		{TT(hlo.I32, 3, 2), TT(hlo.I32, 1), TT(hlo.I32, 3, 2), "float or complex"},
+		{TT(hlo.F32, 3, 2), TT(hlo.F64, 1), TT(hlo.F32, 3, 2), "share the element type"},
+		{TT(hlo.F32, 2, 3, 2), TT(hlo.F32, 3, 1), TT(hlo.F32, 2, 3, 2), "batch dimensions"},
+		{TT(hlo.F32, 3, 2), TT(hlo.F32, 1), TT(hlo.F32, 3, 3), "must have the type of a"},
 	} {
-		k := newBlk(c.a, c.taus)
-		customCall(k, "ProductOfElementaryHouseholderReflectors", []*hlo.Value{k.arg(0), k.arg(1)}, []hlo.Type{c.out})
-		k.ret("func.return")
-		_, err := host.Compile(module(fn("main", k)))
+		k := NewBlk(c.a, c.taus)
+		customCall(k, "ProductOfElementaryHouseholderReflectors", []*hlo.Value{k.Arg(0), k.Arg(1)}, []hlo.Type{c.out})
+		k.Ret("func.return")
+		_, err := host.Compile(Module(Fn("main", k)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %s: got %v, want an error containing %q", c.a, c.taus, err, c.want)
 		}
@@ -134,11 +135,11 @@ func TestHouseholderProductErrors(t *testing.T) {
 // message, placeholders filled from its inputs, when it does not.
 func TestShapeAssertion(t *testing.T) {
 	build := func() *hlo.Module {
-		k := newBlk(i1, tt(hlo.I32), i64)
-		customCall(k, "shape_assertion", []*hlo.Value{k.arg(0), k.arg(1), k.arg(2)}, nil,
-			attr("error_message", hlo.StringAttr("dimension {0} is {1}, want {1} {x}")), attr("has_side_effect", hlo.BoolAttr(true)))
-		k.ret("func.return")
-		return module(fn("main", k))
+		k := NewBlk(I1, TT(hlo.I32), I64)
+		customCall(k, "shape_assertion", []*hlo.Value{k.Arg(0), k.Arg(1), k.Arg(2)}, nil,
+			Attr("error_message", hlo.StringAttr("dimension {0} is {1}, want {1} {x}")), Attr("has_side_effect", hlo.BoolAttr(true)))
+		k.Ret("func.return")
+		return Module(Fn("main", k))
 	}
 	p, err := host.Compile(build())
 	if err != nil {
@@ -153,10 +154,10 @@ func TestShapeAssertion(t *testing.T) {
 	}
 	d := hlo.NewLiteral(hlo.I32)
 	d.SetInt(0, 3)
-	if _, err := p.Run(&kernel.Ctx{}, []kernel.Value{pred(true), d, scalar(5)}); err != nil {
+	if _, err := p.Run(&kernel.Ctx{}, []kernel.Value{pred(true), d, Scalar(5)}); err != nil {
 		t.Fatalf("holding assertion: %v", err)
 	}
-	_, err = p.Run(&kernel.Ctx{}, []kernel.Value{pred(false), d, scalar(5)})
+	_, err = p.Run(&kernel.Ctx{}, []kernel.Value{pred(false), d, Scalar(5)})
 	if err == nil || !strings.Contains(err.Error(), "shape_assertion: dimension 3 is 5, want 5 {x}") || !strings.Contains(err.Error(), "test.mlir:") {
 		t.Fatalf("failing assertion: %v", err)
 	}
@@ -165,23 +166,23 @@ func TestShapeAssertion(t *testing.T) {
 		msg  hlo.Attr
 		want string
 	}{
-		{[]hlo.Type{tt(hlo.Bool, 4)}, hlo.StringAttr("m"), "boolean scalar tensor<i1>, got tensor<4xi1>"},
-		{[]hlo.Type{i1, tt(hlo.I16)}, hlo.StringAttr("m"), "must be a tensor<i32> or tensor<i64>, got tensor<i16>"},
-		{[]hlo.Type{i1}, nil, "needs an error_message"},
-		{[]hlo.Type{i1, i64}, hlo.StringAttr("{0} {1}"), "placeholder {1} names no input (1 inputs)"},
+		{[]hlo.Type{TT(hlo.Bool, 4)}, hlo.StringAttr("m"), "boolean scalar tensor<i1>, got tensor<4xi1>"},
+		{[]hlo.Type{I1, TT(hlo.I16)}, hlo.StringAttr("m"), "must be a tensor<i32> or tensor<i64>, got tensor<i16>"},
+		{[]hlo.Type{I1}, nil, "needs an error_message"},
+		{[]hlo.Type{I1, I64}, hlo.StringAttr("{0} {1}"), "placeholder {1} names no input (1 inputs)"},
 	} {
-		k := newBlk(c.in...)
+		k := NewBlk(c.in...)
 		var args []*hlo.Value
 		for i := range c.in {
-			args = append(args, k.arg(i))
+			args = append(args, k.Arg(i))
 		}
 		var attrs []hlo.NamedAttr
 		if c.msg != nil {
-			attrs = append(attrs, attr("error_message", c.msg))
+			attrs = append(attrs, Attr("error_message", c.msg))
 		}
 		customCall(k, "shape_assertion", args, nil, attrs...)
-		k.ret("func.return")
-		if _, err := host.Compile(module(fn("main", k))); err == nil || !strings.Contains(err.Error(), c.want) {
+		k.Ret("func.return")
+		if _, err := host.Compile(Module(Fn("main", k))); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want an error containing %q", c.in, err, c.want)
 		}
 	}

@@ -60,7 +60,7 @@ func compileWhile(c *kernel.OpCtx) (kernel.RunFn, error) {
 		vals := append([]kernel.Value(nil), args...)
 		for {
 			if err := x.Canceled(); err != nil {
-				return wrapErr(op, err)
+				return kernel.WrapError(op, err)
 			}
 			p, err := cond.Run(x, vals)
 			if err != nil {
@@ -70,7 +70,7 @@ func compileWhile(c *kernel.OpCtx) (kernel.RunFn, error) {
 			if !ok {
 				return &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: fmt.Sprintf("cond returned a %T, want tensor<i1>", p[0])}
 			}
-			if !predicate(pl) {
+			if !kernel.Predicate(pl) {
 				break
 			}
 			next, err := body.Run(x, vals)
@@ -93,12 +93,12 @@ func compileIf(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	op := c.Op
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		p, err := tensorArg(op, args, 0)
+		p, err := kernel.TensorArg(op, args, 0)
 		if err != nil {
 			return err
 		}
 		b := branches[1]
-		if predicate(p) {
+		if kernel.Predicate(p) {
 			b = branches[0]
 		}
 		vals, err := b.Run(x, nil)
@@ -119,7 +119,7 @@ func compileCase(c *kernel.OpCtx) (kernel.RunFn, error) {
 	}
 	op := c.Op
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		ix, err := tensorArg(op, args, 0)
+		ix, err := kernel.TensorArg(op, args, 0)
 		if err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func compileCallee(c *kernel.OpCtx, attr string) (kernel.Subplan, error) {
 	if a == nil {
 		return nil, c.Errorf("missing attribute %s", attr)
 	}
-	name, ok := symbol(a)
+	name, ok := kernel.Symbol(a)
 	if !ok {
 		return nil, c.Errorf("attribute %s is %s, want a function symbol", attr, hlo.AttrString(a))
 	}

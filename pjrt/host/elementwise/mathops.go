@@ -23,7 +23,7 @@ func init() {
 		unaryOp("tanh", costMath, fixed1(&fns1{f32: tanh32s, f64: mapF64(math.Tanh), c128: mapC(tanhC)})),
 		unaryOp("sine", costLib, fixed1(&fns1{f32: mapF32(math.Sin), f64: mapF64(math.Sin), c128: mapC(cmplx.Sin)})),
 		unaryOp("cosine", costLib, fixed1(&fns1{f32: mapF32(math.Cos), f64: mapF64(math.Cos), c128: mapC(cmplx.Cos)})),
-		unaryOp("tan", costLib, fixed1(&fns1{f32: mapF32(math.Tan), f64: mapF64(math.Tan), c128: mapC(cmplx.Tan)})),
+		unaryOp("tan", costLib, fixed1(&fns1{f32: mapF32(math.Tan), f64: mapF64(math.Tan), c128: mapC(TanC)})),
 		unaryOp("sqrt", costDiv, fixed1(&fns1{f32: sqrt32s, f64: sqrt64s, c128: mapC(cmplx.Sqrt)})),
 		unaryOp("rsqrt", costDiv, fixed1(&fns1{f32: rsqrt32s, f64: rsqrt64s, c128: mapC(rsqrtC)})),
 		unaryOp("cbrt", costLib, fixed1(&fns1{f32: mapF32(math.Cbrt), f64: mapF64(math.Cbrt), c128: mapC(cbrtC)})),

@@ -7,7 +7,12 @@ import (
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-type prepFn = func(c *kernel.OpCtx) (kernel.TileFn, error)
+// Prepare returns an elementwise op's tile function for the op's operand
+// and result types, or an error when they are unsupported
+// (kernel.Elementwise.Prepare).
+type Prepare = func(c *kernel.OpCtx) (kernel.TileFn, error)
+
+type prepFn = Prepare
 
 // Costs relative to an f32 add, for the planner's parallel chunk sizes.
 const (
@@ -17,16 +22,25 @@ const (
 	costLib   = 40 // library transcendental functions, complex math
 )
 
-// ew declares an elementwise op: its tile function runs both standalone
-// (Compile) and fused by the planner (Elementwise.Prepare).
-func ew(name string, cost int, prep prepFn) kernel.Entry {
-	e := &kernel.Elementwise{Prepare: quantAware(prep), Cost: cost}
+// Row declares an elementwise op of any dialect (name is the full op name,
+// "stablehlo.add", "chlo.erf"): one tile function, from prep, runs both
+// standalone (Entry.Compile: a new result filled in parallel chunks) and
+// fused by the planner (Elementwise.Prepare), so both give the same bits.
+// Every elementwise row of the embedded device is made here.
+func Row(name string, cost int, prep Prepare) kernel.Entry {
+	e := &kernel.Elementwise{Prepare: prep, Cost: cost}
 	return kernel.Entry{
-		Name:        "stablehlo." + name,
+		Name:        name,
 		Fresh:       true,
 		Elementwise: e,
 		Compile:     func(c *kernel.OpCtx) (kernel.RunFn, error) { return compileTile(c, e) },
 	}
+}
+
+// ew declares a StableHLO row: Row with per-tensor quantized operands
+// dequantized, computed and quantized back.
+func ew(name string, cost int, prep prepFn) kernel.Entry {
+	return Row("stablehlo."+name, cost, quantAware(prep))
 }
 
 // compileTile makes the standalone runner of an elementwise op: allocate

@@ -291,6 +291,20 @@ func Register(entries ...Entry) {
 	}
 }
 
+// Alias returns the entry registered as name under a second name: an op
+// of another dialect that means the same (chlo.tan is stablehlo.tan). name
+// must be registered already: the family declaring the alias imports the
+// one declaring name, whose init runs first.
+func Alias(alias, name string) Entry {
+	e := Lookup(name)
+	if e == nil {
+		panic("kernel: alias " + alias + " of unregistered op " + name)
+	}
+	a := *e
+	a.Name = alias
+	return a
+}
+
 // IsFresh reports whether op's tensor results are fresh (see Fresh and
 // FreshOp).
 func (e *Entry) IsFresh(op *hlo.Op) bool {
@@ -307,13 +321,5 @@ func Lookup(name string) *Entry {
 	return table[name]
 }
 
-// Names lists every registered op.
-func Names() []string {
-	regMu.Lock()
-	defer regMu.Unlock()
-	out := make([]string, 0, len(table))
-	for k := range table {
-		out = append(out, k)
-	}
-	return out
-}
+// Names lists every registered op, sorted.
+func Names() []string { return sortedKeys(&regMu, table) }

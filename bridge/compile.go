@@ -71,31 +71,6 @@ func (p *Program) Executable() *lazy.Executable { return p.exe.Load() }
 // Mutates reports whether running the program writes into inputs.
 func (p *Program) Mutates() bool { return len(p.muts) > 0 }
 
-// Direct returns the executable when running the program is exactly
-// running it on its parameters and returning its results (no
-// pass-throughs or mutations), and where each parameter comes from:
-// params[i] >= 0 is argument params[i], < 0 is capture -params[i]-1; nil
-// params means the arguments in order. Otherwise it returns nil. A caller
-// that runs it directly must fall back to Run once it is Evicted (Run
-// recompiles).
-func (p *Program) Direct() (exe *lazy.Executable, params []int) {
-	exe = p.exe.Load()
-	if exe == nil || !p.identity || len(p.muts) > 0 {
-		return nil, nil
-	}
-	if p.paramsAreArgs {
-		return exe, nil
-	}
-	params = make([]int, len(p.params))
-	for i, s := range p.params {
-		params[i] = s.index
-		if s.capture {
-			params[i] = -s.index - 1
-		}
-	}
-	return exe, params
-}
-
 // Compile lowers g to StableHLO through the lazy runtime (placeholders for
 // its inputs), hashes it, and finds or compiles the executable under the
 // hash. Nothing executes. The counters show the compile (UncachedCompile

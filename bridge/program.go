@@ -32,9 +32,10 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
-			ins = make([]*lazy.Tensor, len(p.params))
-			for i, s := range p.params {
-				ins[i] = get(s)
+			var buf [8]*lazy.Tensor // no allocation for up to 8 parameters
+			ins = buf[:0]
+			for _, s := range p.params {
+				ins = append(ins, get(s))
 			}
 		}
 		var err error

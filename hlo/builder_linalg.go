@@ -229,6 +229,28 @@ func (s *Scope) RngBitGenerator(alg RngAlgorithm, state *Value, out *TensorType)
 	return res[0], res[1]
 }
 
+// RngDistribution is an rng_distribution.
+type RngDistribution string
+
+// Distributions of stablehlo.rng.
+const (
+	RngUniform RngDistribution = "UNIFORM" // over [a, b)
+	RngNormal  RngDistribution = "NORMAL"  // mean a, standard deviation b
+)
+
+// Rng draws a tensor of type out from dist with parameters a and b, 0-d
+// tensors of out's element type (the generator is the device's; the
+// embedded device's is stateless, see pjrt/host/linalg/rng_dist.go).
+func (s *Scope) Rng(dist RngDistribution, a, b *Value, out *TensorType) *Value {
+	const name = "stablehlo.rng"
+	if out == nil {
+		s.b.failf(name, "result type is nil")
+		return placeholder()
+	}
+	shape := s.Constant(LiteralFromSlice(append([]int64{}, out.Dims...)))
+	return s.emit1(name, []*Value{a, b, shape}, []NamedAttr{{"rng_distribution", EnumOf("rng_distribution", string(dist))}}, out)
+}
+
 // BatchNormInference normalizes x with the given statistics along
 // featureIndex.
 func (s *Scope) BatchNormInference(x, scale, offset, mean, variance *Value, epsilon float64, featureIndex int64) *Value {

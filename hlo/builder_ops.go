@@ -1,6 +1,7 @@
 package hlo
 
-// Builder methods for constants and elementwise ops.
+// Builder methods for constants and the elementwise ops that take
+// attributes (the others are generated: ops_builders_gen.go).
 
 // Constant adds stablehlo.constant holding l (not copied).
 func (s *Scope) Constant(l *Literal) *Value {
@@ -29,66 +30,6 @@ func (s *Scope) Iota(t *TensorType, dim int64) *Value {
 	}
 	return s.emit1("stablehlo.iota", nil, []NamedAttr{{"iota_dimension", I64Attr(dim)}}, t)
 }
-
-func (s *Scope) unary(name string, x *Value) *Value {
-	return s.emit1("stablehlo."+name, []*Value{x}, nil)
-}
-
-func (s *Scope) binary(name string, x, y *Value) *Value {
-	return s.emit1("stablehlo."+name, []*Value{x, y}, nil)
-}
-
-// Unary ops: each adds the StableHLO op named in its comment.
-
-func (s *Scope) Abs(x *Value) *Value              { return s.unary("abs", x) }
-func (s *Scope) Neg(x *Value) *Value              { return s.unary("negate", x) }
-func (s *Scope) Exp(x *Value) *Value              { return s.unary("exponential", x) }
-func (s *Scope) Expm1(x *Value) *Value            { return s.unary("exponential_minus_one", x) }
-func (s *Scope) Log(x *Value) *Value              { return s.unary("log", x) }
-func (s *Scope) Log1p(x *Value) *Value            { return s.unary("log_plus_one", x) }
-func (s *Scope) Sqrt(x *Value) *Value             { return s.unary("sqrt", x) }
-func (s *Scope) Rsqrt(x *Value) *Value            { return s.unary("rsqrt", x) }
-func (s *Scope) Cbrt(x *Value) *Value             { return s.unary("cbrt", x) }
-func (s *Scope) Tanh(x *Value) *Value             { return s.unary("tanh", x) }
-func (s *Scope) Logistic(x *Value) *Value         { return s.unary("logistic", x) }
-func (s *Scope) Sin(x *Value) *Value              { return s.unary("sine", x) }
-func (s *Scope) Cos(x *Value) *Value              { return s.unary("cosine", x) }
-func (s *Scope) Tan(x *Value) *Value              { return s.unary("tan", x) }
-func (s *Scope) Floor(x *Value) *Value            { return s.unary("floor", x) }
-func (s *Scope) Ceil(x *Value) *Value             { return s.unary("ceil", x) }
-func (s *Scope) RoundNearestEven(x *Value) *Value { return s.unary("round_nearest_even", x) }
-func (s *Scope) RoundNearestAfz(x *Value) *Value  { return s.unary("round_nearest_afz", x) }
-func (s *Scope) Sign(x *Value) *Value             { return s.unary("sign", x) }
-func (s *Scope) Not(x *Value) *Value              { return s.unary("not", x) }
-func (s *Scope) IsFinite(x *Value) *Value         { return s.unary("is_finite", x) }
-func (s *Scope) Real(x *Value) *Value             { return s.unary("real", x) }
-func (s *Scope) Imag(x *Value) *Value             { return s.unary("imag", x) }
-func (s *Scope) PopCnt(x *Value) *Value           { return s.unary("popcnt", x) }
-func (s *Scope) Clz(x *Value) *Value              { return s.unary("count_leading_zeros", x) }
-
-// Binary ops: both operands have one type (no implicit broadcasting; use
-// BroadcastInDim).
-
-func (s *Scope) Add(x, y *Value) *Value       { return s.binary("add", x, y) }
-func (s *Scope) Sub(x, y *Value) *Value       { return s.binary("subtract", x, y) }
-func (s *Scope) Mul(x, y *Value) *Value       { return s.binary("multiply", x, y) }
-func (s *Scope) Div(x, y *Value) *Value       { return s.binary("divide", x, y) }
-func (s *Scope) Rem(x, y *Value) *Value       { return s.binary("remainder", x, y) }
-func (s *Scope) Pow(x, y *Value) *Value       { return s.binary("power", x, y) }
-func (s *Scope) Max(x, y *Value) *Value       { return s.binary("maximum", x, y) }
-func (s *Scope) Min(x, y *Value) *Value       { return s.binary("minimum", x, y) }
-func (s *Scope) Atan2(x, y *Value) *Value     { return s.binary("atan2", x, y) }
-func (s *Scope) And(x, y *Value) *Value       { return s.binary("and", x, y) }
-func (s *Scope) Or(x, y *Value) *Value        { return s.binary("or", x, y) }
-func (s *Scope) Xor(x, y *Value) *Value       { return s.binary("xor", x, y) }
-func (s *Scope) ShiftLeft(x, y *Value) *Value { return s.binary("shift_left", x, y) }
-func (s *Scope) ShiftRightArithmetic(x, y *Value) *Value {
-	return s.binary("shift_right_arithmetic", x, y)
-}
-func (s *Scope) ShiftRightLogical(x, y *Value) *Value { return s.binary("shift_right_logical", x, y) }
-
-// Complex builds complex numbers from real parts x and imaginary parts y.
-func (s *Scope) Complex(x, y *Value) *Value { return s.binary("complex", x, y) }
 
 // CompareDir is a comparison_direction.
 type CompareDir string
@@ -123,17 +64,6 @@ func (s *Scope) CompareWithType(dir CompareDir, x, y *Value, compareType string)
 		attrs = append(attrs, NamedAttr{"compare_type", EnumOf("comparison_type", compareType)})
 	}
 	return s.emit1("stablehlo.compare", []*Value{x, y}, attrs)
-}
-
-// Select picks onTrue where pred holds, onFalse elsewhere; pred is i1 of
-// their shape or 0-d.
-func (s *Scope) Select(pred, onTrue, onFalse *Value) *Value {
-	return s.emit1("stablehlo.select", []*Value{pred, onTrue, onFalse}, nil)
-}
-
-// Clamp clamps x to [lo, hi]; lo and hi have x's shape or are 0-d.
-func (s *Scope) Clamp(lo, x, hi *Value) *Value {
-	return s.emit1("stablehlo.clamp", []*Value{lo, x, hi}, nil)
 }
 
 // tensorOf returns x's tensor type or records an error.

@@ -77,8 +77,8 @@ func HasInferenceRule(op string) bool {
 
 type inferFn func(c *inferCtx) ([]Type, error)
 
-// inferRules maps full op names to their rules; each infer_*.go file adds
-// its family in init.
+// inferRules maps full op names to their rules: the Infer fields of the op
+// table's rows (hlo/optable), registered by ops_infer_gen.go.
 var inferRules = map[string]inferFn{}
 
 func addRules(m map[string]inferFn) {

@@ -334,16 +334,3 @@ func inferCrossReplicaSum(c *inferCtx) ([]Type, error) {
 	}
 	return []Type{t}, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.all_gather":           inferAllGather,
-		"stablehlo.all_reduce":           inferAllReduce,
-		"stablehlo.reduce_scatter":       inferReduceScatter,
-		"stablehlo.all_to_all":           inferAllToAll,
-		"stablehlo.collective_permute":   inferCollectivePermute,
-		"stablehlo.collective_broadcast": inferCollectiveBroadcast,
-		"stablehlo.collective_reduce":    inferCollectiveReduce,
-		"stablehlo.cross-replica-sum":    inferCrossReplicaSum,
-	})
-}

@@ -187,30 +187,3 @@ func inferCall(c *inferCtx) ([]Type, error) {
 	}
 	return givenAll(c)
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.while":                inferWhile,
-		"stablehlo.if":                   inferIf,
-		"stablehlo.case":                 inferCase,
-		"stablehlo.tuple":                inferTuple,
-		"stablehlo.get_tuple_element":    inferGetTupleElement,
-		"stablehlo.optimization_barrier": inferOptimizationBarrier,
-		"stablehlo.after_all":            inferAfterAll,
-		"stablehlo.create_token":         inferCreateToken,
-		"stablehlo.replica_id":           inferReplicaID,
-		"stablehlo.partition_id":         inferReplicaID,
-		"stablehlo.outfeed":              inferTokenOut,
-		"stablehlo.send":                 inferTokenOut,
-		"stablehlo.infeed":               inferTokenIn,
-		"stablehlo.recv":                 inferTokenIn,
-		"stablehlo.custom_call":          inferCustomCall,
-		"stablehlo.composite":            inferComposite,
-		"func.call":                      inferCall,
-		// Legacy ops whose result shapes depend on strings or SSA values.
-		"stablehlo.einsum":             givenAll,
-		"stablehlo.unary_einsum":       givenAll,
-		"stablehlo.torch_index_select": givenAll,
-		"stablehlo.trace":              givenAll,
-	})
-}

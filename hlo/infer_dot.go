@@ -332,12 +332,3 @@ func inferDynamicConv(c *inferCtx) ([]Type, error) {
 	}
 	return []Type{g}, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.dot_general":  inferDotGeneral,
-		"stablehlo.dot":          inferDot,
-		"stablehlo.convolution":  inferConvolution,
-		"stablehlo.dynamic_conv": inferDynamicConv,
-	})
-}

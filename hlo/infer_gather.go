@@ -292,11 +292,3 @@ func inferScatter(c *inferCtx) ([]Type, error) {
 	}
 	return out, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.gather":         inferGather,
-		"stablehlo.dynamic_gather": inferDynamicGather,
-		"stablehlo.scatter":        inferScatter,
-	})
-}

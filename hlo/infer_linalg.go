@@ -307,16 +307,3 @@ func inferRngBitGenerator(c *inferCtx) ([]Type, error) {
 	}
 	return []Type{s, o}, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.fft":                  inferFft,
-		"stablehlo.triangular_solve":     inferTriangularSolve,
-		"stablehlo.cholesky":             inferCholesky,
-		"stablehlo.batch_norm_inference": inferBatchNormInference,
-		"stablehlo.batch_norm_training":  inferBatchNormTraining,
-		"stablehlo.batch_norm_grad":      inferBatchNormGrad,
-		"stablehlo.rng":                  inferRng,
-		"stablehlo.rng_bit_generator":    inferRngBitGenerator,
-	})
-}

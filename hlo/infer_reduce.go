@@ -245,13 +245,3 @@ func inferMap(c *inferCtx) ([]Type, error) {
 	}
 	return []Type{withDims(e, dims)}, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.reduce":             inferReduce,
-		"stablehlo.reduce_window":      inferReduceWindow,
-		"stablehlo.select_and_scatter": inferSelectAndScatter,
-		"stablehlo.sort":               inferSort,
-		"stablehlo.map":                inferMap,
-	})
-}

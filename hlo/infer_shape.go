@@ -595,27 +595,3 @@ func inferSetDimensionSize(c *inferCtx) ([]Type, error) {
 	dims[d] = DynamicDim
 	return []Type{withDims(x, dims)}, nil
 }
-
-func init() {
-	addRules(map[string]inferFn{
-		"stablehlo.constant":                 inferConstant,
-		"stablehlo.iota":                     inferIota,
-		"stablehlo.dynamic_iota":             inferDynamicIota,
-		"stablehlo.broadcast_in_dim":         inferBroadcastInDim,
-		"stablehlo.broadcast":                inferBroadcast,
-		"stablehlo.dynamic_broadcast_in_dim": inferDynamicBroadcastInDim,
-		"stablehlo.reshape":                  inferReshape,
-		"stablehlo.dynamic_reshape":          inferDynamicReshape,
-		"stablehlo.transpose":                inferTranspose,
-		"stablehlo.slice":                    inferSlice,
-		"stablehlo.dynamic_slice":            inferDynamicSlice,
-		"stablehlo.real_dynamic_slice":       inferRealDynamicSlice,
-		"stablehlo.dynamic_update_slice":     inferDynamicUpdateSlice,
-		"stablehlo.concatenate":              inferConcatenate,
-		"stablehlo.pad":                      inferPad,
-		"stablehlo.dynamic_pad":              inferDynamicPad,
-		"stablehlo.reverse":                  inferReverse,
-		"stablehlo.get_dimension_size":       inferGetDimensionSize,
-		"stablehlo.set_dimension_size":       inferSetDimensionSize,
-	})
-}

@@ -8,7 +8,9 @@ import (
 // Pretty op forms are described once, in a small format language modeled
 // on MLIR's declarative assembly formats, and interpreted by both the
 // parser (here) and the printer (print_forms.go), so the two cannot drift
-// apart. FORMS.md lists every form with the attribute names it fills.
+// apart. The forms are the Form fields of the op table's rows
+// (hlo/optable; ops_forms_gen.go registers them), and FORMS.md lists
+// every form with the attribute names it fills.
 //
 // Format elements (space separated):
 //
@@ -148,111 +150,10 @@ func compileFormat(toks []string, f *opForm) ([]felem, []string) {
 	return out, nil
 }
 
-// Default values of attributes that MLIR elides from the attribute
-// dictionary when they equal the default.
-var (
-	accuracyDefault = map[string]string{"result_accuracy": "#stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>>"}
-	customCallDef   = map[string]string{"has_side_effect": "false", "api_version": "1 : i32", "called_computations": "[]", "output_operand_aliases": "[]"}
-	compositeDef    = map[string]string{"composite_attributes": "{}", "version": "0 : i32"}
-)
-
-func init() {
-	// stablehlo: elementwise.
-	defForm("$ attrs : T:same", nil,
-		"stablehlo.abs", "stablehlo.ceil", "stablehlo.convert", "stablehlo.count_leading_zeros",
-		"stablehlo.floor", "stablehlo.imag", "stablehlo.not", "stablehlo.negate", "stablehlo.popcnt",
-		"stablehlo.real", "stablehlo.round_nearest_afz", "stablehlo.round_nearest_even", "stablehlo.sign",
-		"stablehlo.uniform_quantize", "stablehlo.uniform_dequantize")
-	defForm("$ attrs : T:same", accuracyDefault,
-		"stablehlo.cbrt", "stablehlo.cosine", "stablehlo.exponential", "stablehlo.exponential_minus_one",
-		"stablehlo.log", "stablehlo.log_plus_one", "stablehlo.logistic", "stablehlo.rsqrt", "stablehlo.sine",
-		"stablehlo.sqrt", "stablehlo.tan", "stablehlo.tanh")
-	defForm("$$ attrs : T:fn", nil, "stablehlo.is_finite")
-	defForm("$ , $ attrs : T:same", nil,
-		"stablehlo.add", "stablehlo.atan2", "stablehlo.divide", "stablehlo.maximum", "stablehlo.minimum",
-		"stablehlo.multiply", "stablehlo.power", "stablehlo.remainder", "stablehlo.shift_left",
-		"stablehlo.shift_right_arithmetic", "stablehlo.shift_right_logical", "stablehlo.subtract",
-		"stablehlo.and", "stablehlo.or", "stablehlo.xor")
-	defForm("$$ attrs : T:complex", nil, "stablehlo.complex")
-	defForm("$ , $ , $ attrs : T:same", nil, "stablehlo.clamp")
-	defForm("$$ attrs : T:select", nil, "stablehlo.select")
-	defForm("@comparison_direction:enum.comparison_direction , $ , $ [[ , @compare_type:enum.comparison_type ]] attrs : T:fn", nil, "stablehlo.compare")
-	defForm("$ , format = !expman attrs : T:same", nil, "stablehlo.reduce_precision")
-
-	// stablehlo: shapes and data movement.
-	defForm("dim = @iota_dimension:i64 attrs : r0", nil, "stablehlo.iota")
-	defForm("$ , dim = @iota_dimension:i64 attrs : T:fn", nil, "stablehlo.dynamic_iota")
-	defForm("$$ attrs : T:fn", nil,
-		"stablehlo.dynamic_update_slice", "stablehlo.bitcast_convert", "stablehlo.reshape",
-		"stablehlo.dynamic_reshape", "stablehlo.real_dynamic_slice", "stablehlo.dynamic_pad")
-	defForm("$ !slice attrs : T:fn", nil, "stablehlo.slice")
-	defForm("$ , $$, sizes = @slice_sizes:arr attrs : T:fn", nil, "stablehlo.dynamic_slice")
-	defForm("$ , sizes = @broadcast_sizes:arr attrs : T:fn", nil, "stablehlo.broadcast")
-	defForm("$ , dims = @broadcast_dimensions:arr attrs : T:fn", nil, "stablehlo.broadcast_in_dim")
-	defForm("$ , $ , dims = @broadcast_dimensions:arr attrs : T:fn", nil, "stablehlo.dynamic_broadcast_in_dim")
-	defForm("$$, dim = @dimension:i64 attrs : T:fn", nil, "stablehlo.concatenate")
-	defForm("$ , dim = @dimension:i64 attrs : T:fn", nil, "stablehlo.get_dimension_size")
-	defForm("$ , $ , dim = @dimension:i64 attrs : T:fn", nil, "stablehlo.set_dimension_size")
-	defForm("$ , dims = @dimensions:arr attrs : T:same", nil, "stablehlo.reverse")
-	defForm("$ , $ , low = @edge_padding_low:arr , high = @edge_padding_high:arr , interior = @interior_padding:arr attrs : T:fn", nil, "stablehlo.pad")
-	defForm("$ , dims = @permutation:arr attrs : T:fn", nil, "stablehlo.transpose")
-	defForm("$ [ @index:i32 ] attrs : T:fn", nil, "stablehlo.get_tuple_element")
-	defForm("$$ attrs : T:tuple", nil, "stablehlo.tuple")
-
-	// stablehlo: linear algebra and friends.
-	defForm("$ [[ , lower = @lower:bool=false ]] attrs : T:same", nil, "stablehlo.cholesky")
-	defForm("( $$ ) dim_numbers = !convdims , window = { !window } attrs : T:fn", nil, "stablehlo.convolution")
-	defForm("$ , $ ~ !precision attrs : T:fn", nil, "stablehlo.dot")
-	defForm("$ , $ , !dotdims ~ !precalg attrs : T:fn", nil, "stablehlo.dot_general")
-	defForm("$ , $ , config = @einsum_config:str attrs : T:fn", nil, "stablehlo.einsum")
-	defForm("$ , config = @einsum_config:str attrs : T:fn", nil, "stablehlo.unary_einsum")
-	defForm("$ , type = @fft_type:enum.fft_type , length = @fft_length:arr attrs : T:fn", nil, "stablehlo.fft")
-	defForm("$ , $ , $ , distribution = @rng_distribution:enum.rng_distribution attrs : T:fn", nil, "stablehlo.rng")
-	defForm("$ , algorithm = @rng_algorithm:enum.rng_algorithm attrs : T:fn", nil, "stablehlo.rng_bit_generator")
-
-	// stablehlo: misc.
-	defForm("attrs : T:results", nil, "stablehlo.create_token", "stablehlo.replica_id", "stablehlo.partition_id")
-	defForm("$$ attrs : T:same", nil, "stablehlo.after_all")
-	defForm("attrs [[ $$ : T:pairwise || ( ) ]]", nil, "stablehlo.optimization_barrier")
-	defForm("!calltarget ( $$ ) attrs : T:fn", customCallDef, "stablehlo.custom_call")
-	defForm("@name:str $$ attrs : T:fn", compositeDef, "stablehlo.composite")
-	defForm("$$ attrs [[ : T:operands ]]", nil, "stablehlo.return")
-	defForm("attrs [[ $$ : T:operands ]]", nil, "func.return")
-	defForm("@callee:symref ( $$ ) attrs : T:fn", nil, "func.call")
-
-	// chlo.
-	defForm("$ , $ attrs : ( t0 , t1 ) -> T:results", nil,
-		"chlo.broadcast_add", "chlo.broadcast_atan2", "chlo.broadcast_divide", "chlo.broadcast_maximum",
-		"chlo.broadcast_minimum", "chlo.broadcast_multiply", "chlo.broadcast_next_after",
-		"chlo.broadcast_polygamma", "chlo.broadcast_power", "chlo.broadcast_remainder",
-		"chlo.broadcast_shift_left", "chlo.broadcast_shift_right_arithmetic",
-		"chlo.broadcast_shift_right_logical", "chlo.broadcast_subtract", "chlo.broadcast_zeta",
-		"chlo.broadcast_and", "chlo.broadcast_or", "chlo.broadcast_xor", "chlo.broadcast_complex",
-		"chlo.broadcast_compare")
-	defForm("$ , $ attrs : t0 , t1 -> T:results", nil, "chlo.next_after", "chlo.polygamma", "chlo.zeta", "chlo.mulhi")
-	defForm("$ attrs : t0 -> r0", nil,
-		"chlo._asin_acos_kernel", "chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan",
-		"chlo.atanh", "chlo.bessel_i1e", "chlo.conj", "chlo.cosh", "chlo.sinh", "chlo.tan", "chlo.digamma",
-		"chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.is_inf", "chlo.is_neg_inf", "chlo.is_pos_inf",
-		"chlo.lgamma", "chlo.square")
-	defForm("attrs @value:elements T:valuetype", nil, "chlo.constant")
-	defForm("$ , $ , $ attrs : ( t0 , t1 , t2 ) -> T:results", nil, "chlo.broadcast_select")
-	defForm("( $ , k = @k:i64 [[ , is_stable = @is_stable:bool=true ]] ) attrs : t0 -> ( r0 , r1 )", nil, "chlo.top_k")
-
-	// check and interpreter.
-	defForm("$ , @value:elements [[ , tolerance = @tolerance:f64=0.0001 ]] attrs", nil, "check.expect_almost_eq_const")
-	defForm("$ , $ [[ , tolerance = @tolerance:f64=0.0001 ]] attrs : T:alltypes", nil, "check.expect_almost_eq")
-	defForm("$ , @value:elements attrs", nil, "check.expect_eq_const")
-	defForm("$ , $ attrs : T:alltypes", nil, "check.expect_eq")
-	defForm("$ , $ , max_ulp_difference = @max_ulp_difference:ui64 [[ , min_ulp_difference = @min_ulp_difference:ui64=0 ]] : attrs t0 , t1", nil, "check.expect_close")
-	defForm("$ , probe_id = @probe_id:str [[ , iter = @iteration:ui32=0 ]] attrs : t0", nil, "check.expect_serialized_eq")
-	defForm("$ attrs : t0", nil, "interpreter.print")
-	defForm("$ , probe_id = @probe_id:str attrs : T:same1", nil, "interpreter.probe")
-
-	// Ops whose pretty syntax is hand-written code (parse_custom.go).
-	for _, n := range []string{"stablehlo.constant", "stablehlo.while", "stablehlo.reduce", "chlo.scan"} {
-		formTable[n] = &opForm{name: n, elided: map[string]bool{}}
-	}
+// handForm registers an op whose whole syntax is hand-written code
+// (customOps, customOpPrinters).
+func handForm(name string) {
+	formTable[name] = &opForm{name: name, elided: map[string]bool{}}
 }
 
 // --- parsing --------------------------------------------------------------------

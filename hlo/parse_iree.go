@@ -30,30 +30,14 @@ var typedConstants = []string{"util.unfoldable_constant", "arith.constant"}
 // spelledAs maps op names that print under another name to that name.
 var spelledAs = map[string]string{}
 
+// customOps is made by parse_custom.go's init, which runs first (init
+// functions run in file name order); the forms of the other helpers are
+// rows of the op table (ops_forms_gen.go), and print_iree.go adds the
+// printers.
 func init() {
-	defForm("attrs [[ $$ : T:pairwise ]]", nil, "util.optimization_barrier")
-	defForm("attrs @value:elements -> r0", nil, "flow.tensor.dynamic_constant")
-	defForm("$ attrs : t0 to r0", nil, "tensor.cast")
-
-	// customOps is made by parse_custom.go's init, which runs first (init
-	// functions run in file name order); print_iree.go adds the printers.
 	for _, n := range typedConstants {
-		formTable[n] = &opForm{name: n, elided: map[string]bool{}}
 		customOps[n] = parseTypedConstant
 	}
-
-	iree := func(format string, ops ...string) {
-		for _, op := range ops {
-			name := ireeCheckPrefix + op
-			defForm(format, nil, name)
-			spelledAs[name] = "check." + op
-		}
-	}
-	iree("( $ ) attrs : t0", "expect_true", "expect_false", "expect_all_true")
-	iree("( $ , $ ) attrs : T:alltypes", "expect_eq")
-	iree("( $ , @value:elements ) attrs : t0", "expect_eq_const")
-	iree("( $ , $ [[ , atol @atol:f64 ]] [[ , rtol @rtol:f64 ]] ) attrs : T:alltypes", "expect_almost_eq")
-	iree("( $ , @value:elements [[ , atol @atol:f64 ]] [[ , rtol @rtol:f64 ]] ) attrs : t0", "expect_almost_eq_const")
 }
 
 // syntaxVariant returns the form an op written with the bare name `name`

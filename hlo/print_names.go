@@ -156,15 +156,6 @@ func (n *namer) blockArgNames(op *Op, r *Region) {
 	}
 }
 
-// resultNames are the result names MLIR derives from multi-result op
-// definitions.
-var resultNames = map[string][]string{
-	"stablehlo.rng_bit_generator":   {"output_state", "output"},
-	"stablehlo.batch_norm_training": {"output", "batch_mean", "batch_var"},
-	"stablehlo.batch_norm_grad":     {"grad_operand", "grad_scale", "grad_offset"},
-	"chlo.top_k":                    {"values", "indices"},
-}
-
 // numberOpResults names or numbers op's results and returns the next
 // value number.
 func (n *namer) numberOpResults(op *Op, next int) int {

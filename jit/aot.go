@@ -47,9 +47,6 @@ type AOT struct {
 	once sync.Once
 	run  runner
 	err  error
-	// direct is run's executable when a replay is exactly running it on
-	// the arguments in order (bridge.Program.Direct), else nil.
-	direct *lazy.Executable
 
 	calls, replays, compiles, hostFallbacks atomic.Int64
 
@@ -133,8 +130,6 @@ func (a *AOT) captures(dev *lazy.Device) []*lazy.Tensor {
 	return caps
 }
 
-var aotArgPool = sync.Pool{New: func() any { s := make([]*lazy.Tensor, 0, 8); return &s }}
-
 // Run replays the trace on args (their shapes must be the traced ones for a
 // replay; other shapes are traced by jit.Compile of the function) and
 // returns the function's tensor results.
@@ -148,38 +143,19 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 		var n int64
 		a.run, n, a.err = a.build(dev)
 		a.compiles.Add(n)
-		if p, ok := a.run.(*bridge.Program); ok && len(a.spec.Captures) == 0 {
-			if x, params := p.Direct(); params == nil {
-				a.direct = x
-			}
-		}
 	})
 	if a.err != nil {
 		return nil, a.err
 	}
-	if x := a.direct; x != nil && !x.Evicted() {
-		outs, err := x.Run(args)
-		if err != nil {
-			return nil, &Error{Fn: a.spec.Name, Err: err}
-		}
-		a.replays.Add(1)
-		cJitReplay.Add(1)
-		return outs, nil
-	}
-	// A pooled copy keeps args from escaping, so a generated wrapper's
-	// variadic call needs no allocation.
-	bp := aotArgPool.Get().(*[]*lazy.Tensor)
-	buf := append((*bp)[:0], args...)
 	caps := a.captures(dev)
 	if len(caps) > 0 {
 		mu := dev.RNGLock()
 		mu.Lock()
 		defer mu.Unlock()
 	}
-	outs, err := a.run.Run(buf, caps)
-	clear(buf)
-	*bp = buf[:0]
-	aotArgPool.Put(bp)
+	// runOn keeps args from escaping, so a generated wrapper's variadic
+	// call needs no allocation.
+	outs, err := runOn(a.run, args, caps)
 	if err != nil {
 		return nil, &Error{Fn: a.spec.Name, Err: err}
 	}

@@ -78,3 +78,30 @@ func merge(a, b map[string]int64) map[string]bool {
 	}
 	return keys
 }
+
+// A replay made inside a counting scope that is dropped leaves every
+// counter as it was, JitReplay included, and one in a kept scope counts
+// like one outside any.
+func TestReplayCountsIntoTheCallersScope(t *testing.T) {
+	x := lazy.FromSlice([]float32{1, 2})
+	lazy.Sync(x)
+	f := jit.Compile(func(a *lazy.Tensor) *lazy.Tensor { return a.AddScalar(1) })
+	f(x)
+	for _, keep := range []bool{false, true} {
+		d := jittest.Delta(func() {
+			end := lazy.BeginCountScope()
+			f(x)
+			end(keep)
+		})
+		if keep && (d[lazy.MetricJITReplay] != 1 || d[lazy.MetricExecuteCount] != 1) {
+			t.Errorf("a replay in a kept scope counted %v", d)
+		}
+		if !keep {
+			for k, v := range d {
+				if v != 0 {
+					t.Errorf("a replay in a dropped scope moved %s by %d", k, v)
+				}
+			}
+		}
+	}
+}

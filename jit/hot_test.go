@@ -4,23 +4,23 @@ import (
 	"encoding/binary"
 	"math"
 	"testing"
-	"unsafe"
 )
 
-// A hotEntry must be one 64-byte object: the allocator's 64-byte size class
-// keeps it within one cache line.
-func TestHotEntrySize(t *testing.T) {
-	if n := unsafe.Sizeof(hotEntry{}); n != 64 {
-		t.Errorf("hotEntry is %d bytes, want 64", n)
-	}
-	long := &entry{key: string(make([]byte, hotKeyLen+5))}
-	h := newHotEntry(long)
-	if !h.match([]byte(long.key)) || h.match([]byte(long.key[:hotKeyLen])) {
-		t.Error("a key longer than the inline buffer must match by the entry's key")
-	}
-	short := newHotEntry(&entry{key: "T\x05\x02\x03\x04\x00"})
-	if !short.match([]byte("T\x05\x02\x03\x04\x00")) || short.match([]byte("T\x05\x02\x03\x04\x01")) {
-		t.Error("an inline key must match itself only")
+// find matches the last entry used by its whole key, never a prefix of it
+// or a key it is a prefix of, and makes each entry it finds the last one.
+func TestFindMatchesWholeKeys(t *testing.T) {
+	short, long := &entry{key: "T\x05\x02"}, &entry{key: "T\x05\x02\x00"}
+	s := &fnState{entries: map[string]*entry{short.key: short, long.key: long}}
+	for i, c := range []struct {
+		key  string
+		want *entry
+	}{{"T\x05\x02", short}, {"T\x05\x02\x00", long}, {"T\x05\x02", short}, {"T\x05", nil}, {"T\x05\x02\x00\x00", nil}, {"T\x05\x02\x00", long}} {
+		if got := s.find([]byte(c.key)); got != c.want {
+			t.Errorf("find %d (%q) = %v, want %v", i, c.key, got, c.want)
+		}
+		if c.want != nil && s.last.Load() != c.want {
+			t.Errorf("find %d (%q) did not make its entry the last one", i, c.key)
+		}
 	}
 }
 
@@ -29,27 +29,5 @@ func TestAppendVarintMatchesBinary(t *testing.T) {
 		if got, want := appendVarint([]byte("k"), v), binary.AppendVarint([]byte("k"), v); string(got) != string(want) {
 			t.Errorf("appendVarint(%d) = %x, want %x", v, got, want)
 		}
-	}
-}
-
-// matchPadded compares zero-padded keys and their lengths: a key that is
-// another's prefix followed by zero bytes must not match it.
-func TestMatchPadded(t *testing.T) {
-	h := newHotEntry(&entry{key: "T\x05\x02\x00"})
-	var kb [keyBufLen]byte
-	for _, c := range []struct {
-		key  string
-		want bool
-	}{{"T\x05\x02\x00", true}, {"T\x05\x02", false}, {"T\x05\x02\x00\x00", false}, {"T\x05\x02\x01", false}, {"", false}} {
-		kb = [keyBufLen]byte{}
-		copy(kb[:], c.key)
-		if got := h.matchPadded(&kb, len(c.key)); got != c.want {
-			t.Errorf("matchPadded(%q) = %v, want %v", c.key, got, c.want)
-		}
-	}
-	long := newHotEntry(&entry{key: string(make([]byte, hotKeyLen+1))})
-	kb = [keyBufLen]byte{}
-	if long.matchPadded(&kb, hotKeyLen+1) {
-		t.Error("a key longer than the inline buffer must not match inline")
 	}
 }

@@ -55,15 +55,7 @@ type runner interface {
 
 // entry is one input signature of a compiled function.
 type entry struct {
-	key string
-	// direct is set when a replay is one run of this executable on
-	// parameters taken from the arguments and captures (params), returning
-	// its result slot as the only result (no pass-throughs, mutations, RNG
-	// or host stages): the fast wrappers run it with no further step.
-	direct   *lazy.Executable
-	slot     int
-	params   []int // where direct's parameters come from (bridge.Program.Direct)
-	hot      *hotEntry
+	key      string
 	guard    []guardItem
 	notes    []string // aliasing of the traced arguments (Explain)
 	run      runner   // nil: the function runs in lazy mode (graph break)
@@ -83,11 +75,8 @@ type entry struct {
 
 // fnState is everything jit keeps for one compiled function.
 type fnState struct {
-	// last is the most recently used entry and directCalls counts the
-	// calls that ran its direct executable (each is a call and a replay):
-	// the fast path's data, side by side.
-	last        atomic.Pointer[hotEntry]
-	directCalls atomic.Int64
+	// last is the most recently used entry.
+	last atomic.Pointer[entry]
 
 	name   string
 	fn     reflect.Value
@@ -259,40 +248,21 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	}
 	w.baseLen = len(w.key)
 	w.key = appendCaptureAliases(w.key, &s.mutCaps, w.tensors)
-	var e *entry
-	if h := s.last.Load(); h != nil && h.match(w.key) {
-		e = h.e
-	} else {
-		s.mu.RLock()
-		e = s.entries[string(w.key)]
-		s.mu.RUnlock()
-		if e == nil {
-			var err error
-			if e, err = s.trace(args, w); err != nil {
-				return s.fail(err)
-			}
+	e := s.find(w.key)
+	if e == nil {
+		var err error
+		if e, err = s.trace(args, w); err != nil {
+			return s.fail(err)
 		}
-		s.last.Store(e.hot)
+		s.last.Store(e)
 	}
-	if e.run == nil {
-		return s.fn.Call(args)
-	}
-	outs, err := s.replay(e, w.tensors)
+	outs, ok, err := s.replayOrLazy(e, w.tensors)
 	if err != nil {
-		var re *respecializeError
-		if errors.As(err, &re) {
-			// A host op's data-dependent result changed a later partition's
-			// shapes beyond what its recorded graph allows: run this call
-			// lazily (every op still goes through the compile cache).
-			s.traceMu.Lock()
-			s.event("lazy call: %v", re)
-			s.traceMu.Unlock()
-			return s.fn.Call(args)
-		}
 		return s.fail(err)
 	}
-	s.replays.Add(1)
-	cJitReplay.Add(1)
+	if !ok {
+		return s.fn.Call(args)
+	}
 	res := make([]reflect.Value, s.typ.NumOut())
 	for i, p := range e.results {
 		res[i] = p.build(outs, w.tensors, e.captures)
@@ -301,6 +271,45 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		res[len(res)-1] = reflect.Zero(errorType)
 	}
 	return res
+}
+
+// find returns the entry of a guard key (nil for a new signature) and
+// makes it the last one used.
+func (s *fnState) find(key []byte) *entry {
+	if e := s.last.Load(); e != nil && e.key == string(key) {
+		return e
+	}
+	s.mu.RLock()
+	e := s.entries[string(key)]
+	s.mu.RUnlock()
+	if e != nil {
+		s.last.Store(e)
+	}
+	return e
+}
+
+// replayOrLazy replays e on args, the call's tensors, and counts the
+// replay. ok is false when the call must run the function itself, in lazy
+// mode: for a graph break, or when a host op's data-dependent result
+// changed a later partition's shapes beyond what its recorded graph allows
+// (every op still goes through the compile cache).
+func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tensor, ok bool, err error) {
+	if e.run == nil {
+		return nil, false, nil
+	}
+	if outs, err = s.runEntry(e, args); err != nil {
+		var re *respecializeError
+		if errors.As(err, &re) {
+			s.traceMu.Lock()
+			s.event("lazy call: %v", re)
+			s.traceMu.Unlock()
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	s.replays.Add(1)
+	cJitReplay.Add(1)
+	return outs, true, nil
 }
 
 func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
@@ -443,10 +452,6 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	out := traced.Graph.Output()
 	e.fresh = identify(e.results, tensors, e.captures, rp.tensors, traced.Created,
 		func(slot int) bool { return out.Args[slot].Node.Kind == fx.Placeholder })
-	if p, ok := run.(*bridge.Program); ok && e.rng == nil && len(e.results) == 1 && e.results[0].kind == planTensor {
-		e.direct, e.params = p.Direct()
-		e.slot = e.results[0].slot
-	}
 	if lazy.DebugLevel() >= 1 {
 		log.Printf("xlajit: jit trace %s: %s (%d device program(s))", s.name, guardString(guard, notes), compiled)
 	}
@@ -550,7 +555,6 @@ func (s *fnState) diff(guard []guardItem, notes []string) string {
 }
 
 func (s *fnState) store(e *entry) {
-	e.hot = newHotEntry(e)
 	s.mu.Lock()
 	s.entries[e.key] = e
 	s.mu.Unlock()
@@ -613,13 +617,15 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	return p, n, nil
 }
 
+// cJitReplay is resolved once: by name, counting takes a lock and a map
+// lookup on every replay (RATIONALE: the jit's fast path).
 var cJitReplay = lazy.CounterFor(lazy.MetricJITReplay)
 
-// replay runs e's program on the arguments. A replay that writes holds,
+// runEntry runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG
 // lock when it draws random numbers), so concurrent writing calls are
 // linearizable.
-func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+func (s *fnState) runEntry(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if e.mutates {
 		s.replayMu.RLock()
 		defer s.replayMu.RUnlock()
@@ -636,12 +642,30 @@ func (s *fnState) replay(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) 
 	if lazy.DebugLevel() >= 3 {
 		log.Printf("xlajit: jit replay %s", s.name)
 	}
-	outs, err := e.run.Run(args, e.captures)
+	outs, err := runOn(e.run, args, e.captures)
 	if err == nil && len(e.fresh) > 0 {
 		outs = append([]*lazy.Tensor(nil), outs...)
 		for _, k := range e.fresh {
 			outs[k] = outs[k].Share()
 		}
 	}
+	return outs, err
+}
+
+var argPool = sync.Pool{New: func() any { s := make([]*lazy.Tensor, 0, 8); return &s }}
+
+// runOn runs r on args and captures. A program is called as itself, so
+// that args can stay on its caller's stack (an argument of an interface
+// call escapes); another runner gets a pooled copy of args.
+func runOn(r runner, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	if p, ok := r.(*bridge.Program); ok {
+		return p.Run(args, captures)
+	}
+	bp := argPool.Get().(*[]*lazy.Tensor)
+	buf := append((*bp)[:0], args...)
+	outs, err := r.Run(buf, captures)
+	clear(buf)
+	*bp = buf[:0]
+	argPool.Put(bp)
 	return outs, err
 }

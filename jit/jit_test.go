@@ -417,8 +417,8 @@ type scaler struct{ k *lazy.Tensor }
 func (s *scaler) apply(x *lazy.Tensor) *lazy.Tensor { return x.Mul(s.k) }
 
 // TestReplayAfterEviction: a replay whose executable the compile cache
-// dropped compiles it again (one UncachedCompile) and keeps replaying, on
-// the fast wrappers' direct path and the general one.
+// dropped compiles it again (one UncachedCompile) and keeps replaying,
+// through a fast wrapper and through the reflective path.
 func TestReplayAfterEviction(t *testing.T) {
 	freshDevice(t)
 	dev := lazy.DefaultDevice()
@@ -447,10 +447,10 @@ func TestReplayAfterEviction(t *testing.T) {
 	}
 }
 
-// TestDirectReplayParameterOrder: a program whose parameters are captures
+// TestReplayParameterOrder: a program whose parameters are captures
 // and some of the arguments, in another order, replays with each call's
 // arguments and the captures' current values.
-func TestDirectReplayParameterOrder(t *testing.T) {
+func TestReplayParameterOrder(t *testing.T) {
 	w := lazy.FromSlice([]float32{1, 2})
 	b := lazy.FromSlice([]float32{10, 20})
 	f := jit.Compile(func(unused, x, y *lazy.Tensor) *lazy.Tensor { return b.Add(y.Mul(w)).Sub(x) })

@@ -43,8 +43,7 @@ func lookup(f any) compiled {
 }
 
 func (s *fnState) statsNow() Stats {
-	d := s.directCalls.Load()
-	return Stats{s.calls.Load() + d, s.traces.Load(), s.compiles.Load(), s.replays.Load() + d, s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
+	return Stats{s.calls.Load(), s.traces.Load(), s.compiles.Load(), s.replays.Load(), s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
 }
 
 func (s *fnState) explain() string {

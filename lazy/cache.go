@@ -31,16 +31,15 @@ func cacheSizeFromEnv() int {
 
 // Executable is a compiled graph in the compile cache.
 type Executable struct {
-	// What a run reads, first (one cache line).
-	exe     pjrt.Executable
-	dev     *Device
-	evicted atomic.Bool
-
 	Hash    Hash
 	Module  *hlo.Module
 	NParams int
-	NOut    int    // results, not counting the run-time check flags
+	NOut    int // results, not counting the run-time check flags
+
+	exe     pjrt.Executable
+	dev     *Device
 	graph   *Graph // the graph it was built for (dumps)
+	evicted atomic.Bool
 	// checks are the messages of the program's run-time checks (checks.go).
 	checks []string
 	// pre is the program of the checks alone, run before an execution

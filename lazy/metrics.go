@@ -2,13 +2,11 @@ package lazy
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 )
 
 // Metric names (DESIGN.md §3). Counters count events; timers accumulate
@@ -56,25 +54,9 @@ func getCounter(name string) *counter {
 	defer metricsMu.Unlock()
 	if c = counters[name]; c == nil {
 		c = &counter{}
-		if i := slices.Index(hotCounterNames, name); i >= 0 {
-			c = hotCounter(i)
-		}
 		counters[name] = c
 	}
 	return c
-}
-
-// The counters every replay counts live side by side in one 64-byte
-// aligned block, so a replay's counting touches one cache line, not one per
-// counter (allocated apart).
-var (
-	hotCounterNames = []string{MetricExecuteCount, MetricJITReplay, MetricDonatedBuffers, MetricTransferToDevice, MetricTransferFromDevice}
-	hotCounterSpace [16]counter // room for 8 counters at a 64-byte boundary
-)
-
-func hotCounter(i int) *counter {
-	skip := (64 - int(uintptr(unsafe.Pointer(&hotCounterSpace[0]))%64)) % 64 / 8
-	return &hotCounterSpace[skip+i]
 }
 
 func getTimer(name string) *timer {
@@ -202,11 +184,12 @@ func MetricsReport() string {
 	return b.String()
 }
 
-// CounterRef is a resolved counter, for hot paths that count on every call.
+// CounterRef is a resolved counter, for paths that count on every call.
 type CounterRef struct{ c *counter }
 
 // CounterFor resolves the counter called name once.
 func CounterFor(name string) CounterRef { return CounterRef{getCounter(name)} }
 
-// Add adds delta.
-func (r CounterRef) Add(delta int64) { r.c.v.Add(delta) }
+// Add adds delta, into the calling goroutine's counting scope if it has
+// one, as AddCounter does.
+func (r CounterRef) Add(delta int64) { r.c.add(delta) }

@@ -1,29 +1,13 @@
-package hlo
+package main
 
 import (
-	"os"
 	"sort"
 	"strings"
-	"testing"
+
+	"github.com/xlajit/xlajit/hlo/optable"
 )
 
-// TestFormsDoc keeps FORMS.md (the table of pretty forms and the attribute
-// names they fill) in sync with the format table; -update regenerates it.
-func TestFormsDoc(t *testing.T) {
-	got := formsDoc()
-	if *update {
-		if err := os.WriteFile("FORMS.md", []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("FORMS.md")
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestFormsDoc -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("FORMS.md is stale (run go test -run TestFormsDoc -update):\n%s", firstDiff(string(want), got))
-	}
-}
+// FORMS.md: the table of pretty forms and the attribute names they fill.
 
 var attrKindDoc = map[string]string{
 	"i64":      "IntAttr (i64)",
@@ -49,12 +33,12 @@ var customDoc = map[string]struct{ syntax, attrs string }{
 	"calltarget": {"@target or @\"quoted-target\"", "`call_target_name`: StringAttr"},
 }
 
-func formsDoc() string {
+func formsDoc(ops []optable.Op) string {
 	var b strings.Builder
 	b.WriteString(`# Pretty op forms and the attributes they fill
 
-Generated from the format table in parse_forms.go by
-` + "`go test -run TestFormsDoc -update ./hlo`" + `; do not edit.
+Generated from the op table (hlo/optable) by ` + "`go generate ./hlo`" + `
+(cmd/hlogen); do not edit.
 
 The parser stores every attribute under its MLIR (generic form) name,
 whichever form the source used, so executors can read ` + "`op.Attr(name)`" + `
@@ -74,18 +58,15 @@ generic form ` + "`\"name\"(%a) <{props}> ({regions}) {attrs} : (T) -> T`" + `.
 | op | pretty form | attributes |
 | --- | --- | --- |
 `)
-	names := make([]string, 0, len(formTable))
-	for n := range formTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		f := formTable[n]
-		syntax, attrs := describeForm(f)
-		if sp, ok := spelledAs[n]; ok {
-			syntax = sp + " " + syntax
+	for _, o := range ops {
+		if o.Form == "" && o.HandSyntax == "" {
+			continue
 		}
-		b.WriteString("| `" + n + "` | `" + strings.ReplaceAll(syntax, "|", "\\|") + "` | " + attrs + " |\n")
+		syntax, attrs := describeForm(o)
+		if o.Spelled != "" {
+			syntax = o.Spelled + " " + syntax
+		}
+		b.WriteString("| `" + o.Name + "` | `" + strings.ReplaceAll(syntax, "|", "\\|") + "` | " + attrs + " |\n")
 	}
 	b.WriteString(`
 Hand-written forms:
@@ -124,71 +105,63 @@ the result type); ` + "`tN`/`rN`" + ` the type of operand/result N.
 	return b.String()
 }
 
-func describeForm(f *opForm) (string, string) {
-	if f.elems == nil {
+// plainTokens are the format tokens that stand for fixed legend text.
+var plainTokens = map[string]string{
+	"$": "%x", "$$": "%xs", "$$,": "%xs,", "attrs": "{attrs}", "attrs-kw": "[attributes {attrs}]",
+	"~": "", "[[": "[", "||": "|", "]]": "]",
+}
+
+// describeForm returns the legend-style syntax of o's form and the
+// attributes it fills.
+func describeForm(o optable.Op) (string, string) {
+	if o.Form == "" {
 		return "(hand-written, see below)", ""
 	}
 	var syn []string
 	var attrs []string
-	var walk func(es []felem)
-	walk = func(es []felem) {
-		for _, e := range es {
-			switch e.kind {
-			case fLit:
-				syn = append(syn, e.text)
-			case fOperand:
-				syn = append(syn, "%x")
-			case fOperands:
-				syn = append(syn, "%xs")
-			case fOperandsComma:
-				syn = append(syn, "%xs,")
-			case fAttr:
-				syn = append(syn, "<"+e.attr+">")
-				d := attrKindDoc[e.akind]
-				if e.akind == "enum" {
-					d = "EnumAttr{stablehlo, " + e.enumKind + ", V}"
-				}
-				if e.def != "" {
-					d += ", default " + e.def
-				}
-				attrs = append(attrs, "`"+e.attr+"`: "+d)
-			case fAttrDict:
-				syn = append(syn, "{attrs}")
-			case fAttrDictKw:
-				syn = append(syn, "[attributes {attrs}]")
-			case fNoSpace:
-			case fCustom:
-				c := customDoc[e.text]
-				syn = append(syn, c.syntax)
-				attrs = append(attrs, c.attrs)
-			case fType:
-				t := strings.TrimPrefix(e.text, "T:")
-				syn = append(syn, "TYPES:"+t)
-			case fGroup:
-				syn = append(syn, "[")
-				walk(e.group)
-				if e.alt != nil {
-					syn = append(syn, "|")
-					walk(e.alt)
-				}
-				syn = append(syn, "]")
+	for _, t := range strings.Fields(o.Form) {
+		if text, ok := plainTokens[t]; ok {
+			if text != "" {
+				syn = append(syn, text)
 			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(t, "@"):
+			spec, def, _ := strings.Cut(t[1:], "=")
+			name, kind, _ := strings.Cut(spec, ":")
+			syn = append(syn, "<"+name+">")
+			d := attrKindDoc[kind]
+			if enum, ok := strings.CutPrefix(kind, "enum."); ok {
+				d = "EnumAttr{stablehlo, " + enum + ", V}"
+			}
+			if def != "" {
+				d += ", default " + def
+			}
+			attrs = append(attrs, "`"+name+"`: "+d)
+		case strings.HasPrefix(t, "!"):
+			c := customDoc[t[1:]]
+			syn = append(syn, c.syntax)
+			attrs = append(attrs, c.attrs)
+		case strings.HasPrefix(t, "T:"):
+			syn = append(syn, "TYPES:"+t[2:])
+		case len(t) == 2 && (t[0] == 't' || t[0] == 'r') && t[1] >= '0' && t[1] <= '9':
+			syn = append(syn, "TYPES:"+t)
+		default:
+			syn = append(syn, t)
 		}
 	}
-	walk(f.elems)
 	s := strings.Join(syn, " ")
 	for _, r := range []struct{ a, b string }{{" ,", ","}, {"[ ", "["}, {" ]", "]"}, {"( ", "("}, {" )", ")"}} {
 		s = strings.ReplaceAll(s, r.a, r.b)
 	}
-	if len(f.defaults) > 0 {
-		keys := make([]string, 0, len(f.defaults))
-		for k := range f.defaults {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			attrs = append(attrs, "`"+k+"` elided when `"+f.defaults[k]+"`")
-		}
+	keys := make([]string, 0, len(o.Defaults))
+	for k := range o.Defaults {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		attrs = append(attrs, "`"+k+"` elided when `"+o.Defaults[k]+"`")
 	}
 	return s, strings.Join(attrs, "; ")
 }

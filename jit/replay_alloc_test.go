@@ -1,0 +1,47 @@
+package jit_test
+
+import (
+	"testing"
+
+	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// A warm call through a fast wrapper allocates no more than running its
+// executable directly: the wrapper's argument list, the guard key and the
+// parameters gathered from captures stay on the stack.
+func TestFastReplayAllocatesOnlyWhatItsExecutableDoes(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector drops sync.Pool entries at random")
+	}
+	w := lazy.FromSlice([]float32{2})
+	for _, c := range []struct {
+		name string
+		fn   func(x *lazy.Tensor) *lazy.Tensor
+	}{
+		{"arguments", func(x *lazy.Tensor) *lazy.Tensor { return x.AddScalar(1) }},
+		{"capture", func(x *lazy.Tensor) *lazy.Tensor { return x.Mul(w) }},
+	} {
+		x := lazy.FromSlice([]float32{1})
+		f := jit.Compile(c.fn)
+		f(x)
+		g := lazy.CollectGraph([]lazy.Value{c.fn(x).IR()})
+		exe, _, err := lazy.CompileGraph(x.Device(), g, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins := []*lazy.Tensor{x, w}[:len(g.Params)]
+		run := testing.AllocsPerRun(100, func() {
+			if _, err := exe.Run(ins); err != nil {
+				t.Fatal(err)
+			}
+		})
+		call := testing.AllocsPerRun(100, func() { f(x) })
+		if call > run {
+			t.Errorf("%s: a warm call allocates %.0f objects, its executable run alone %.0f", c.name, call, run)
+		}
+		if s := jit.StatsOf(f); s.Traces != 1 || s.Replays != s.Calls {
+			t.Errorf("%s: stats %s, want one trace and every call a replay", c.name, s)
+		}
+	}
+}

@@ -316,6 +316,7 @@ func optional(in []*Tensor, i int) *Tensor {
 // noOracle gives the reason why a public API function (returning tensors)
 // has no oracle case.
 var noOracle = map[string]string{
+	"Relu":                  "a deprecated name of ReLU, which has cases",
 	"RandN":                 "random draws come from the device RNG (XLA's THREE_FRY), not PyTorch's generator; TestOpsRandN checks the distribution",
 	"RandNOn":               "as RandN",
 	"RandUniform":           "as RandN; TestOpsRandUniform",

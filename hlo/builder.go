@@ -35,7 +35,7 @@ type Builder struct {
 // NewBuilder starts a module named name (without '@'; empty for an
 // anonymous module).
 func NewBuilder(name string) *Builder {
-	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true}
+	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true, args: make([]Type, 0, 4)}
 }
 
 // SetLocations chooses whether ops record the Go caller's file:line as

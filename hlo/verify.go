@@ -51,7 +51,9 @@ func (es VerifyErrors) Error() string {
 // Ops of other dialects (check.*, interpreter.*, chlo.*, ...) are checked
 // for SSA structure only.
 func Verify(m *Module) error {
-	v := &verifier{m: m, funcs: map[string]*Func{}}
+	// args and res start non-nil: an op with no results declares an empty
+	// list, which rules tell from "not declared" (nil).
+	v := &verifier{m: m, funcs: map[string]*Func{}, args: make([]Type, 0, 4), res: make([]Type, 0, 4)}
 	for _, f := range m.Funcs {
 		if _, dup := v.funcs[f.Name]; dup {
 			v.report(f.Loc, f.Name, "function @%s is defined twice", f.Name)

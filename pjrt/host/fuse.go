@@ -78,11 +78,33 @@ func isSplat(op *hlo.Op) bool {
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
 	var out []group
 	type openGroup struct {
-		g    group
-		dims []int64
+		g      group
+		dims   []int64
+		idx    int // in all
+		closed bool
 	}
 	var open []*openGroup
-	owner := map[*hlo.Value]*openGroup{} // values of open fusions
+	// The fusion of each member's value (by value ID, an index in all);
+	// only values of open fusions count.
+	var all []*openGroup
+	t := c.tabs
+	if t == nil {
+		t = newFuseTables(c.nvals)
+	}
+	c.tabs = nil
+	defer func() {
+		t.reset()
+		c.tabs = t
+	}()
+	owner := func(v *hlo.Value) *openGroup {
+		if v.ID < 0 || v.ID >= c.nvals {
+			return nil
+		}
+		if k, ok := t.memberOf.get(v.ID); ok && !all[k].closed {
+			return all[k]
+		}
+		return nil
+	}
 	closeGroup := func(o *openGroup) {
 		for i, x := range open {
 			if x == o {
@@ -90,9 +112,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 				break
 			}
 		}
-		for _, op := range o.g.ops {
-			delete(owner, op.Results[0])
-		}
+		o.closed = true
 		out = append(out, o.g)
 	}
 	var last map[*kernel.Compound]*hlo.Op
@@ -110,7 +130,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 				continue
 			}
 			for _, v := range cp.Inputs {
-				if o := owner[v]; o != nil {
+				if o := owner(v); o != nil {
 					closeGroup(o)
 				}
 			}
@@ -127,7 +147,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			}
 		}
 		for _, v := range usedValues(op) {
-			if o := owner[v]; o != nil && o != join {
+			if o := owner(v); o != nil && o != join {
 				closeGroup(o)
 			}
 		}
@@ -136,12 +156,13 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			continue
 		}
 		if join == nil {
-			join = &openGroup{g: group{fused: true}, dims: dims}
+			join = &openGroup{g: group{fused: true}, dims: dims, idx: len(all)}
 			open = append(open, join)
+			all = append(all, join)
 		}
 		join.g.ops = append(join.g.ops, op)
 		uses.fusedMember[op] = true
-		owner[op.Results[0]] = join
+		t.memberOf.set(op.Results[0].ID, join.idx)
 	}
 	for len(open) > 0 {
 		closeGroup(open[0])
@@ -234,7 +255,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		if returned[v.ID] {
 			t.live.set(v.ID, 0)
 		}
-		for _, u := range uses.users[v] {
+		for _, u := range uses.usersOf(v) {
 			if !inGroup(u) || live(u) {
 				t.live.set(v.ID, 0)
 			}
@@ -256,7 +277,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 		v := op.Results[0]
 		materialize := returned[v.ID]
-		for _, u := range uses.users[v] {
+		for _, u := range uses.usersOf(v) {
 			if !inGroup(u) {
 				materialize = true
 			}

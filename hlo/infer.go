@@ -38,7 +38,6 @@ func inferWith(c *inferCtx, op string, operands []Type, attrs []NamedAttr, regio
 		return nil, fmt.Errorf("%s: unknown op", op)
 	}
 	*c = inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
-	defer func() { *c = inferCtx{} }()
 	for i, t := range operands {
 		if t == nil {
 			return nil, c.errf("operand #%d has no type", i)
@@ -102,6 +101,14 @@ type inferCtx struct {
 	attrs    []NamedAttr
 	regions  []*Region
 	given    []Type // declared result types, may be nil
+	res      [1]Type
+}
+
+// one returns the result list [t], held by c: a reused context (see
+// inferWith) overwrites it on its next use.
+func (c *inferCtx) one(t Type) []Type {
+	c.res[0] = t
+	return c.res[:]
 }
 
 func (c *inferCtx) errf(format string, args ...any) error {
@@ -374,8 +381,15 @@ func mergeDims(a, b []int64) ([]int64, bool) {
 
 // dimsCompatible reports whether two shapes can describe the same tensor.
 func dimsCompatible(a, b []int64) bool {
-	_, ok := mergeDims(a, b)
-	return ok
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if _, ok := mergeDim(a[i], b[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // sameElem compares element types; quantized element types are compared by

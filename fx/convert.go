@@ -146,7 +146,11 @@ func (c *converter) name(op string) string {
 		c.lower[op] = base
 	}
 	c.counts[base]++
-	return base + "_" + strconv.Itoa(c.counts[base])
+	// One allocation: the name's bytes are built in a stack buffer.
+	var buf [48]byte
+	b := append(buf[:0], base...)
+	b = append(b, '_')
+	return string(strconv.AppendInt(b, int64(c.counts[base]), 10))
 }
 
 // placeholderFor returns the placeholder of a mutated tensor: its argument
@@ -237,16 +241,28 @@ func (c *converter) node(ln *lazy.Node) (*Node, error) {
 	if n := c.done[ln]; n != nil {
 		return n, nil
 	}
-	args := make([]Ref, len(ln.Inputs()))
-	for i, in := range ln.Inputs() {
+	// The node and up to two arguments in one allocation.
+	cell := &struct {
+		n    Node
+		args [2]Ref
+	}{}
+	ins := ln.Inputs()
+	var args []Ref
+	if len(ins) > len(cell.args) {
+		args = make([]Ref, len(ins))
+	} else {
+		args = cell.args[:len(ins):len(ins)]
+	}
+	for i, in := range ins {
 		r, err := c.ref(in)
 		if err != nil {
 			return nil, err
 		}
 		args[i] = r
 	}
-	n := c.add(&Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(),
-		Shapes: ln.Shapes(), Site: ln.Site()})
+	cell.n = Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(),
+		Shapes: ln.Shapes(), Site: ln.Site()}
+	n := c.add(&cell.n)
 	c.done[ln] = n
 	return n, nil
 }

@@ -119,7 +119,27 @@ func (g *Graph) Renumber() {
 // Uses returns, for each node ID, the IDs of nodes that read it.
 func (g *Graph) Uses() [][]int {
 	g.Renumber()
+	// Every list is cut from one array (nil for a node nobody reads).
+	count := make([]int, len(g.Nodes))
+	total := 0
+	for _, n := range g.Nodes {
+		for _, a := range n.Args {
+			count[a.Node.ID]++
+		}
+		for _, m := range n.Mutations {
+			count[m.Value.Node.ID]++
+		}
+		total += len(n.Args) + len(n.Mutations)
+	}
+	flat := make([]int, total)
 	uses := make([][]int, len(g.Nodes))
+	off := 0
+	for id, k := range count {
+		if k > 0 {
+			uses[id] = flat[off : off : off+k]
+			off += k
+		}
+	}
 	for _, n := range g.Nodes {
 		for _, a := range n.Args {
 			uses[a.Node.ID] = append(uses[a.Node.ID], n.ID)

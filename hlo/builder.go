@@ -27,12 +27,15 @@ type Builder struct {
 	// it, for scoping checks.
 	defs map[*Value]*Scope
 	locs bool
+	// ic and args are reused by emit for each op's inference.
+	ic   inferCtx
+	args []Type
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an
 // anonymous module).
 func NewBuilder(name string) *Builder {
-	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true}
+	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true, args: make([]Type, 0, 4)}
 }
 
 // SetLocations chooses whether ops record the Go caller's file:line as
@@ -362,7 +365,8 @@ func (s *Scope) emit(name string, operands []*Value, attrs []NamedAttr, regions 
 			return placeholders(nres)
 		}
 	}
-	types, err := InferResultTypesFrom(name, valueTypes(operands), attrs, regions, given)
+	b.args = typesInto(b.args[:0], operands)
+	types, err := inferWith(&b.ic, name, b.args, attrs, regions, given)
 	if err != nil {
 		b.fail(name, err)
 		return placeholders(nres)
@@ -373,7 +377,7 @@ func (s *Scope) emit(name string, operands []*Value, attrs []NamedAttr, regions 
 // appendOp appends an op of checked operands and result types to the
 // scope's block and returns its results.
 func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regions []*Region, types []Type) []*Value {
-	op := NewOp(name, append([]*Value{}, operands...), types, attrs...)
+	op := newOpCopy(name, operands, types, attrs)
 	op.Regions = regions
 	s.setLoc(op)
 	s.block.Ops = append(s.block.Ops, op)

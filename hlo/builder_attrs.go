@@ -5,7 +5,17 @@ package hlo
 
 // I64sAttr returns array<i64: xs...>.
 func I64sAttr(xs []int64) *DenseArrayAttr {
-	return &DenseArrayAttr{DType: I64, Ints: append([]int64{}, xs...)}
+	if len(xs) > 4 {
+		return &DenseArrayAttr{DType: I64, Ints: append([]int64{}, xs...)}
+	}
+	// The attribute and its elements in one allocation.
+	c := &struct {
+		a  DenseArrayAttr
+		xs [4]int64
+	}{}
+	c.a = DenseArrayAttr{DType: I64, Ints: c.xs[:len(xs):len(xs)]}
+	copy(c.a.Ints, xs)
+	return &c.a
 }
 
 // BoolsAttr returns array<i1: xs...>.

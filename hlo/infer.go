@@ -26,11 +26,18 @@ func InferResultTypes(op string, operands []Type, attrs []NamedAttr, regions []*
 // compares the inferred types with the declared ones (TypesCompatible).
 // declared may be nil.
 func InferResultTypesFrom(op string, operands []Type, attrs []NamedAttr, regions []*Region, declared []Type) ([]Type, error) {
+	return inferWith(&inferCtx{}, op, operands, attrs, regions, declared)
+}
+
+// inferWith is InferResultTypesFrom on a context the caller reuses (the
+// builder and the verifier infer once per op; nothing keeps c after the
+// call returns).
+func inferWith(c *inferCtx, op string, operands []Type, attrs []NamedAttr, regions []*Region, declared []Type) ([]Type, error) {
 	rule, ok := inferRules[op]
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown op", op)
 	}
-	c := &inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
+	*c = inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
 	for i, t := range operands {
 		if t == nil {
 			return nil, c.errf("operand #%d has no type", i)
@@ -94,6 +101,14 @@ type inferCtx struct {
 	attrs    []NamedAttr
 	regions  []*Region
 	given    []Type // declared result types, may be nil
+	res      [1]Type
+}
+
+// one returns the result list [t], held by c: a reused context (see
+// inferWith) overwrites it on its next use.
+func (c *inferCtx) one(t Type) []Type {
+	c.res[0] = t
+	return c.res[:]
 }
 
 func (c *inferCtx) errf(format string, args ...any) error {
@@ -321,9 +336,7 @@ func tensorsOf(ts ...*TensorType) []Type {
 
 // withDims returns t's element type (and quantization) with new dims.
 func withDims(t *TensorType, dims []int64) *TensorType {
-	d := make([]int64, len(dims))
-	copy(d, dims)
-	return &TensorType{DType: t.DType, Dims: d, Quant: t.Quant}
+	return newTensorType(t.DType, dims, t.Quant)
 }
 
 // withElem returns a tensor of t's dims with element type dt.
@@ -333,7 +346,7 @@ func withElem(t *TensorType, dt DType) *TensorType {
 
 // scalarOf returns the 0-d tensor of t's element type.
 func scalarOf(t *TensorType) *TensorType {
-	return &TensorType{DType: t.DType, Dims: []int64{}, Quant: t.Quant}
+	return newTensorType(t.DType, nil, t.Quant)
 }
 
 // mergeDim unifies two dimension sizes: a dynamic one yields to a static
@@ -368,8 +381,15 @@ func mergeDims(a, b []int64) ([]int64, bool) {
 
 // dimsCompatible reports whether two shapes can describe the same tensor.
 func dimsCompatible(a, b []int64) bool {
-	_, ok := mergeDims(a, b)
-	return ok
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if _, ok := mergeDim(a[i], b[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // sameElem compares element types; quantized element types are compared by

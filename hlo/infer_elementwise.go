@@ -133,7 +133,11 @@ func (c *inferCtx) binaryOperands(allowed elemKinds) (*TensorType, []int64, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	dims, ok := mergeDims(l.Dims, r.Dims)
+	// Equal shapes merge to themselves (callers copy the dims they keep).
+	dims, ok := l.Dims, slices.Equal(l.Dims, r.Dims)
+	if !ok {
+		dims, ok = mergeDims(l.Dims, r.Dims)
+	}
 	if !ok || !sameElem(l, r) {
 		return nil, nil, c.errf("operand types %s and %s differ", l, r)
 	}
@@ -147,7 +151,7 @@ func binaryRule(allowed elemKinds) inferFn {
 		if err != nil {
 			return nil, err
 		}
-		return []Type{withDims(l, dims)}, nil
+		return c.one(withDims(l, dims)), nil
 	}
 }
 

@@ -13,9 +13,9 @@ func inferConstant(c *inferCtx) ([]Type, error) {
 			if !dimsCompatible(g.Dims, t.Dims) {
 				return nil, c.errf("value of type %s does not fit result type %s", t, g)
 			}
-			return []Type{g}, nil
+			return c.one(g), nil
 		}
-		return []Type{t}, nil
+		return c.one(t), nil
 	case nil:
 		return nil, c.errf("missing attribute value")
 	default:
@@ -143,7 +143,7 @@ func inferBroadcastInDim(c *inferCtx) ([]Type, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Type{r}, c.checkBroadcastDims(x, r, bd)
+	return c.one(r), c.checkBroadcastDims(x, r, bd)
 }
 
 func inferBroadcast(c *inferCtx) ([]Type, error) {

@@ -280,10 +280,53 @@ func (f *Func) Number() int {
 
 // NewOp creates an op with fresh result values of the given types.
 func NewOp(name string, operands []*Value, resultTypes []Type, attrs ...NamedAttr) *Op {
-	op := &Op{Name: name, Operands: operands, Attrs: attrs}
+	op := newOp(name, len(operands), resultTypes, attrs)
+	op.Operands = operands
+	return op
+}
+
+// newOpCopy is NewOp with the op's own copy of operands (kept beside the
+// op when there are few).
+func newOpCopy(name string, operands []*Value, resultTypes []Type, attrs []NamedAttr) *Op {
+	op := newOp(name, len(operands), resultTypes, attrs)
+	copy(op.Operands, operands)
+	return op
+}
+
+// opCell is an op with one result and up to maxInline operands in one
+// allocation: most ops have one result and few operands, and a graph of
+// many ops otherwise pays several allocations for each.
+type opCell struct {
+	op   Op
+	res  [1]*Value
+	val  Value
+	args [maxInline]*Value
+}
+
+const maxInline = 3
+
+// newOp makes an op with nargs nil operands and fresh results.
+func newOp(name string, nargs int, resultTypes []Type, attrs []NamedAttr) *Op {
+	if len(resultTypes) == 1 {
+		c := &opCell{}
+		op := &c.op
+		*op = Op{Name: name, Attrs: attrs}
+		if nargs <= maxInline {
+			op.Operands = c.args[:nargs:nargs]
+		} else {
+			op.Operands = make([]*Value, nargs)
+		}
+		c.val = Value{Type: resultTypes[0], Def: op}
+		c.res[0] = &c.val
+		op.Results = c.res[:]
+		return op
+	}
+	op := &Op{Name: name, Operands: make([]*Value, nargs), Attrs: attrs}
+	vals := make([]Value, len(resultTypes))
 	op.Results = make([]*Value, len(resultTypes))
 	for i, t := range resultTypes {
-		op.Results[i] = &Value{Type: t, Def: op, Index: i}
+		vals[i] = Value{Type: t, Def: op, Index: i}
+		op.Results[i] = &vals[i]
 	}
 	return op
 }

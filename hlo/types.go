@@ -86,9 +86,26 @@ func (t *OpaqueType) String() string { return t.Text }
 
 // NewTensorType returns the static tensor type dt[dims...].
 func NewTensorType(dt DType, dims ...int64) *TensorType {
-	d := make([]int64, len(dims))
-	copy(d, dims)
-	return &TensorType{DType: dt, Dims: d}
+	return newTensorType(dt, dims, nil)
+}
+
+// tensorCell is a tensor type with its dims (up to 4) in one allocation.
+type tensorCell struct {
+	t    TensorType
+	dims [4]int64
+}
+
+// newTensorType returns a tensor type with its own copy of dims.
+func newTensorType(dt DType, dims []int64, q *QuantType) *TensorType {
+	if len(dims) > len(tensorCell{}.dims) {
+		d := make([]int64, len(dims))
+		copy(d, dims)
+		return &TensorType{DType: dt, Dims: d, Quant: q}
+	}
+	c := &tensorCell{}
+	c.t = TensorType{DType: dt, Dims: c.dims[:len(dims):len(dims)], Quant: q}
+	copy(c.t.Dims, dims)
+	return &c.t
 }
 
 // Rank is the number of dimensions.

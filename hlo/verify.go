@@ -51,7 +51,9 @@ func (es VerifyErrors) Error() string {
 // Ops of other dialects (check.*, interpreter.*, chlo.*, ...) are checked
 // for SSA structure only.
 func Verify(m *Module) error {
-	v := &verifier{m: m, funcs: map[string]*Func{}}
+	// args and res start non-nil: an op with no results declares an empty
+	// list, which rules tell from "not declared" (nil).
+	v := &verifier{m: m, funcs: map[string]*Func{}, args: make([]Type, 0, 4), res: make([]Type, 0, 4)}
 	for _, f := range m.Funcs {
 		if _, dup := v.funcs[f.Name]; dup {
 			v.report(f.Loc, f.Name, "function @%s is defined twice", f.Name)
@@ -72,6 +74,10 @@ type verifier struct {
 	funcs map[string]*Func
 	errs  VerifyErrors
 	cur   *Func
+	// ic, args and res are reused by types for every op (nested regions
+	// are verified before their op's types).
+	ic        inferCtx
+	args, res []Type
 }
 
 func (v *verifier) report(loc Loc, fn string, format string, args ...any) {
@@ -133,7 +139,7 @@ func (v *verifier) fn(f *Func) {
 
 func (v *verifier) region(r *Region, outer scopes, kind regionKind) {
 	for _, b := range r.Blocks {
-		local := map[*Value]bool{}
+		local := make(map[*Value]bool, len(b.Args)+len(b.Ops))
 		for i, a := range b.Args {
 			if a == nil || a.Type == nil {
 				v.report(Loc{}, v.cur.Name, "block argument #%d has no type", i)
@@ -240,6 +246,14 @@ func describeValue(x *Value) string {
 	return fmt.Sprintf("(block argument #%d)", x.Index)
 }
 
+// typesInto appends the types of xs to dst.
+func typesInto(dst []Type, xs []*Value) []Type {
+	for _, x := range xs {
+		dst = append(dst, x.Type)
+	}
+	return dst
+}
+
 func valueTypes(xs []*Value) []Type {
 	ts := make([]Type, len(xs))
 	for i, x := range xs {
@@ -276,8 +290,11 @@ func (v *verifier) types(op *Op, kind regionKind) {
 	if op.Dialect() != "stablehlo" && op.Name != "func.call" {
 		return
 	}
-	declared := valueTypes(op.Results)
-	got, err := InferResultTypesFrom(op.Name, valueTypes(op.Operands), op.Attrs, op.Regions, declared)
+	declared := typesInto(v.res[:0], op.Results)
+	v.res = declared
+	operands := typesInto(v.args[:0], op.Operands)
+	v.args = operands
+	got, err := inferWith(&v.ic, op.Name, operands, op.Attrs, op.Regions, declared)
 	if err != nil {
 		v.opErr(op, "%v", err)
 		return

@@ -96,14 +96,18 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 		throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast to fewer dimensions %v", dims)
 	}
 	off := len(dims) - x.Rank()
-	bd := make([]int64, x.Rank())
+	// The target dims and the broadcast dims share one array.
+	buf := make([]int64, len(dims)+x.Rank())
+	out := buf[:len(dims):len(dims)]
+	copy(out, dims)
+	bd := buf[len(dims):]
 	for i := range bd {
 		bd[i] = int64(off + i)
 		if d := x.Dims()[i]; d != 1 && d != dims[off+i] {
 			throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast %v to %v", x.Dims(), dims)
 		}
 	}
-	return apply1(opBroadcast, Attrs{{"dims", append([]int64(nil), dims...)}, {"bdims", bd}}, x)
+	return apply1(opBroadcast, Attrs{{"dims", out}, {"bdims", bd}}, x)
 }
 
 // Expand is BroadcastTo where -1 keeps a dimension.

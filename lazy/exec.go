@@ -154,15 +154,28 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		params[i] = f.ArgWithAttrs(p.out[0].TensorType(), g.argShardingAttrs(i)...)
 	}
 	lc := &LowerCtx{S: f.Scope, spmd: g.spmd > 0}
+	// Operand lists are cut from shared chunks (never reused: a lowering
+	// may keep its operands, e.g. as its results).
+	var chunk []*hlo.Value
+	take := func(k int) []*hlo.Value {
+		if cap(chunk)-len(chunk) < k {
+			chunk = make([]*hlo.Value, 0, max(k, 256))
+		}
+		s := chunk[len(chunk) : len(chunk)+k : len(chunk)+k]
+		chunk = chunk[:len(chunk)+k]
+		return s
+	}
 	for _, n := range g.Nodes {
 		if n.data != nil {
-			vals[n] = []*hlo.Value{params[g.ParamOf[n]]}
+			p := take(1)
+			p[0] = params[g.ParamOf[n]]
+			vals[n] = p
 			continue
 		}
 		if n.op.Lower == nil {
 			return nil, fmt.Errorf("lazy: op %s has no lowering (it must run on the host)", n.op.Name)
 		}
-		in := make([]*hlo.Value, len(n.inputs))
+		in := take(len(n.inputs))
 		for i, v := range n.inputs {
 			v = substitute(v)
 			in[i] = vals[v.Node][v.Index]

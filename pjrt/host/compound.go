@@ -38,7 +38,7 @@ func (c *planner) compounds(ops []*hlo.Op, uses *useInfo) (compoundSet, error) {
 		}
 		g := &kernel.GroupCtx{
 			Op:       op,
-			Users:    func(v *hlo.Value) []*hlo.Op { return uses.users[v] },
+			Users:    func(v *hlo.Value) []*hlo.Op { return uses.usersOf(v) },
 			Returned: func(v *hlo.Value) bool { return uses.returned[v] },
 			InBlock: func(o *hlo.Op) bool {
 				_, in := pos[o]
@@ -123,7 +123,7 @@ func checkCompound(anchor *hlo.Op, cp *kernel.Compound, pos map[*hlo.Op]int, cla
 			if !out && uses.returned[r] {
 				return bad("%s is returned but not an output", valueName(r))
 			}
-			for _, u := range uses.users[r] {
+			for _, u := range uses.usersOf(r) {
 				if member[u] {
 					continue
 				}

@@ -78,11 +78,33 @@ func isSplat(op *hlo.Op) bool {
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
 	var out []group
 	type openGroup struct {
-		g    group
-		dims []int64
+		g      group
+		dims   []int64
+		idx    int // in all
+		closed bool
 	}
 	var open []*openGroup
-	owner := map[*hlo.Value]*openGroup{} // values of open fusions
+	// The fusion of each member's value (by value ID, an index in all);
+	// only values of open fusions count.
+	var all []*openGroup
+	t := c.tabs
+	if t == nil {
+		t = newFuseTables(c.nvals)
+	}
+	c.tabs = nil
+	defer func() {
+		t.reset()
+		c.tabs = t
+	}()
+	owner := func(v *hlo.Value) *openGroup {
+		if v.ID < 0 || v.ID >= c.nvals {
+			return nil
+		}
+		if k, ok := t.memberOf.get(v.ID); ok && !all[k].closed {
+			return all[k]
+		}
+		return nil
+	}
 	closeGroup := func(o *openGroup) {
 		for i, x := range open {
 			if x == o {
@@ -90,9 +112,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 				break
 			}
 		}
-		for _, op := range o.g.ops {
-			delete(owner, op.Results[0])
-		}
+		o.closed = true
 		out = append(out, o.g)
 	}
 	var last map[*kernel.Compound]*hlo.Op
@@ -110,7 +130,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 				continue
 			}
 			for _, v := range cp.Inputs {
-				if o := owner[v]; o != nil {
+				if o := owner(v); o != nil {
 					closeGroup(o)
 				}
 			}
@@ -127,7 +147,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			}
 		}
 		for _, v := range usedValues(op) {
-			if o := owner[v]; o != nil && o != join {
+			if o := owner(v); o != nil && o != join {
 				closeGroup(o)
 			}
 		}
@@ -136,12 +156,13 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			continue
 		}
 		if join == nil {
-			join = &openGroup{g: group{fused: true}, dims: dims}
+			join = &openGroup{g: group{fused: true}, dims: dims, idx: len(all)}
 			open = append(open, join)
+			all = append(all, join)
 		}
 		join.g.ops = append(join.g.ops, op)
 		uses.fusedMember[op] = true
-		owner[op.Results[0]] = join
+		t.memberOf.set(op.Results[0].ID, join.idx)
 	}
 	for len(open) > 0 {
 		closeGroup(open[0])
@@ -203,32 +224,50 @@ type fusion struct {
 // fuse compiles the members of g. Members whose result nobody reads are
 // dropped; results read after the step (or returned) are materialized.
 func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, error) {
-	inGroup := map[*hlo.Op]bool{}
+	// Members have one result each: op-keyed tables use its ID.
+	t := c.tabs
+	if t == nil {
+		t = newFuseTables(c.nvals)
+	}
+	c.tabs = nil
+	defer func() {
+		t.reset()
+		c.tabs = t
+	}()
+	inGroup := func(op *hlo.Op) bool {
+		if len(op.Results) != 1 {
+			return false
+		}
+		_, ok := t.inGroup.get(op.Results[0].ID)
+		return ok
+	}
 	for _, op := range g.ops {
-		inGroup[op] = true
+		t.inGroup.set(op.Results[0].ID, 0)
 	}
 	// Liveness inside the group, last member first.
-	live := map[*hlo.Op]bool{}
+	live := func(op *hlo.Op) bool {
+		_, ok := t.live.get(op.Results[0].ID)
+		return ok
+	}
 	for i := len(g.ops) - 1; i >= 0; i-- {
 		op := g.ops[i]
 		v := op.Results[0]
 		if returned[v.ID] {
-			live[op] = true
+			t.live.set(v.ID, 0)
 		}
-		for _, u := range uses.users[v] {
-			if !inGroup[u] || live[u] {
-				live[op] = true
+		for _, u := range uses.usersOf(v) {
+			if !inGroup(u) || live(u) {
+				t.live.set(v.ID, 0)
 			}
 		}
 	}
 	f := &fusion{}
-	memberOf := map[*hlo.Value]int{}
-	inputOf := map[*hlo.Value]int{}
+	memberOf, inputOf := &t.memberOf, &t.inputOf
 	bytesPerElem := 0
 	cost := 0
 	fixedOf := map[fixedKey]int{} // a constant splat's element -> its member
 	for _, op := range g.ops {
-		if !live[op] {
+		if !live(op) {
 			continue
 		}
 		rt := op.Results[0].TensorType()
@@ -238,8 +277,8 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 		v := op.Results[0]
 		materialize := returned[v.ID]
-		for _, u := range uses.users[v] {
-			if !inGroup[u] {
+		for _, u := range uses.usersOf(v) {
+			if !inGroup(u) {
 				materialize = true
 			}
 		}
@@ -249,14 +288,14 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			// per distinct value.
 			key := keyOf(c.DType, c.Data)
 			if j, ok := fixedOf[key]; ok {
-				memberOf[v] = j
+				memberOf.set(v.ID, j)
 				continue
 			}
 			m.name = "splat"
 			m.invariant = true
 			m.fixed = c.Data // the element, widened to a tile below
 			fixedOf[key] = len(f.members)
-			memberOf[v] = len(f.members)
+			memberOf.set(v.ID, len(f.members))
 			f.members = append(f.members, m)
 			bytesPerElem += m.size
 			continue
@@ -276,7 +315,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 		invariant := true
 		for _, v := range op.Operands {
-			if _, ok := memberOf[v]; !ok && v.Def != nil && !inGroup[v.Def] && v.Def.Name == "stablehlo.constant" {
+			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
 				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
 					key := keyOf(e.DType, e.Data)
@@ -287,18 +326,18 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 						f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
 						bytesPerElem += e.DType.Size()
 					}
-					memberOf[v] = j
+					memberOf.set(v.ID, j)
 				}
 			}
-			if j, ok := memberOf[v]; ok {
+			if j, ok := memberOf.get(v.ID); ok {
 				m.srcs = append(m.srcs, fsrc{srcMember, j})
 				invariant = invariant && f.members[j].invariant
 				continue
 			}
-			k, ok := inputOf[v]
+			k, ok := inputOf.get(v.ID)
 			if !ok {
 				k = len(f.inVals)
-				inputOf[v] = k
+				inputOf.set(v.ID, k)
 				f.inVals = append(f.inVals, v)
 				var lit *hlo.Literal
 				if v.Def != nil && v.Def.Name == "stablehlo.constant" {
@@ -334,7 +373,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			bytesPerElem += m.size
 		}
 		m.invariant = invariant
-		memberOf[v] = len(f.members)
+		memberOf.set(v.ID, len(f.members))
 		f.members = append(f.members, m)
 	}
 	f.single = len(f.members) == 1
@@ -390,12 +429,12 @@ func keyOf(dt hlo.DType, data []byte) fixedKey {
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a
 // rank-0 value) whose operand is a constant made outside the group, or nil.
-func splattedConstant(op *hlo.Op, inGroup map[*hlo.Op]bool) *hlo.Literal {
+func splattedConstant(op *hlo.Op, inGroup func(*hlo.Op) bool) *hlo.Literal {
 	if !isSplat(op) {
 		return nil
 	}
 	d := op.Operands[0].Def
-	if d == nil || d.Name != "stablehlo.constant" || inGroup[d] {
+	if d == nil || d.Name != "stablehlo.constant" || inGroup(d) {
 		return nil
 	}
 	l, err := elementwise.ConstantValue(d)
@@ -787,5 +826,55 @@ func splatTile(size int) kernel.TileFn {
 		if hi > lo {
 			kernel.Fill(dst.Data[lo*size:hi*size], srcs[0].Data[:size])
 		}
+	}
+}
+
+// idTable maps the values of one function, by their dense ID, to small
+// ints; reset clears only the entries set, so one table serves every
+// fusion of the function.
+type idTable struct {
+	v       []int32 // entry + 1; 0 when unset
+	touched []int32
+}
+
+func (t *idTable) get(id int) (int, bool) {
+	x := t.v[id]
+	return int(x) - 1, x != 0
+}
+
+func (t *idTable) set(id, k int) {
+	if t.v[id] == 0 {
+		t.touched = append(t.touched, int32(id))
+	}
+	t.v[id] = int32(k + 1)
+}
+
+func (t *idTable) reset() {
+	for _, id := range t.touched {
+		t.v[id] = 0
+	}
+	t.touched = t.touched[:0]
+}
+
+// fuseTables are fuse's per-group tables: the group's members (by result),
+// the live ones, each value's member and each external input's index.
+type fuseTables struct {
+	inGroup, live, memberOf, inputOf idTable
+}
+
+func (t *fuseTables) reset() {
+	t.inGroup.reset()
+	t.live.reset()
+	t.memberOf.reset()
+	t.inputOf.reset()
+}
+
+func newFuseTables(n int) *fuseTables {
+	v := make([]int32, 4*n)
+	return &fuseTables{
+		inGroup:  idTable{v: v[:n:n]},
+		live:     idTable{v: v[n : 2*n : 2*n]},
+		memberOf: idTable{v: v[2*n : 3*n : 3*n]},
+		inputOf:  idTable{v: v[3*n:]},
 	}
 }

@@ -176,7 +176,7 @@ func (p *Program) declareFunc(name string) (*funcPlan, error) {
 func (p *Program) planFunc(fp *funcPlan) error {
 	fn := fp.fn
 	nvals := fn.Number()
-	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, entry: fn == p.entryFn}
+	c := &planner{prog: p, fp: fp, fn: fn, fresh: make([]bool, nvals), nslots: nvals, nvals: nvals, entry: fn == p.entryFn}
 	body, err := c.block(fn.Body.Blocks[0], fn.Args, false)
 	if err != nil {
 		return err
@@ -202,6 +202,10 @@ type planner struct {
 	// entry is set while planning the entry function, whose top block's
 	// arguments an execution may donate.
 	entry bool
+	// nvals is the function's value count (Func.Number); tabs, when not
+	// in use, are fuse's tables indexed by value ID.
+	nvals int
+	tabs  *fuseTables
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
@@ -236,12 +240,29 @@ func isTerminator(name string) bool {
 
 // opCtx builds the compile context of op.
 func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
-	oc := &kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
-	for _, v := range op.Operands {
-		oc.In = append(oc.In, v.Type)
+	// One allocation for the context and its type lists.
+	x := &struct {
+		oc  kernel.OpCtx
+		buf [4]hlo.Type
+	}{}
+	oc := &x.oc
+	*oc = kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
+	ts := x.buf[:0]
+	if n := len(op.Operands) + len(op.Results); n > len(x.buf) {
+		ts = make([]hlo.Type, 0, n)
 	}
+	for _, v := range op.Operands {
+		ts = append(ts, v.Type)
+	}
+	nin := len(op.Operands)
 	for _, r := range op.Results {
-		oc.Out = append(oc.Out, r.Type)
+		ts = append(ts, r.Type)
+	}
+	if nin > 0 {
+		oc.In = ts[:nin:nin]
+	}
+	if len(ts) > nin {
+		oc.Out = ts[nin:len(ts):len(ts)]
 	}
 	return oc
 }
@@ -266,7 +287,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			return nil, err
 		}
 	}
-	uses := c.useInfo(ops, term)
+	uses := c.useInfo(ops, term, !region)
 	comps, err := c.compounds(ops, uses)
 	if err != nil {
 		return nil, err
@@ -479,7 +500,7 @@ func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
 	if op.Name != "stablehlo.constant" || len(op.Results) != 1 || returned[op.Results[0].ID] || uses.compoundInput[op.Results[0]] {
 		return false
 	}
-	for _, u := range uses.users[op.Results[0]] {
+	for _, u := range uses.usersOf(op.Results[0]) {
 		if !uses.fusedMember[u] {
 			return false
 		}
@@ -493,7 +514,7 @@ func readersCannotAlias(v *hlo.Value, uses *useInfo) bool {
 	if v.TensorType() == nil {
 		return false
 	}
-	for _, op := range uses.users[v] {
+	for _, op := range uses.usersOf(v) {
 		if uses.fusedMember[op] || uses.compoundMember[op] {
 			continue
 		}
@@ -565,7 +586,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 			return m > 0
 		}
 		ok := !returned[v.ID] && local[v.ID]
-		for _, op := range uses.users[v] {
+		for _, op := range uses.usersOf(v) {
 			if !ok {
 				break
 			}
@@ -631,7 +652,10 @@ func (c *planner) valueOf(s *step, id int32) *hlo.Value {
 // reading them (directly or from inside their regions) and whether the
 // terminator returns them.
 type useInfo struct {
+	// users (in a region's block) or byID (in a function body, indexed by
+	// value ID) list the readers of each value: see usersOf.
 	users    map[*hlo.Value][]*hlo.Op
+	byID     [][]*hlo.Op
 	returned map[*hlo.Value]bool
 	// fusedMember marks the ops that ended up inside fused steps.
 	fusedMember map[*hlo.Op]bool
@@ -643,12 +667,17 @@ type useInfo struct {
 	compoundInput  map[*hlo.Value]bool
 }
 
-func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
-	u := &useInfo{users: make(map[*hlo.Value][]*hlo.Op, 2*len(ops)), returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops)), compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
-	for _, op := range ops {
-		for _, v := range usedValues(op) {
-			if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
-				u.users[v] = append(l, op)
+func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op, top bool) *useInfo {
+	u := &useInfo{returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops)), compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
+	if top {
+		u.byID = usersByID(ops, c.nvals)
+	} else {
+		u.users = make(map[*hlo.Value][]*hlo.Op, 2*len(ops))
+		for _, op := range ops {
+			for _, v := range usedValues(op) {
+				if l := u.users[v]; len(l) == 0 || l[len(l)-1] != op {
+					u.users[v] = append(l, op)
+				}
 			}
 		}
 	}
@@ -658,6 +687,64 @@ func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op) *useInfo {
 		}
 	}
 	return u
+}
+
+// usersByID lists the readers of each value of a function (by its dense
+// ID, n of them) among ops, the function body's ops: one array holds every
+// list, so a body of many ops costs a few allocations, not one per value.
+func usersByID(ops []*hlo.Op, n int) [][]*hlo.Op {
+	count := make([]int32, n)
+	last := make([]int32, n) // index + 1 of the last op counted
+	var used map[int][]*hlo.Value
+	total := 0
+	for i, op := range ops {
+		vals := usedValues(op)
+		if len(op.Regions) > 0 {
+			if used == nil {
+				used = map[int][]*hlo.Value{}
+			}
+			used[i] = vals
+		}
+		for _, v := range vals {
+			if last[v.ID] != int32(i+1) {
+				last[v.ID] = int32(i + 1)
+				count[v.ID]++
+				total++
+			}
+		}
+	}
+	flat := make([]*hlo.Op, total)
+	byID := make([][]*hlo.Op, n)
+	off := 0
+	for id, k := range count {
+		if k > 0 {
+			byID[id] = flat[off : off : off+int(k)]
+			off += int(k)
+		}
+	}
+	for i, op := range ops {
+		vals := op.Operands
+		if len(op.Regions) > 0 {
+			vals = used[i]
+		}
+		for _, v := range vals {
+			if l := byID[v.ID]; len(l) == 0 || l[len(l)-1] != op {
+				byID[v.ID] = append(l, op)
+			}
+		}
+	}
+	return byID
+}
+
+// usersOf returns the ops of the block reading v.
+func (u *useInfo) usersOf(v *hlo.Value) []*hlo.Op {
+	if u.byID != nil {
+		if v.ID >= 0 && v.ID < len(u.byID) {
+			return u.byID[v.ID]
+		}
+		return nil
+	}
+	return u.users[v]
 }
 
 // usedValues lists the values op reads, including those read inside its

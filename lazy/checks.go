@@ -114,6 +114,10 @@ func moduleChecks(m *hlo.Module) []string {
 	return msgs
 }
 
+// hostLiteral is a buffer whose storage is a host literal it can lend
+// (the embedded device's): its flags are read without a copy.
+type hostLiteral interface{ Literal() *hlo.Literal }
+
 // verifyChecks reads the flags result of an execution (the last one),
 // frees it and returns the other results, or an *errCheck for the first
 // failed check (freeing every result).
@@ -123,8 +127,13 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 	}
 	flags := out[len(out)-1]
 	out = out[:len(out)-1]
-	l, err := flags.ToHost()
-	flags.Delete()
+	var l *hlo.Literal
+	var err error
+	if h, ok := flags.(hostLiteral); ok {
+		l = h.Literal() // read in place, before the buffer goes
+	} else {
+		l, err = flags.ToHost()
+	}
 	if err == nil && l.NumElements() != len(msgs) {
 		err = fmt.Errorf("lazy: program returned %d check flags for %d checks", l.NumElements(), len(msgs))
 	}
@@ -136,6 +145,7 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 			}
 		}
 	}
+	flags.Delete()
 	if err != nil {
 		for _, b := range out {
 			b.Delete()
@@ -213,16 +223,19 @@ func (x *Executable) runPreCheck(args []pjrt.Buffer) error {
 	if p.err != nil {
 		return p.err
 	}
-	sub := make([]pjrt.Buffer, len(p.params))
+	bp := bufPool.Get().(*[]pjrt.Buffer)
+	sub := append((*bp)[:0], make([]pjrt.Buffer, len(p.params))...)
 	for i, k := range p.params {
 		sub[i] = args[k]
 	}
 	out, err := p.exe.Execute(sub, nil)
-	var ec *errCheck
-	if errors.As(err, &ec) {
-		return &errCheck{index: p.order[ec.index], msg: ec.msg}
-	}
+	clear(sub)
+	*bp = sub
+	bufPool.Put(bp)
 	if err != nil {
+		if ec := (*errCheck)(nil); errors.As(err, &ec) {
+			return &errCheck{index: p.order[ec.index], msg: ec.msg}
+		}
 		return err
 	}
 	for _, b := range out {

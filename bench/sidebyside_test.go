@@ -174,7 +174,7 @@ func newMLP() *mlpModel {
 }
 
 func (m *mlpModel) forward(x *lazy.Tensor) *lazy.Tensor {
-	return m.L3.Forward(m.L2.Forward(m.L1.Forward(x).Relu()).Relu())
+	return m.L3.Forward(m.L2.Forward(m.L1.Forward(x).ReLU()).ReLU())
 }
 
 func mlpInput() *lazy.Tensor { return lazy.FromSlice(seqData(3, 64*784, 1), 64, 784) }
@@ -260,7 +260,7 @@ func chainGoMLX(b *testing.B) {
 type mnistModel struct{ FC1, FC2 *nn.Linear }
 
 func mnistStep(m *mnistModel, opt *optim.SGD, x, y *lazy.Tensor) *lazy.Tensor {
-	loss := nn.CrossEntropy(m.FC2.Forward(m.FC1.Forward(x).Relu()), y)
+	loss := nn.CrossEntropy(m.FC2.Forward(m.FC1.Forward(x).ReLU()), y)
 	opt.Step(lazy.Grad(loss, opt.Params...))
 	return loss
 }
@@ -288,8 +288,8 @@ type cnnModel struct {
 
 func (m *cnnModel) logits(x *lazy.Tensor) *lazy.Tensor {
 	pool := nn.NewMaxPool2d(2)
-	h := pool.Forward(m.C1.Forward(x).Relu())
-	h = pool.Forward(m.C2.Forward(h).Relu())
+	h := pool.Forward(m.C1.Forward(x).ReLU())
+	h = pool.Forward(m.C2.Forward(h).ReLU())
 	return m.FC.Forward(nn.Flatten(h))
 }
 

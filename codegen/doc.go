@@ -15,7 +15,7 @@
 //	//
 //	//xlajit:trace x=f32[64,784] w=f32[784,10] b=f32[10]
 //	func Predict(x, w, b *lazy.Tensor) *lazy.Tensor {
-//		return x.MatMul(w).Add(b).Relu()
+//		return x.MatMul(w).Add(b).ReLU()
 //	}
 //
 // The function returns *lazy.Tensor values, optionally followed by an

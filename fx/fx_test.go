@@ -39,7 +39,7 @@ func traceMLP(t *testing.T) *fx.Graph {
 	w := lazy.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
 	x := lazy.FromSlice([]float32{1, 0, -1, 2, 1, 0}, 2, 3)
 	tr, err := bridge.Trace([]*lazy.Tensor{x}, func() ([]*lazy.Tensor, error) {
-		h := x.MatMul(w).Relu()
+		h := x.MatMul(w).ReLU()
 		noise := lazy.RandN(lazy.F32, 2, 2).MulScalar(0.01)
 		loss := h.Add(noise).Square().Mean()
 		g := lazy.Grad(loss, w)[0]

@@ -7,26 +7,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xlajit/xlajit/internal/corpusdir"
 )
 
 // findCorpusRoot returns shared/conformance/stablehlo found by walking up
 // from the working directory, or "".
 func findCorpusRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		c := filepath.Join(dir, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	c, _ := corpusdir.Find(".", corpusdir.StableHLO)
+	return c
 }
 
 // mlirFilesUnder lists the .mlir files below root, sorted.

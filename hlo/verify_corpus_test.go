@@ -7,28 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xlajit/xlajit/internal/corpusdir"
 )
 
-// verifyCorpusDir finds shared/conformance/stablehlo by walking up from the
-// package directory.
-func verifyCorpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		c := filepath.Join(dir, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("conformance corpus (shared/conformance/stablehlo) not found above the package directory")
-		}
-		dir = parent
-	}
-}
+// verifyCorpusDir finds shared/conformance/stablehlo above the package
+// directory, or skips.
+func verifyCorpusDir(t *testing.T) string { return corpusdir.Require(t, corpusdir.StableHLO) }
 
 // verifyCorpusFiles lists every .mlir file under the corpus, sorted.
 func verifyCorpusFiles(t *testing.T, root string) []string {

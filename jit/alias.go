@@ -119,7 +119,7 @@ func aliasNotes(args []reflect.Value, caps *capSet) []string {
 		}
 	}
 	for i, a := range args {
-		walkTensors(fmt.Sprintf("arg %d", i), a, 0, visit)
+		walkTensors(argPath(i), a, 0, visit)
 	}
 	return notes
 }
@@ -139,7 +139,7 @@ func walkTensors(path string, v reflect.Value, depth int, visit func(string, *la
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			walkTensors(fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1, visit)
+			walkTensors(IndexPath(path, i), v.Index(i), depth+1, visit)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
@@ -147,7 +147,7 @@ func walkTensors(path string, v reflect.Value, depth int, visit func(string, *la
 		}
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			walkTensors(path+"."+t.Field(i).Name, v.Field(i), depth+1, visit)
+			walkTensors(FieldPath(path, t.Field(i)), v.Field(i), depth+1, visit)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/xlajit/xlajit/lazy"
 )
 
-func affine(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).AddScalar(0.5).Relu() }
+func affine(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).AddScalar(0.5).ReLU() }
 
 // aotSpecFor traces fn on placeholders, as the generator does.
 func aotSpecFor(t *testing.T, name string, fn any, shapes ...lazy.Shape) jit.AOTSpec {
@@ -72,7 +72,7 @@ func TestAOTStaleSignature(t *testing.T) {
 	}
 }
 
-func affineChanged(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).AddScalar(0.25).Relu() }
+func affineChanged(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).AddScalar(0.25).ReLU() }
 
 // A wrapper generated for an older body of the function: CheckAOT notices.
 func TestCheckAOTFindsAChangedBody(t *testing.T) {

@@ -19,7 +19,7 @@ func aotForward(m *aotModel, x *lazy.Tensor) *lazy.Tensor {
 	m.Steps.Assign(m.Steps.AddScalar(1))
 	h := x.MatMul(m.W).Add(m.B)
 	for _, l := range m.Layers {
-		h = h.MatMul(l).Relu()
+		h = h.MatMul(l).ReLU()
 	}
 	return h.MulScalar(m.Scale)
 }

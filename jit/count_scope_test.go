@@ -21,7 +21,7 @@ func TestFailedTraceKeepsConcurrentCounts(t *testing.T) {
 	f := jit.Compile(func(a *lazy.Tensor) *lazy.Tensor { return a.MulScalar(2).Exp() })
 	f(x)
 	one := jittest.Delta(func() { f(x) })
-	if one[lazy.MetricJitReplay] != 1 || one[lazy.MetricExecuteCount] != 1 {
+	if one[lazy.MetricJITReplay] != 1 || one[lazy.MetricExecuteCount] != 1 {
 		t.Fatalf("one replay counted %v", one)
 	}
 
@@ -93,7 +93,7 @@ func TestReplayCountsIntoTheCallersScope(t *testing.T) {
 			f(x)
 			end(keep)
 		})
-		if keep && (d[lazy.MetricJitReplay] != 1 || d[lazy.MetricExecuteCount] != 1) {
+		if keep && (d[lazy.MetricJITReplay] != 1 || d[lazy.MetricExecuteCount] != 1) {
 			t.Errorf("a replay in a kept scope counted %v", d)
 		}
 		if !keep {

@@ -52,13 +52,13 @@ func findCycle(args []reflect.Value) string {
 				defer delete(onPath, p)
 			}
 			for i := 0; i < v.Len(); i++ {
-				if c := walk(fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1); c != "" {
+				if c := walk(IndexPath(path, i), v.Index(i), depth+1); c != "" {
 					return c
 				}
 			}
 		case reflect.Struct:
 			for i := 0; i < t.NumField(); i++ {
-				if c := walk(path+"."+t.Field(i).Name, v.Field(i), depth+1); c != "" {
+				if c := walk(FieldPath(path, t.Field(i)), v.Field(i), depth+1); c != "" {
 					return c
 				}
 			}
@@ -66,7 +66,7 @@ func findCycle(args []reflect.Value) string {
 		return ""
 	}
 	for i, a := range args {
-		if c := walk(fmt.Sprintf("arg %d", i), a, 0); c != "" {
+		if c := walk(argPath(i), a, 0); c != "" {
 			return c
 		}
 	}

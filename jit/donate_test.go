@@ -39,7 +39,7 @@ func newMLP() *mlp {
 }
 
 func mlpStep(m *mlp, x, y *lazy.Tensor) *lazy.Tensor {
-	loss := lazy.CrossEntropy(x.MatMul(m.W1).Add(m.B1).Relu().MatMul(m.W2).Add(m.B2), y)
+	loss := lazy.CrossEntropy(x.MatMul(m.W1).Add(m.B1).ReLU().MatMul(m.W2).Add(m.B2), y)
 	for i, g := range lazy.Grad(loss, m.params()...) {
 		v := m.V[i].MulScalar(0.9).Add(g)
 		m.V[i].Assign(v)
@@ -92,7 +92,7 @@ func TestTrainingDonatesEveryStep(t *testing.T) {
 
 // mlpGrads is the step without its update: the gradients.
 func mlpGrads(m *mlp, x, y *lazy.Tensor) []*lazy.Tensor {
-	loss := lazy.CrossEntropy(x.MatMul(m.W1).Add(m.B1).Relu().MatMul(m.W2).Add(m.B2), y)
+	loss := lazy.CrossEntropy(x.MatMul(m.W1).Add(m.B1).ReLU().MatMul(m.W2).Add(m.B2), y)
 	return lazy.Grad(loss, m.params()...)
 }
 

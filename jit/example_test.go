@@ -56,7 +56,7 @@ func ExampleExplain() {
 	// act is a plain Go value: part of the input signature.
 	layer := jit.Compile(func(x *lazy.Tensor, act string) *lazy.Tensor {
 		if act == "relu" {
-			return x.Relu()
+			return x.ReLU()
 		}
 		return x.Tanh()
 	}, jit.WithName("layer"))

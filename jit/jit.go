@@ -399,7 +399,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	switch {
 	case errors.As(err, &be):
 		s.breaks.Add(1)
-		lazy.AddCounter(lazy.MetricJitGraphBreak, 1)
+		lazy.AddCounter(lazy.MetricJITGraphBreak, 1)
 		s.event("graph break: %s at %s", be.Break.Reason, be.Break.Site)
 		if s.opts.fullGraph {
 			return nil, &Error{Fn: s.name, Err: err}
@@ -420,10 +420,10 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 		return nil, err
 	}
 	s.traces.Add(1)
-	lazy.AddCounter(lazy.MetricJitTrace, 1)
+	lazy.AddCounter(lazy.MetricJITTrace, 1)
 	if n := s.traces.Load(); n > 1 {
 		s.recompiles.Add(1)
-		lazy.AddCounter(lazy.MetricJitRecompile, 1)
+		lazy.AddCounter(lazy.MetricJITRecompile, 1)
 		why := s.diff(guard, notes) + s.recompileHint(guard)
 		s.event("recompile %d: %s", n-1, why)
 		if i, ok := firstGuardDiff(s.lastG, guard); ok && i >= 0 && i < len(s.lastG) && guard[i].kind == 'f' && !s.warnedFloat {
@@ -619,7 +619,7 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 
 // cJitReplay is resolved once: by name, counting takes a lock and a map
 // lookup on every replay (RATIONALE: the jit's fast path).
-var cJitReplay = lazy.CounterFor(lazy.MetricJitReplay)
+var cJitReplay = lazy.CounterFor(lazy.MetricJITReplay)
 
 // runEntry runs e's program on the arguments. A replay that writes holds,
 // while it runs, the locks of every tensor it reads or writes (and the RNG

@@ -158,7 +158,7 @@ func TestStructAndStaticArgs(t *testing.T) {
 			y = y.Add(a)
 		}
 		if relu {
-			y = y.Relu()
+			y = y.ReLU()
 		}
 		return y
 	})

@@ -39,7 +39,7 @@ func TestPartitionDeviceHostDevice(t *testing.T) {
 			lazy.MetricUncachedCompile:                0,
 			lazy.MetricExecuteCount:                   2,
 			lazy.MetricHostFallbackPrefix + "NonZero": 1,
-			lazy.MetricJitTrace:                       0,
+			lazy.MetricJITTrace:                       0,
 		}, func() { got = f(x).Float32s() })
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("replay %d: got %v, want %v", i, got, want)

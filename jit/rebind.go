@@ -25,7 +25,7 @@ type tensorSlot struct {
 func tensorSlots(args []reflect.Value) []tensorSlot {
 	var out []tensorSlot
 	for i, a := range args {
-		walkSlots(fmt.Sprintf("arg %d", i), a, 0, &out)
+		walkSlots(argPath(i), a, 0, &out)
 	}
 	return out
 }
@@ -42,7 +42,7 @@ func walkSlots(path string, v reflect.Value, depth int, out *[]tensorSlot) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			walkSlots(fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1, out)
+			walkSlots(IndexPath(path, i), v.Index(i), depth+1, out)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
@@ -50,7 +50,7 @@ func walkSlots(path string, v reflect.Value, depth int, out *[]tensorSlot) {
 		}
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			walkSlots(path+"."+t.Field(i).Name, v.Field(i), depth+1, out)
+			walkSlots(FieldPath(path, t.Field(i)), v.Field(i), depth+1, out)
 		}
 	}
 }

@@ -215,11 +215,11 @@ func buildCodec(t reflect.Type) codec {
 }
 
 // describe lists the guard of an argument list for Explain: one entry per
-// tensor or static value, with a path ("arg 1.W[2]").
+// tensor or static value, with a path ("arg 1.W.2").
 func describe(args []reflect.Value) []guardItem {
 	var out []guardItem
 	for i, a := range args {
-		describeValue(&out, fmt.Sprintf("arg %d", i), a, 0)
+		describeValue(&out, argPath(i), a, 0)
 	}
 	return out
 }
@@ -253,7 +253,7 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 		}
 		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len()), 0})
 		for i := 0; i < v.Len(); i++ {
-			describeValue(out, fmt.Sprintf("%s[%d]", path, i), v.Index(i), depth+1)
+			describeValue(out, IndexPath(path, i), v.Index(i), depth+1)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
@@ -263,7 +263,7 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 		describeValue(out, path, v.Elem(), depth+1)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			describeValue(out, path+"."+t.Field(i).Name, v.Field(i), depth+1)
+			describeValue(out, FieldPath(path, t.Field(i)), v.Field(i), depth+1)
 		}
 	case reflect.String:
 		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String()), 0})

@@ -61,8 +61,8 @@ func newCNN() *cnn {
 
 func (m *cnn) forward(x *lazy.Tensor) *lazy.Tensor {
 	pad1 := lazy.Conv2dOpts{Padding: [2]int64{1, 1}}
-	h := lazy.Conv2d(x, m.C1, m.B1, pad1).Relu().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
-	h = lazy.Conv2d(h, m.C2, m.B2, pad1).Relu().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
+	h := lazy.Conv2d(x, m.C1, m.B1, pad1).ReLU().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
+	h = lazy.Conv2d(h, m.C2, m.B2, pad1).ReLU().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
 	n := x.Dims()[0]
 	return h.Reshape(n, 784).MatMul(m.W).Add(m.B)
 }
@@ -112,8 +112,8 @@ func BenchmarkTrainStep(b *testing.B) {
 
 // mlpForward is a 784-512-512-10 perceptron's forward pass with ReLU.
 func mlpForward(x, w1, b1, w2, b2, w3, b3 *lazy.Tensor) *lazy.Tensor {
-	h := x.MatMul(w1).Add(b1).Relu()
-	h = h.MatMul(w2).Add(b2).Relu()
+	h := x.MatMul(w1).Add(b1).ReLU()
+	h = h.MatMul(w2).Add(b2).ReLU()
 	return h.MatMul(w3).Add(b3)
 }
 

@@ -34,7 +34,7 @@ func eagerPrograms() []eagerProgram {
 	return []eagerProgram{
 		{"mlp", func() []*Tensor {
 			xs, p1, c1, p2 := mkT(x, F32), mkT(w1, F32), mkT(b1, F32), mkT(w2, F32)
-			h := xs.MatMul(p1).Add(c1).Relu()
+			h := xs.MatMul(p1).Add(c1).ReLU()
 			loss := CrossEntropy(h.MatMul(p2), mkT(labels, I32))
 			return append([]*Tensor{loss}, Grad(loss, p1, c1, p2)...)
 		}},

@@ -161,7 +161,12 @@ func (x *Tensor) Sign() *Tensor {
 	return x.unary(opSign)
 }
 func (x *Tensor) Not() *Tensor  { return x.unary(opNot) }
-func (x *Tensor) Relu() *Tensor { return x.unary(opRelu) }
+func (x *Tensor) ReLU() *Tensor { return x.unary(opReLU) }
+
+// Relu is ReLU under the name DESIGN.md's examples use.
+//
+// Deprecated: use ReLU (Go initialisms are capitals).
+func (x *Tensor) Relu() *Tensor { return x.ReLU() }
 
 // Floor, Ceil and Round of an integer tensor are the tensor itself.
 func (x *Tensor) Floor() *Tensor { return x.rounding(opFloor) }

@@ -61,7 +61,9 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 	return out
 }
 
-// Linear computes x @ w^T + b (w is [out, in]; b may be nil).
+// Linear computes y = x·wᵀ + b with the weight laid out [out, in] as in
+// PyTorch (torch.nn.functional.linear; nn.Linear stores its weight the same
+// way): x is [..., in], b is [out] or nil, y is [..., out].
 func Linear(x, w, b *Tensor) *Tensor {
 	needTensors("Linear", "x,w", x, w)
 	defer relabel("Linear", x, w, b)()

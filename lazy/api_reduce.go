@@ -87,6 +87,9 @@ func (x *Tensor) SumKeepDims(axes ...int) *Tensor { return x.accumulate(opReduce
 // Prod multiplies over axes (types as Sum).
 func (x *Tensor) Prod(axes ...int) *Tensor { return x.accumulate(opReduceProd, false, axes) }
 
+// ProdKeepDims is Prod keeping the axes as size 1.
+func (x *Tensor) ProdKeepDims(axes ...int) *Tensor { return x.accumulate(opReduceProd, true, axes) }
+
 // ReduceMax is the maximum over axes (torch.amax: an empty axis is an
 // error, it has no maximum).
 func (x *Tensor) ReduceMax(axes ...int) *Tensor { return x.extremum(opReduceMax, false, axes) }
@@ -135,11 +138,16 @@ func (x *Tensor) countOver(op string, axes []int) int64 {
 	return n
 }
 
-// Var is the biased variance over axes (torch.var with unbiased=False),
-// keeping them when keep is set; f16 and bf16 compute in f32.
-func (x *Tensor) Var(keep bool, axes ...int) *Tensor {
-	x.countOver("Var", axes) // before the casts
-	defer relabel("Var", x)()
+// Var is the biased variance over axes (torch.var with unbiased=False);
+// f16 and bf16 compute in f32.
+func (x *Tensor) Var(axes ...int) *Tensor { return x.variance("Var", false, axes) }
+
+// VarKeepDims is Var keeping the axes as size 1.
+func (x *Tensor) VarKeepDims(axes ...int) *Tensor { return x.variance("VarKeepDims", true, axes) }
+
+func (x *Tensor) variance(op string, keep bool, axes []int) *Tensor {
+	x.countOver(op, axes) // before the casts
+	defer relabel(op, x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
 		d := x.Sub(x.MeanKeepDims(axes...))
 		if keep {
@@ -164,20 +172,33 @@ func (x *Tensor) arg(code opCode, axis int, keep bool) *Tensor {
 
 // ArgMax returns the i64 index of the maximum along axis (first one on
 // ties; NaN counts as the maximum).
-func (x *Tensor) ArgMax(axis int, keep bool) *Tensor { return x.arg(opArgMax, axis, keep) }
+func (x *Tensor) ArgMax(axis int) *Tensor { return x.arg(opArgMax, axis, false) }
+
+// ArgMaxKeepDims is ArgMax keeping axis as size 1.
+func (x *Tensor) ArgMaxKeepDims(axis int) *Tensor { return x.arg(opArgMax, axis, true) }
 
 // ArgMin returns the i64 index of the minimum along axis.
-func (x *Tensor) ArgMin(axis int, keep bool) *Tensor { return x.arg(opArgMin, axis, keep) }
+func (x *Tensor) ArgMin(axis int) *Tensor { return x.arg(opArgMin, axis, false) }
+
+// ArgMinKeepDims is ArgMin keeping axis as size 1.
+func (x *Tensor) ArgMinKeepDims(axis int) *Tensor { return x.arg(opArgMin, axis, true) }
 
 // LogSumExp computes log(sum(exp(x))) over axes, stably (f16 and bf16 in
 // f32; integer and bool tensors in f32).
-func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
-	needTensors("LogSumExp", "x", x)
-	x.normAxes("LogSumExp", axes)
+func (x *Tensor) LogSumExp(axes ...int) *Tensor { return x.logSumExp("LogSumExp", false, axes) }
+
+// LogSumExpKeepDims is LogSumExp keeping the axes as size 1.
+func (x *Tensor) LogSumExpKeepDims(axes ...int) *Tensor {
+	return x.logSumExp("LogSumExpKeepDims", true, axes)
+}
+
+func (x *Tensor) logSumExp(op string, keep bool, axes []int) *Tensor {
+	needTensors(op, "x", x)
+	x.normAxes(op, axes)
 	if x.DType().IsComplex() {
-		throw("LogSumExp", []Shape{x.shape}, "needs a real tensor, got %s", x.DType())
+		throw(op, []Shape{x.shape}, "needs a real tensor, got %s", x.DType())
 	}
-	defer relabel("LogSumExp", x)()
+	defer relabel(op, x)()
 	x = x.Cast(floatResult(x.DType()))
 	return inAcc(x, func(x *Tensor) *Tensor {
 		m := x.finiteMaxKeepDims(axes...)
@@ -185,7 +206,7 @@ func (x *Tensor) LogSumExp(keep bool, axes ...int) *Tensor {
 		if keep {
 			return s
 		}
-		return s.Squeeze(int64sToInts(x.normAxes("LogSumExp", axes))...)
+		return s.Squeeze(int64sToInts(x.normAxes(op, axes))...)
 	})
 }
 

@@ -19,6 +19,13 @@
 // that the program checks as it runs (checks.go). TestTorchOracle replays
 // PyTorch results recorded by scripts/torch_oracle.py.
 //
+// Conventions of the API: axes (and ranks, counts of Go values) are int and
+// may be negative (counted from the end); dimension sizes, and anything
+// measured in elements, are int64. A reduction drops the axes it reduces;
+// its KeepDims form (SumKeepDims, ArgMaxKeepDims, VarKeepDims, ...) keeps
+// them as size 1, as PyTorch's keepdim=True. Names follow Go's initialisms
+// (ReLU, GELU, RNGState).
+//
 // Every public op checks its arguments before it records anything (nil
 // tensors, element types, axes, dims with overflow checks, attribute
 // ranges, devices) and panics with an *Error naming the op, the operand
@@ -37,6 +44,6 @@
 //	%0 : f32[2,3] = DeviceData()  # param 0
 //	%1 : f32[3,2] = DeviceData()  # param 1
 //	%2 : f32[2,2] = DotGeneral(%0, %1, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
-//	%3 : f32[2,2] = Relu(%2)
+//	%3 : f32[2,2] = ReLU(%2)
 //	return %3
 package lazy

@@ -31,6 +31,19 @@ func ExampleTensor_MatMul() {
 	// f32[2,2,2]
 }
 
+// Every reduction drops the axes it reduces; its KeepDims form keeps them
+// as size 1 (PyTorch's keepdim=True), which broadcasts back against x.
+func ExampleTensor_SumKeepDims() {
+	x := lazy.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	fmt.Println(x.Sum(1).Shape(), x.SumKeepDims(1).Shape())
+	fmt.Println(x.ArgMax(1).Int64s(), x.ArgMaxKeepDims(1).Shape())
+	fmt.Println(x.Sub(x.MeanKeepDims(1)).Float32s()) // centred rows
+	// Output:
+	// f32[2] f32[2,1]
+	// [2 2] i64[2,1]
+	// [-1 0 1 -1 0 1]
+}
+
 func ExampleGrad() {
 	// loss = sum(w * x^2): d/dx = 2 w x, d/dw = x^2.
 	x := lazy.FromSlice([]float64{1, 2, 3})

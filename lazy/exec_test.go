@@ -51,7 +51,7 @@ func smallGraph(seed float32) (*lazy.Tensor, *lazy.Graph) {
 	x := lazy.FromSlice([]float32{1, seed, 3, 4, 5, 6}, 2, 3)
 	w := lazy.FromSlice([]float32{1, 0, 0, 1, 1, 1}, 3, 2)
 	b := lazy.FromSlice([]float32{-10, seed})
-	y := x.MatMul(w).Add(b).Relu().Sum(0)
+	y := x.MatMul(w).Add(b).ReLU().Sum(0)
 	return y, lazy.CollectGraph([]lazy.Value{y.IR()})
 }
 

@@ -19,7 +19,7 @@ import (
 // its lazy.Grad, and (L(x+h e_i) - L(x-h e_i)) / 2h for every element i.
 // With h = 1e-5 (relative to |x|, at least 1e-5) the truncation error is
 // O(h²) ~ 1e-10 and the rounding error ~ 1e-16 |L| / h ~ 1e-11 |L|; a
-// wrong VJP is off by O(1). Inputs keep away from kinks (|x| for Abs/Relu,
+// wrong VJP is off by O(1). Inputs keep away from kinks (|x| for Abs/ReLU,
 // ties for Max/Min/Sort, integers of a/b for Rem) and poles.
 
 type gradCase struct {
@@ -108,7 +108,7 @@ var gradCases = []gradCase{
 	unaryGrad("Sigmoid", (*Tensor).Sigmoid, uni(-3, 3, 2, 3)),
 	unaryGrad("Sin", (*Tensor).Sin, uni(-3, 3, 2, 3)),
 	unaryGrad("Cos", (*Tensor).Cos, uni(-3, 3, 2, 3)),
-	unaryGrad("Relu", (*Tensor).Relu, away(0.1, 2, 2, 3)),
+	unaryGrad("ReLU", (*Tensor).ReLU, away(0.1, 2, 2, 3)),
 	unaryGrad("Sharding", annotateReplicated, uni(-2, 2, 2, 3)),
 	gc("manual region", "FullToShard ShardToFull", ins(uni(-2, 2, 2, 3)), manualRegionTanh),
 	unaryGrad("Erf", (*Tensor).Erf, uni(-2, 2, 2, 3)),
@@ -148,8 +148,8 @@ var gradCases = []gradCase{
 	gc("ProdAll", "ReduceProd", ins(away(0.5, 1.5, 2, 3)), func(x []*Tensor) *Tensor { return x[0].Prod() }),
 	gc("ReduceMax", "ReduceMax", ins(distinct(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].ReduceMax(1) }),
 	gc("ReduceMin", "ReduceMin", ins(distinct(-2, 2, 2, 3, 2)), func(x []*Tensor) *Tensor { return x[0].ReduceMin(0, 2) }),
-	gc("LogSumExp", "ReduceMax ReduceSum Exp Log", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].LogSumExp(false, 1) }),
-	gc("Var", "ReduceSum Sub Mul", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].Var(false, 1) }),
+	gc("LogSumExp", "ReduceMax ReduceSum Exp Log", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].LogSumExp(1) }),
+	gc("Var", "ReduceSum Sub Mul", ins(uni(-2, 2, 3, 4)), func(x []*Tensor) *Tensor { return x[0].Var(1) }),
 
 	// Matrix products (DotGeneral VJPs with batch, free and contracting axes
 	// in every position).
@@ -497,7 +497,7 @@ var forwardTests = map[string]string{
 	"Sqrt": "TestOpsUnary", "Rsqrt": "TestOpsUnary", "Tanh": "TestOpsUnary", "Sigmoid": "TestOpsUnary",
 	"Sin": "TestOpsUnary", "Cos": "TestOpsUnary", "Floor": "TestOpsUnary", "Ceil": "TestOpsUnary",
 	"Round": "TestOpsUnary", "Sign": "TestOpsUnary TestOpsUnsignedAndComplex", "Not": "TestOpsUnaryLogic",
-	"Relu": "TestOpsUnary", "Erf": "TestOpsUnary", "IsFinite": "TestOpsUnaryLogic",
+	"ReLU": "TestOpsUnary", "Erf": "TestOpsUnary", "IsFinite": "TestOpsUnaryLogic",
 	"Add": "TestOpsBinary", "Sub": "TestOpsBinary", "Mul": "TestOpsBinary", "Div": "TestOpsBinary",
 	"Pow": "TestOpsBinary", "Max": "TestOpsBinary", "Min": "TestOpsBinary", "Rem": "TestOpsBinary",
 	"Atan2": "TestOpsBinary", "And": "TestOpsBitwise", "Or": "TestOpsBitwise", "Xor": "TestOpsBitwise",

@@ -27,7 +27,7 @@ func (m *mlp) params() []*lazy.Tensor { return []*lazy.Tensor{m.w1, m.b1, m.w2, 
 
 // step runs one SGD step and cuts: the parameters and the loss are synced.
 func (m *mlp) step(x, y *lazy.Tensor, lr float64) float64 {
-	h := x.MatMul(m.w1).Add(m.b1).Relu()
+	h := x.MatMul(m.w1).Add(m.b1).ReLU()
 	loss := lazy.CrossEntropy(h.MatMul(m.w2).Add(m.b2), y)
 	grads := lazy.Grad(loss, m.params()...)
 	for i, p := range m.params() {

@@ -105,7 +105,7 @@ func init() {
 		{opRound, "Round", realFloat, (*hlo.Scope).RoundNearestEven, nil},
 		{opSign, "Sign", numeric, lowerSign, nil},
 		{opNot, "Not", integral, (*hlo.Scope).Not, nil},
-		{opRelu, "Relu", numeric, lowerRelu, func(x, y, dy *Tensor) *Tensor {
+		{opReLU, "ReLU", numeric, lowerReLU, func(x, y, dy *Tensor) *Tensor {
 			return Where(x.GtScalar(0), dy, ZerosLike(dy))
 		}},
 		{opErf, "Erf", realFloat, lowerErf, func(x, y, dy *Tensor) *Tensor {
@@ -313,7 +313,7 @@ func lowerSign(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 	return s.Sign(x)
 }
 
-func lowerRelu(s *hlo.Scope, x *hlo.Value) *hlo.Value {
+func lowerReLU(s *hlo.Scope, x *hlo.Value) *hlo.Value {
 	t := tensorType(x)
 	lc := &LowerCtx{S: s}
 	return s.Max(x, lc.splat(t, 0))

@@ -66,7 +66,7 @@ var unaryCases = []unaryCase{
 	{"Ceil", (*Tensor).Ceil, math.Ceil, -5, 5, []float64{-0.5, 2, -2}, floatTypes, 0},
 	{"Round", (*Tensor).Round, goRound, -5, 5, []float64{0.5, 1.5, 2.5, -0.5, -1.5, -2.5}, floatTypes, 0},
 	{"Sign", (*Tensor).Sign, goSign, -3, 3, []float64{0, math.NaN()}, []DType{F32, F64, I32, I64}, 0},
-	{"Relu", (*Tensor).Relu, func(x float64) float64 { return math.Max(x, 0) }, -3, 3, []float64{0}, []DType{F32, F64, I32, I64}, 0},
+	{"ReLU", (*Tensor).ReLU, func(x float64) float64 { return math.Max(x, 0) }, -3, 3, []float64{0}, []DType{F32, F64, I32, I64}, 0},
 	{"Erf", (*Tensor).Erf, math.Erf, -3, 3, []float64{0, 1e-4, 5, -6}, floatTypes, 8},
 	{"Square", (*Tensor).Square, func(x float64) float64 { return x * x }, -4, 4, nil, []DType{F32, F64, I32}, 1},
 	{"Reciprocal", (*Tensor).Reciprocal, func(x float64) float64 { return 1 / x }, 0.1, 10, []float64{-2}, floatTypes, 1},
@@ -126,7 +126,7 @@ func TestOpsUnsignedAndComplex(t *testing.T) {
 		x, xv := mk(u, dt)
 		expectT(t, "Abs/"+dt.String(), x.Abs(), dt, xv, exact)
 		expectT(t, "Sign/"+dt.String(), x.Sign(), dt, mapND(xv, func(v float64) float64 { return boolF(v != 0) }), exact)
-		expectT(t, "Relu/"+dt.String(), x.Relu(), dt, xv, exact)
+		expectT(t, "ReLU/"+dt.String(), x.ReLU(), dt, xv, exact)
 		m := float64(uint64(1)<<dt.Bits() - 1)
 		expectT(t, "Neg/"+dt.String(), x.Neg(), dt, mapND(xv, func(v float64) float64 { return math.Mod(m+1-v, m+1) }), exact)
 	}

@@ -81,13 +81,17 @@ func TestOpsReductions(t *testing.T) {
 			return x.ReduceMin(ax...)
 		}, math.Inf(1), math.Min, nil, true},
 		{"Prod", func(x *Tensor, keep bool, ax []int) *Tensor {
-			y := x.Prod(ax...)
 			if keep {
-				return y.Reshape(keptShape(x.Dims(), x.normAxes("", ax))...)
+				return x.ProdKeepDims(ax...)
 			}
-			return y
+			return x.Prod(ax...)
 		}, 1, func(a, x float64) float64 { return a * x }, nil, true},
-		{"LogSumExp", func(x *Tensor, keep bool, ax []int) *Tensor { return x.LogSumExp(keep, ax...) },
+		{"LogSumExp", func(x *Tensor, keep bool, ax []int) *Tensor {
+			if keep {
+				return x.LogSumExpKeepDims(ax...)
+			}
+			return x.LogSumExp(ax...)
+		},
 			0, func(a, x float64) float64 { return a + math.Exp(x) }, func(v float64, n int) float64 { return math.Log(v) }, false},
 	}
 	for _, rd := range reds {
@@ -142,7 +146,7 @@ func TestOpsReduceSpecials(t *testing.T) {
 		xt := mkT(x, dt)
 		expectT(t, "ReduceMax/NaN/"+dt.String(), xt.ReduceMax(1), dt, ndOf([]float64{math.NaN(), -inf, 1000}, 3), exact)
 		expectT(t, "ReduceMin/NaN/"+dt.String(), xt.ReduceMin(1), dt, ndOf([]float64{math.NaN(), -inf, -1000}, 3), exact)
-		lse := xt.Narrow(0, 1, 2).LogSumExp(false, 1)
+		lse := xt.Narrow(0, 1, 2).LogSumExp(1)
 		expectT(t, "LogSumExp/inf/"+dt.String(), lse, dt, ndOf([]float64{-inf, 1000 + math.Log(2)}, 2), ulpsTol(dt, 4, 1))
 	}
 	// Sums and products of an empty axis give the identity; the maximum of
@@ -175,8 +179,8 @@ func TestOpsVar(t *testing.T) {
 			}
 			want.v[i] = s / 5
 		}
-		expectT(t, "Var/"+dt.String(), x.Var(false, 1), dt, want, ulpsTol(dt, 32, 4))
-		expectT(t, "Var/keep/"+dt.String(), x.Var(true, 1), dt, nd{dims: []int64{3, 1}, v: want.v}, ulpsTol(dt, 32, 4))
+		expectT(t, "Var/"+dt.String(), x.Var(1), dt, want, ulpsTol(dt, 32, 4))
+		expectT(t, "Var/keep/"+dt.String(), x.VarKeepDims(1), dt, nd{dims: []int64{3, 1}, v: want.v}, ulpsTol(dt, 32, 4))
 	}
 }
 
@@ -222,18 +226,22 @@ func TestOpsArgMaxMin(t *testing.T) {
 					ax += 3
 				}
 				for _, c := range []struct {
-					name   string
-					f      func(*Tensor, int, bool) *Tensor
-					better func(x, y float64) bool
+					name     string
+					f, fKeep func(*Tensor, int) *Tensor
+					better   func(x, y float64) bool
 				}{
-					{"ArgMax", (*Tensor).ArgMax, func(x, y float64) bool { return x > y }},
-					{"ArgMin", (*Tensor).ArgMin, func(x, y float64) bool { return x < y }},
+					{"ArgMax", (*Tensor).ArgMax, (*Tensor).ArgMaxKeepDims, func(x, y float64) bool { return x > y }},
+					{"ArgMin", (*Tensor).ArgMin, (*Tensor).ArgMinKeepDims, func(x, y float64) bool { return x < y }},
 				} {
+					f := c.f
+					if keep {
+						f = c.fKeep
+					}
 					want := refArg(xv, ax, c.better)
 					if keep {
 						want = keepDims(want, dims, []int{ax})
 					}
-					expectT(t, fmt.Sprintf("%s/%s/axis=%d/keep=%v", c.name, dt, axis, keep), c.f(x, axis, keep), I64, want, exact)
+					expectT(t, fmt.Sprintf("%s/%s/axis=%d/keep=%v", c.name, dt, axis, keep), f(x, axis), I64, want, exact)
 				}
 			}
 		}
@@ -242,6 +250,6 @@ func TestOpsArgMaxMin(t *testing.T) {
 	// all NaN gives the first.
 	inf := math.Inf(1)
 	x := mkT(ndOf([]float64{-inf, -inf, -inf, math.NaN(), math.NaN(), math.NaN(), inf, inf, inf}, 3, 3), F32)
-	expectT(t, "ArgMax/specials", x.ArgMax(1, false), I64, ndOf([]float64{0, 0, 0}, 3), exact)
-	expectT(t, "ArgMin/specials", x.ArgMin(1, false), I64, ndOf([]float64{0, 0, 0}, 3), exact)
+	expectT(t, "ArgMax/specials", x.ArgMax(1), I64, ndOf([]float64{0, 0, 0}, 3), exact)
+	expectT(t, "ArgMin/specials", x.ArgMin(1), I64, ndOf([]float64{0, 0, 0}, 3), exact)
 }

@@ -65,7 +65,7 @@ const (
 	opRound
 	opSign
 	opNot
-	opRelu
+	opReLU
 	opErf
 	opIsFinite
 	// elementwise binary

@@ -87,7 +87,7 @@ func TestSPMDLoweringGolden(t *testing.T) {
 	if err := h.MarkSharding(four); err != nil {
 		t.Fatal(err)
 	}
-	y := h.Relu()
+	y := h.ReLU()
 	rows, _ := pjrt.Tiled([]int64{4, 1}, []int64{0, 1, 2, 3})
 	if err := y.MarkSharding(rows); err != nil {
 		t.Fatal(err)

@@ -177,6 +177,10 @@ func axesAPI(f func(*Tensor, ...int) *Tensor) oracleFn {
 	return func(in []*Tensor, a oracleArgs) []*Tensor { return one(f(in[0], a.ints("axes")...)) }
 }
 
+func axisAPI(f func(*Tensor, int) *Tensor) oracleFn {
+	return func(in []*Tensor, a oracleArgs) []*Tensor { return one(f(in[0], a.i("axis"))) }
+}
+
 // oracleAPI maps the cases' API names to the lazy functions.
 var oracleAPI = map[string]oracleFn{
 	"Neg": unaryAPI((*Tensor).Neg), "Abs": unaryAPI((*Tensor).Abs), "Exp": unaryAPI((*Tensor).Exp),
@@ -184,7 +188,7 @@ var oracleAPI = map[string]oracleFn{
 	"Sqrt": unaryAPI((*Tensor).Sqrt), "Rsqrt": unaryAPI((*Tensor).Rsqrt), "Tanh": unaryAPI((*Tensor).Tanh),
 	"Sigmoid": unaryAPI((*Tensor).Sigmoid), "Sin": unaryAPI((*Tensor).Sin), "Cos": unaryAPI((*Tensor).Cos),
 	"Floor": unaryAPI((*Tensor).Floor), "Ceil": unaryAPI((*Tensor).Ceil), "Round": unaryAPI((*Tensor).Round),
-	"Sign": unaryAPI((*Tensor).Sign), "Not": unaryAPI((*Tensor).Not), "Relu": unaryAPI((*Tensor).Relu),
+	"Sign": unaryAPI((*Tensor).Sign), "Not": unaryAPI((*Tensor).Not), "ReLU": unaryAPI((*Tensor).ReLU),
 	"Erf": unaryAPI((*Tensor).Erf), "IsFinite": unaryAPI((*Tensor).IsFinite), "Square": unaryAPI((*Tensor).Square),
 	"Reciprocal": unaryAPI((*Tensor).Reciprocal), "GELU": unaryAPI((*Tensor).GELU),
 
@@ -207,16 +211,15 @@ var oracleAPI = map[string]oracleFn{
 	"Cast":  func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].Cast(a.dt("dtype"))) },
 	"Clamp": func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].Clamp(a.f("min"), a.f("max"))) },
 
-	"Sum": axesAPI((*Tensor).Sum), "SumKeepDims": axesAPI((*Tensor).SumKeepDims), "Prod": axesAPI((*Tensor).Prod),
+	"Sum": axesAPI((*Tensor).Sum), "SumKeepDims": axesAPI((*Tensor).SumKeepDims),
 	"ReduceMax": axesAPI((*Tensor).ReduceMax), "ReduceMaxKeepDims": axesAPI((*Tensor).ReduceMaxKeepDims),
 	"ReduceMin": axesAPI((*Tensor).ReduceMin), "ReduceMinKeepDims": axesAPI((*Tensor).ReduceMinKeepDims),
 	"Mean": axesAPI((*Tensor).Mean), "MeanKeepDims": axesAPI((*Tensor).MeanKeepDims),
-	"Var": func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].Var(a.b("keep"), a.ints("axes")...)) },
-	"LogSumExp": func(in []*Tensor, a oracleArgs) []*Tensor {
-		return one(in[0].LogSumExp(a.b("keep"), a.ints("axes")...))
-	},
-	"ArgMax": func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].ArgMax(a.i("axis"), a.b("keep"))) },
-	"ArgMin": func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].ArgMin(a.i("axis"), a.b("keep"))) },
+	"Prod": axesAPI((*Tensor).Prod), "ProdKeepDims": axesAPI((*Tensor).ProdKeepDims),
+	"Var": axesAPI((*Tensor).Var), "VarKeepDims": axesAPI((*Tensor).VarKeepDims),
+	"LogSumExp": axesAPI((*Tensor).LogSumExp), "LogSumExpKeepDims": axesAPI((*Tensor).LogSumExpKeepDims),
+	"ArgMax": axisAPI((*Tensor).ArgMax), "ArgMaxKeepDims": axisAPI((*Tensor).ArgMaxKeepDims),
+	"ArgMin": axisAPI((*Tensor).ArgMin), "ArgMinKeepDims": axisAPI((*Tensor).ArgMinKeepDims),
 	"Cumsum": func(in []*Tensor, a oracleArgs) []*Tensor { return one(in[0].Cumsum(a.i("axis"))) },
 
 	"MatMul": binaryAPI((*Tensor).MatMul),
@@ -313,6 +316,7 @@ func optional(in []*Tensor, i int) *Tensor {
 // noOracle gives the reason why a public API function (returning tensors)
 // has no oracle case.
 var noOracle = map[string]string{
+	"Relu":                  "a deprecated name of ReLU, which has cases",
 	"RandN":                 "random draws come from the device RNG (XLA's THREE_FRY), not PyTorch's generator; TestOpsRandN checks the distribution",
 	"RandNOn":               "as RandN",
 	"RandUniform":           "as RandN; TestOpsRandUniform",

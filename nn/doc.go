@@ -14,7 +14,10 @@
 //
 // A field's name is its Go name unless a `nn:"name"` tag says otherwise;
 // `nn:"-"` hides a field, `nn:",buffer"` marks a tensor that is state but not
-// trained (BatchNorm's running statistics). The layers of this package tag
+// trained (BatchNorm's running statistics). The names are the paths jit
+// prints for the same tensors in Explain and its warnings, without the
+// "arg N." prefix ("arg 0.Blocks.0.Wqkv"): both are built by
+// jit.FieldPath, jit.IndexPath and jit.KeyPath. The layers of this package tag
 // their fields with PyTorch's names (weight, bias, running_mean, ...), so a
 // state dict written by PyTorch for the same architecture loads as is.
 //
@@ -25,7 +28,7 @@
 // with Assign, which a compiled step replays (and donates).
 //
 // Place in the flow: above jit and lazy, beside optim and data; it imports
-// lazy (and jit only for struct walking), never bridge, fx, hlo or pjrt.
+// lazy (and jit only for the path elements of names), never bridge, fx, hlo or pjrt.
 //
 // One printed example, a state dict listing (SaveFile writes it as
 // safetensors):

@@ -127,3 +127,30 @@ func TestBadInputsNameTheLayer(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearWeightLayout: nn.Linear's weight is [out, in] and Forward is
+// y = x·Wᵀ + b, the layout of lazy.Linear and PyTorch, against a float64
+// sum written out (in != out, so a transposed layout cannot pass).
+func TestLinearWeightLayout(t *testing.T) {
+	const in, out = 3, 2
+	l := NewLinear(in, out, DType(lazy.F64))
+	if d := l.Weight.Dims(); d[0] != out || d[1] != in {
+		t.Fatalf("weight dims %v, want [%d %d]", d, out, in)
+	}
+	l.Weight = lazy.FromSlice([]float64{1, 2, 3, 4, 5, 6}, out, in)
+	l.Bias = lazy.FromSlice([]float64{0.5, -1}, out)
+	x := lazy.FromSlice([]float64{1, 0, -1, 2, 1, 0}, 2, in)
+	xs, ws, bs := x.Float64s(), l.Weight.Float64s(), l.Bias.Float64s()
+	got, viaLazy := l.Forward(x).Float64s(), lazy.Linear(x, l.Weight, l.Bias).Float64s()
+	for r := range 2 {
+		for o := range out {
+			want := bs[o]
+			for i := range in {
+				want += xs[r*in+i] * ws[o*in+i]
+			}
+			if got[r*out+o] != want || viaLazy[r*out+o] != want {
+				t.Errorf("y[%d,%d] = %v (lazy.Linear %v), want %v", r, o, got[r*out+o], viaLazy[r*out+o], want)
+			}
+		}
+	}
+}

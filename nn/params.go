@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -107,15 +108,15 @@ func collect(m any, keep func(Param) bool, dedupe bool) ParamList {
 	var out ParamList
 	seen := map[*lazy.Tensor]bool{}
 	w := walker{visited: map[visitKey]bool{}}
-	w.tensor = func(path []string, t *lazy.Tensor, buffer bool) {
-		p := Param{Name: strings.Join(path, "."), Tensor: t, Buffer: buffer}
+	w.tensor = func(path string, t *lazy.Tensor, buffer bool) {
+		p := Param{Name: path, Tensor: t, Buffer: buffer}
 		if !keep(p) || (dedupe && seen[t]) {
 			return
 		}
 		seen[t] = true
 		out = append(out, p)
 	}
-	w.walk(reflect.ValueOf(m), nil, false)
+	w.walk(reflect.ValueOf(m), "", false)
 	return out
 }
 
@@ -130,7 +131,7 @@ type Trainer interface{ SetTraining(on bool) }
 func SetTraining(m any, on bool) {
 	w := walker{visited: map[visitKey]bool{}}
 	w.trainer = func(t Trainer) { t.SetTraining(on) }
-	w.walk(reflect.ValueOf(m), nil, false)
+	w.walk(reflect.ValueOf(m), "", false)
 }
 
 var (
@@ -145,29 +146,24 @@ type visitKey struct {
 
 type walker struct {
 	visited map[visitKey]bool
-	tensor  func(path []string, t *lazy.Tensor, buffer bool)
+	tensor  func(path string, t *lazy.Tensor, buffer bool)
 	trainer func(Trainer)
 }
 
-// fieldTag parses `nn:"name,buffer"`.
-func fieldTag(f reflect.StructField) (name string, buffer, skip bool) {
-	tag, ok := f.Tag.Lookup("nn")
-	if !ok {
-		return f.Name, false, false
-	}
+// fieldTag parses the options of `nn:"name,buffer"` (the name is
+// jit.FieldPath's).
+func fieldTag(f reflect.StructField) (buffer, skip bool) {
+	tag := f.Tag.Get("nn")
 	if tag == "-" {
-		return "", false, true
+		return false, true
 	}
-	name, opts, _ := strings.Cut(tag, ",")
-	if name == "" {
-		name = f.Name
-	}
+	_, opts, _ := strings.Cut(tag, ",")
 	for _, o := range strings.Split(opts, ",") {
 		if o == "buffer" {
 			buffer = true
 		}
 	}
-	return name, buffer, false
+	return buffer, false
 }
 
 // usable returns v without the read-only flag of unexported fields, so
@@ -179,7 +175,7 @@ func usable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-func (w *walker) walk(v reflect.Value, path []string, buffer bool) {
+func (w *walker) walk(v reflect.Value, path string, buffer bool) {
 	if !v.IsValid() {
 		return
 	}
@@ -213,29 +209,24 @@ func (w *walker) walk(v reflect.Value, path []string, buffer bool) {
 		}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			name, buf, skip := fieldTag(f)
+			buf, skip := fieldTag(f)
 			if skip {
 				continue
 			}
-			_, tagged := f.Tag.Lookup("nn")
-			p := path
-			if !(f.Anonymous && !tagged) {
-				p = append(path[:len(path):len(path)], name)
-			}
-			w.walk(v.Field(i), p, buffer || buf)
+			w.walk(v.Field(i), jit.FieldPath(path, f), buffer || buf)
 		}
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && v.IsNil() {
 			return
 		}
 		for i := 0; i < v.Len(); i++ {
-			w.walk(v.Index(i), append(path[:len(path):len(path)], fmt.Sprint(i)), buffer)
+			w.walk(v.Index(i), jit.IndexPath(path, i), buffer)
 		}
 	case reflect.Map:
 		keys := v.MapKeys()
 		sortKeys(keys)
 		for _, k := range keys {
-			w.walk(v.MapIndex(k), append(path[:len(path):len(path)], fmt.Sprint(k)), buffer)
+			w.walk(v.MapIndex(k), jit.KeyPath(path, k), buffer)
 		}
 	}
 }

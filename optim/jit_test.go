@@ -24,7 +24,7 @@ func newTinyNet() *tinyNet {
 }
 
 func (m *tinyNet) Forward(x *lazy.Tensor) *lazy.Tensor {
-	h := m.BN.Forward(m.Conv.Forward(x)).Relu().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
+	h := m.BN.Forward(m.Conv.Forward(x)).ReLU().MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{})
 	return m.FC.Forward(m.Drop.Forward(nn.Flatten(h)))
 }
 

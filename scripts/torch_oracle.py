@@ -256,7 +256,7 @@ UNARY = {
     "Neg": torch.neg, "Abs": torch.abs, "Exp": torch.exp, "Expm1": torch.expm1, "Log": torch.log,
     "Log1p": torch.log1p, "Sqrt": torch.sqrt, "Rsqrt": torch.rsqrt, "Tanh": torch.tanh,
     "Sigmoid": torch.sigmoid, "Sin": torch.sin, "Cos": torch.cos, "Floor": torch.floor, "Ceil": torch.ceil,
-    "Round": torch.round, "Sign": torch.sign, "Not": torch.bitwise_not, "Relu": torch.relu, "Erf": torch.erf,
+    "Round": torch.round, "Sign": torch.sign, "Not": torch.bitwise_not, "ReLU": torch.relu, "Erf": torch.erf,
     "IsFinite": torch.isfinite, "Square": torch.square, "Reciprocal": torch.reciprocal,
     "GELU": lambda x: F.gelu(x, approximate="tanh"),
 }
@@ -403,14 +403,16 @@ def red_dims(axes, rank):
 
 REDUCE = {
     "Sum": lambda x, ax, keep: torch.sum(x, dim=red_dims(ax, x.dim()), keepdim=keep) if ax is not None or keep else torch.sum(x),
-    "Prod": lambda x, ax, keep: torch.prod(x) if ax is None else torch.prod(x, dim=ax[0]),
+    "Prod": lambda x, ax, keep: (torch.prod(x).reshape([1] * x.dim()) if keep else torch.prod(x)) if ax is None
+    else torch.prod(x, dim=ax[0], keepdim=keep),
     "ReduceMax": lambda x, ax, keep: torch.amax(x, dim=red_dims(ax, x.dim()), keepdim=keep),
     "ReduceMin": lambda x, ax, keep: torch.amin(x, dim=red_dims(ax, x.dim()), keepdim=keep),
     "Mean": lambda x, ax, keep: torch.mean(x, dim=red_dims(ax, x.dim()), keepdim=keep),
     "LogSumExp": lambda x, ax, keep: torch.logsumexp(x, dim=red_dims(ax, x.dim()), keepdim=keep),
     "Var": lambda x, ax, keep: torch.var(x, dim=red_dims(ax, x.dim()), unbiased=False, keepdim=keep),
 }
-KEEP_FORMS = {"Sum": "SumKeepDims", "ReduceMax": "ReduceMaxKeepDims", "ReduceMin": "ReduceMinKeepDims", "Mean": "MeanKeepDims"}
+# Every reduction has a KeepDims form (torch's keepdim=True).
+KEEP_FORMS = {api: api + "KeepDims" for api in REDUCE}
 
 
 def gen_reduce():
@@ -422,34 +424,29 @@ def gen_reduce():
             x = tensor(dt, [2, 3, 4], kind)
             for axes in axes_list:
                 for keep in (False, True):
-                    if api == "Prod" and keep:
-                        continue
-                    name, args = api, {"axes": axes}
-                    if api in ("Var", "LogSumExp"):
-                        args["keep"] = keep
-                    elif keep:
-                        name = KEEP_FORMS[api]
+                    name, args = KEEP_FORMS[api] if keep else api, {"axes": axes}
                     case(name, f"{name}/{dt}/{axes}", [x], lambda x, axes=axes, keep=keep: fn(x, axes, keep), args)
             if dt in FLOATS:
                 e = tensor(dt, [2, 7], "edge")
-                case(api, f"{api}/{dt}/edge", [e], lambda x: fn(x, [1], False), {"axes": [1], "keep": False}, grad=False)
+                case(api, f"{api}/{dt}/edge", [e], lambda x: fn(x, [1], False), {"axes": [1]}, grad=False)
         for axes in ([0], [1], None):
             e = tensor("f32", [0, 3])
-            case(api, f"{api}/f32/empty/{axes}", [e], lambda x, axes=axes: fn(x, axes, False), {"axes": axes, "keep": False})
+            case(api, f"{api}/f32/empty/{axes}", [e], lambda x, axes=axes: fn(x, axes, False), {"axes": axes})
         # Many terms in the small types: PyTorch accumulates in f32.
         for dt in ("f16", "bf16"):
             x = tensor(dt, [3, 700], "pos")
-            case(api, f"{api}/{dt}/long", [x], lambda x: fn(x, [1], False), {"axes": [1], "keep": False})
+            case(api, f"{api}/{dt}/long", [x], lambda x: fn(x, [1], False), {"axes": [1]})
     seed("Arg")
     for api, tfn in (("ArgMax", torch.argmax), ("ArgMin", torch.argmin)):
         for dt in ALL:
             x = tensor(dt, [3, 4])
             for axis in (0, 1, -1):
                 for keep in (False, True):
-                    case(api, f"{api}/{dt}/{axis}/{keep}", [x], lambda x, a=axis, k=keep: tfn(x, dim=a, keepdim=k), {"axis": axis, "keep": keep})
+                    name = api + "KeepDims" if keep else api
+                    case(name, f"{name}/{dt}/{axis}", [x], lambda x, a=axis, k=keep: tfn(x, dim=a, keepdim=k), {"axis": axis})
         ties = torch.tensor([[1.0, 3.0, 3.0, math.nan], [2.0, 2.0, -1.0, -1.0]])
-        case(api, f"{api}/f32/ties-nan", [ties], lambda x: tfn(x, dim=1), {"axis": 1, "keep": False})
-        case(api, f"{api}/f32/empty", [tensor("f32", [0, 3])], lambda x: tfn(x, dim=0), {"axis": 0, "keep": False})
+        case(api, f"{api}/f32/ties-nan", [ties], lambda x: tfn(x, dim=1), {"axis": 1})
+        case(api, f"{api}/f32/empty", [tensor("f32", [0, 3])], lambda x: tfn(x, dim=0), {"axis": 0})
     seed("Cumsum")
     for dt in ALL:
         x = tensor(dt, [3, 4])

@@ -78,14 +78,22 @@ func Mesh1D(n int, axisName ...string) (*Mesh, error) {
 // Size is the number of devices.
 func (m *Mesh) Size() int { return len(m.ids) }
 
-// Shape returns the mesh shape.
-func (m *Mesh) Shape() []int64 { return slices.Clone(m.shape) }
+// Shape returns the mesh shape (device counts, int as in NewMesh).
+func (m *Mesh) Shape() []int { return toInts(m.shape) }
 
 // AxisNames returns the axis names (nil when unnamed).
 func (m *Mesh) AxisNames() []string { return slices.Clone(m.names) }
 
 // DeviceIDs returns the ids in row-major mesh order.
-func (m *Mesh) DeviceIDs() []int64 { return slices.Clone(m.ids) }
+func (m *Mesh) DeviceIDs() []int { return toInts(m.ids) }
+
+func toInts(v []int64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
 
 func (m *Mesh) String() string {
 	var b strings.Builder

@@ -169,3 +169,13 @@ func TestParseShardingForms(t *testing.T) {
 		}
 	}
 }
+
+// TestMeshAccessorsRoundTrip: the accessors return what NewMesh took, in
+// the same (int) types.
+func TestMeshAccessorsRoundTrip(t *testing.T) {
+	devs, shape := []int{3, 1, 2, 0, 5, 4}, []int{2, 3}
+	m := MustMesh(devs, shape, "data", "model")
+	if !slices.Equal(m.DeviceIDs(), devs) || !slices.Equal(m.Shape(), shape) || m.Size() != 6 {
+		t.Errorf("mesh %s: DeviceIDs %v, Shape %v, Size %d", m, m.DeviceIDs(), m.Shape(), m.Size())
+	}
+}

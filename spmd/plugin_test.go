@@ -28,7 +28,7 @@ func TestPluginProgramGolden(t *testing.T) {
 	w2 := lazy.FromLiteralOn(dev, hlo.NewLiteral(hlo.F32, 16, 6))
 	MustMark(w1, mesh, nil, "model")
 	MustMark(w2, mesh, "model", nil)
-	h := x.MatMul(w1).Relu()
+	h := x.MatMul(w1).ReLU()
 	MustMark(h, mesh, "data", "model")
 	y := h.MatMul(w2)
 	MustMark(y, mesh, "data", nil)

@@ -36,7 +36,7 @@ func TestMLPOnSPMDDevice(t *testing.T) {
 	mesh := MustMesh(ids(4), []int{4}, "model")
 	xl, w1l, w2l := randLit(1, 6, 8), randLit(2, 8, 12), randLit(3, 12, 5)
 	forward := func(x, w1, w2 *lazy.Tensor) *lazy.Tensor {
-		return x.MatMul(w1).Relu().MatMul(w2)
+		return x.MatMul(w1).ReLU().MatMul(w2)
 	}
 	want := forward(lazy.FromLiteral(xl), lazy.FromLiteral(w1l), lazy.FromLiteral(w2l)).MustLiteral().F32()
 
@@ -79,7 +79,7 @@ func TestBatchShardedConvolution(t *testing.T) {
 		x := mark(lazy.FromLiteralOn(dev, randLit(1, 8, 3, 10, 10)), "data", nil, nil, nil)
 		w := lazy.FromLiteralOn(dev, randLit(2, 4, 3, 3, 3))
 		b := lazy.FromLiteralOn(dev, randLit(3, 4))
-		y := lazy.Conv2d(x, w, b, lazy.Conv2dOpts{Padding: [2]int64{1, 1}}).Relu()
+		y := lazy.Conv2d(x, w, b, lazy.Conv2dOpts{Padding: [2]int64{1, 1}}).ReLU()
 		return y.MaxPool2d([2]int64{2, 2}, [2]int64{2, 2}, [2]int64{0, 0}).Sum(1, 2, 3)
 	})
 	if !closeSlices(got.F32(), want.F32(), 1e-5) {

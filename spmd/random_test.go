@@ -156,7 +156,7 @@ func (g *progGen) step() {
 		i := g.rng.IntN(len(ops))
 		out, name = genValue{ops[i](x.t), false}, "transcendental"
 	case k == 1:
-		ops := []func(*lazy.Tensor) *lazy.Tensor{(*lazy.Tensor).Neg, (*lazy.Tensor).Abs, (*lazy.Tensor).Relu}
+		ops := []func(*lazy.Tensor) *lazy.Tensor{(*lazy.Tensor).Neg, (*lazy.Tensor).Abs, (*lazy.Tensor).ReLU}
 		out, name = genValue{ops[g.rng.IntN(len(ops))](x.t), x.exact}, "unary"
 	case k <= 3:
 		y := g.pickWith(d)
@@ -195,7 +195,7 @@ func (g *progGen) step() {
 	case k == 12 && r >= 1:
 		a := g.rng.IntN(r)
 		if x.exact {
-			out, name = genValue{x.t.ArgMax(a, false).Cast(lazy.F32), true}, "argmax"
+			out, name = genValue{x.t.ArgMax(a).Cast(lazy.F32), true}, "argmax"
 		} else {
 			out, name = genValue{x.t.Softmax(a), false}, "softmax"
 		}

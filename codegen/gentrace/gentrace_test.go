@@ -32,7 +32,7 @@ func TestParseShape(t *testing.T) {
 	}
 }
 
-func affine(x, w *lazy.Tensor) (*lazy.Tensor, error) { return x.MatMul(w).AddScalar(0.5).Relu(), nil }
+func affine(x, w *lazy.Tensor) (*lazy.Tensor, error) { return x.MatMul(w).AddScalar(0.5).ReLU(), nil }
 
 func TestTraceAffine(t *testing.T) {
 	r := Trace(Func{Name: "affine", Fn: affine, Shapes: []string{"f32[2,3]", "f32[3,4]"}})

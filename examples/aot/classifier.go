@@ -21,5 +21,5 @@ func newClassifier() *classifier {
 //
 //xlajit:trace m=newClassifier() x=f32[32,784]
 func Classify(m *classifier, x *lazy.Tensor) *lazy.Tensor {
-	return m.FC2.Forward(m.FC1.Forward(x).Relu()).ArgMax(1, false)
+	return m.FC2.Forward(m.FC1.Forward(x).ReLU()).ArgMax(1)
 }

@@ -52,7 +52,7 @@ func run(out io.Writer) error {
 	p := newParams(1)
 	x := images(Batch)
 	probs := PredictAOT(x, p.W1, p.B1, p.W2, p.B2)
-	classes := probs.ArgMax(1, false).Int64s()
+	classes := probs.ArgMax(1).Int64s()
 	fmt.Fprintf(out, "predicted classes of the first 8 images: %v\n", classes[:8])
 	fmt.Fprintf(out, "PredictAOT: %s\n", jit.StatsOf(PredictAOT))
 	m := newClassifier()

@@ -10,7 +10,7 @@ import "github.com/xlajit/xlajit/lazy"
 //
 //xlajit:trace x=f32[32,784] w1=f32[784,64] b1=f32[64] w2=f32[64,10] b2=f32[10]
 func Predict(x, w1, b1, w2, b2 *lazy.Tensor) *lazy.Tensor {
-	h := x.MatMul(w1).Add(b1).Relu()
+	h := x.MatMul(w1).Add(b1).ReLU()
 	return h.MatMul(w2).Add(b2).Softmax(1)
 }
 

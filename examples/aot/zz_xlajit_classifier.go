@@ -15,7 +15,7 @@ var xlajitAOT_Classify = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Classify",
 	Signature: "func(*main.classifier, *lazy.Tensor) *lazy.Tensor",
 	Fn:        Classify,
-	Hash:      "07f6a4fe836ba48144664a2a88b67e01",
+	Hash:      "cf29bc02f060991b81868cea00c55ae0",
 	Guard:     "50535053541b048001a00c00541b028001005053541b0414800100541b021400541b0440a00c00",
 	Args: func() []any {
 		return []any{newClassifier(), lazy.NewShape(lazy.F32, 32, 784)}
@@ -29,7 +29,7 @@ var xlajitAOT_Classify = jit.MustLoadAOT(jit.AOTSpec{
 %dotgeneral_1 : f32[32,64] = DotGeneral(%arg4, %transpose_1, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
 %broadcast_1 : f32[32,64] = Broadcast(%arg1, dims=[32, 64], bdims=[1])
 %add_1 : f32[32,64] = Add(%dotgeneral_1, %broadcast_1)
-%relu_1 : f32[32,64] = Relu(%add_1)
+%relu_1 : f32[32,64] = ReLU(%add_1)
 %transpose_2 : f32[64,10] = Transpose(%arg2, perm=[1, 0])
 %dotgeneral_2 : f32[32,10] = DotGeneral(%relu_1, %transpose_2, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
 %broadcast_2 : f32[32,10] = Broadcast(%arg3, dims=[32, 10], bdims=[1])
@@ -37,7 +37,7 @@ var xlajitAOT_Classify = jit.MustLoadAOT(jit.AOTSpec{
 %argmax_1 : i64[32] = ArgMax(%add_2, axis=1)
 output(%argmax_1)
 `,
-	HLO: `module @jit_07f6a4fe836ba481 {
+	HLO: `module @jit_cf29bc02f060991b {
   func.func public @main(%arg0: tensor<32x784xf32>, %arg1: tensor<64x784xf32>, %arg2: tensor<64xf32>, %arg3: tensor<10x64xf32>, %arg4: tensor<10xf32>) -> tensor<32xi64> {
     %0 = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<64x784xf32>) -> tensor<784x64xf32>
     %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0] : (tensor<32x784xf32>, tensor<784x64xf32>) -> tensor<32x64xf32>

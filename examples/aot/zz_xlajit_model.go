@@ -15,7 +15,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Predict",
 	Signature: "func(*lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor) *lazy.Tensor",
 	Fn:        Predict,
-	Hash:      "6321a7465e600a3e1c539d536ac3b598",
+	Hash:      "96fb84b304cfba965817d04459814d30",
 	Graph: `%arg0 : f32[32,784] = placeholder[arg 0]
 %arg1 : f32[784,64] = placeholder[arg 1]
 %arg2 : f32[64] = placeholder[arg 2]
@@ -24,7 +24,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 %dotgeneral_1 : f32[32,64] = DotGeneral(%arg0, %arg1, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
 %broadcast_1 : f32[32,64] = Broadcast(%arg2, dims=[32, 64], bdims=[1])
 %add_1 : f32[32,64] = Add(%dotgeneral_1, %broadcast_1)
-%relu_1 : f32[32,64] = Relu(%add_1)
+%relu_1 : f32[32,64] = ReLU(%add_1)
 %dotgeneral_2 : f32[32,10] = DotGeneral(%relu_1, %arg3, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
 %broadcast_2 : f32[32,10] = Broadcast(%arg4, dims=[32, 10], bdims=[1])
 %add_2 : f32[32,10] = Add(%dotgeneral_2, %broadcast_2)
@@ -39,7 +39,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 %div_1 : f32[32,10] = Div(%exp_1, %broadcast_4)
 output(%div_1)
 `,
-	HLO: `module @jit_6321a7465e600a3e {
+	HLO: `module @jit_96fb84b304cfba96 {
   func.func public @main(%arg0: tensor<32x784xf32>, %arg1: tensor<784x64xf32>, %arg2: tensor<64xf32>, %arg3: tensor<64x10xf32>, %arg4: tensor<10xf32>) -> tensor<32x10xf32> {
     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<32x784xf32>, tensor<784x64xf32>) -> tensor<32x64xf32>
     %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<64xf32>) -> tensor<32x64xf32>

@@ -55,7 +55,7 @@ func trainStep(m *cnn, opt *optim.Adam, x, y *lazy.Tensor) *lazy.Tensor {
 	return loss
 }
 
-func predict(m *cnn, x *lazy.Tensor) *lazy.Tensor { return m.Forward(x).ArgMax(1, false) }
+func predict(m *cnn, x *lazy.Tensor) *lazy.Tensor { return m.Forward(x).ArgMax(1) }
 
 // state is what a checkpoint holds: the model under its own names, the
 // optimizer under "optim.".

@@ -29,7 +29,7 @@ var pool2 = [2]int64{2, 2}
 
 // Forward maps images [N, 1, 28, 28] to logits [N, 10].
 func (m *cnn) Forward(x *lazy.Tensor) *lazy.Tensor {
-	h := m.BN1.Forward(m.Conv1.Forward(x)).Relu().MaxPool2d(pool2, pool2, [2]int64{})
-	h = m.BN2.Forward(m.Conv2.Forward(h)).Relu().MaxPool2d(pool2, pool2, [2]int64{})
-	return m.FC2.Forward(m.FC1.Forward(nn.Flatten(h)).Relu())
+	h := m.BN1.Forward(m.Conv1.Forward(x)).ReLU().MaxPool2d(pool2, pool2, [2]int64{})
+	h = m.BN2.Forward(m.Conv2.Forward(h)).ReLU().MaxPool2d(pool2, pool2, [2]int64{})
+	return m.FC2.Forward(m.FC1.Forward(nn.Flatten(h)).ReLU())
 }

@@ -43,7 +43,7 @@ func newModel(hidden int64) *model {
 }
 
 func (m *model) logits(x *lazy.Tensor) *lazy.Tensor {
-	return m.FC2.Forward(m.FC1.Forward(x).Relu())
+	return m.FC2.Forward(m.FC1.Forward(x).ReLU())
 }
 
 // trainStep is one SGD-with-momentum step; the optimizer updates the
@@ -55,7 +55,7 @@ func trainStep(m *model, opt *optim.SGD, x, y *lazy.Tensor) *lazy.Tensor {
 }
 
 // predict returns the predicted class of each image.
-func predict(m *model, x *lazy.Tensor) *lazy.Tensor { return m.logits(x).ArgMax(1, false) }
+func predict(m *model, x *lazy.Tensor) *lazy.Tensor { return m.logits(x).ArgMax(1) }
 
 type result struct {
 	Accuracy float64

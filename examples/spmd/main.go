@@ -110,7 +110,7 @@ func newModel(dev *lazy.Device, hidden int64, seed uint64) *model {
 }
 
 func (m *model) logits(x *lazy.Tensor) *lazy.Tensor {
-	h := x.MatMul(m.W1).Add(m.B1).Relu()
+	h := x.MatMul(m.W1).Add(m.B1).ReLU()
 	return h.MatMul(m.W2).Add(m.B2)
 }
 
@@ -262,7 +262,7 @@ func tensorParallel(c pjrt.Client, out io.Writer, blocks int) (*tpResult, error)
 					fmt.Fprintf(out, "W1: %sW2: %s", spmd.VisualizeTensor(w1), spmd.VisualizeTensor(w2))
 				}
 			}
-			h = h.MatMul(w1).Add(b1).Relu().MatMul(w2).Add(b2).Add(h)
+			h = h.MatMul(w1).Add(b1).ReLU().MatMul(w2).Add(b2).Add(h)
 		}
 		return h, nil
 	}

@@ -26,7 +26,7 @@ func layer(x, w, b *lazy.Tensor, act string) *lazy.Tensor {
 	y := x.MatMul(w).Add(b)
 	switch act {
 	case "relu":
-		return y.Relu()
+		return y.ReLU()
 	case "tanh":
 		return y.Tanh()
 	default:
@@ -151,7 +151,7 @@ func run(cfg config) (*result, error) {
 		{"Item() inside", "clipByNorm", d.graphBreak, func() jit.Stats { return jit.StatsOf(d.clip) }},
 		{"Where instead", "clipByNormTensor", d.noGraphBreak, func() jit.Stats { return jit.StatsOf(d.clipFix) }},
 	}
-	shown := []string{lazy.MetricJitTrace, lazy.MetricJitRecompile, lazy.MetricJitGraphBreak, lazy.MetricUncachedCompile, lazy.MetricExecuteCount}
+	shown := []string{lazy.MetricJITTrace, lazy.MetricJITRecompile, lazy.MetricJITGraphBreak, lazy.MetricUncachedCompile, lazy.MetricExecuteCount}
 	fmt.Fprintf(out, "%-18s %-17s %-84s %s\n", "phase", "function", "jit.StatsOf after the phase", "lazy counters changed")
 	for _, p := range phases {
 		var err error

@@ -44,7 +44,7 @@ func TestPhasesWithJittest(t *testing.T) {
 
 	// The graph break: counted once (the signature is then run lazily),
 	// no trace, no replay; every call cuts at Item.
-	jittest.ExpectCounters(t, map[string]int64{lazy.MetricJitGraphBreak: 1, lazy.MetricJitTrace: 0, lazy.MetricGraphCutPrefix + "Item": 3}, func() {
+	jittest.ExpectCounters(t, map[string]int64{lazy.MetricJITGraphBreak: 1, lazy.MetricJITTrace: 0, lazy.MetricGraphCutPrefix + "Item": 3}, func() {
 		jittest.ExpectStats(t, d.clip, jit.Stats{Calls: 3, GraphBreaks: 1}, d.graphBreak)
 	})
 	jittest.ExpectStats(t, d.clip, jit.Stats{Calls: 3}, d.graphBreak)
@@ -92,7 +92,7 @@ func TestRun(t *testing.T) {
 	}
 	for i, w := range want {
 		p := res.Phases[i]
-		if p.Name != w.name || p.Stats != w.stats || p.Counters[lazy.MetricJitTrace] != w.traced ||
+		if p.Name != w.name || p.Stats != w.stats || p.Counters[lazy.MetricJITTrace] != w.traced ||
 			(w.uncache >= 0 && p.Counters[lazy.MetricUncachedCompile] != w.uncache) {
 			t.Errorf("phase %d: %q %s %v\nwant %q %s, JitTrace +%d, UncachedCompile +%d", i, p.Name, p.Stats, p.Counters, w.name, w.stats, w.traced, w.uncache)
 		}
@@ -113,7 +113,7 @@ func TestRun(t *testing.T) {
 	if strings.Contains(res.ClipFixExplain, "graph break") {
 		t.Errorf("clipByNormTensor breaks the graph:\n%s", res.ClipFixExplain)
 	}
-	if !strings.Contains(res.MetricsText, lazy.MetricJitGraphBreak) || !strings.Contains(out.String(), res.LayerExplain) {
+	if !strings.Contains(res.MetricsText, lazy.MetricJITGraphBreak) || !strings.Contains(out.String(), res.LayerExplain) {
 		t.Errorf("output lacks the metrics report or Explain:\n%s", out.String())
 	}
 }

@@ -101,5 +101,5 @@ func trainStep(m *model, opt *optim.Adam, tokens, targets *lazy.Tensor) *lazy.Te
 // [b, t] (greedy decoding).
 func nextToken(m *model, tokens *lazy.Tensor) *lazy.Tensor {
 	lg := m.logits(tokens)
-	return lg.Narrow(1, lg.Dim(1)-1, 1).Squeeze(1).ArgMax(-1, false)
+	return lg.Narrow(1, lg.Dim(1)-1, 1).Squeeze(1).ArgMax(-1)
 }

@@ -2,7 +2,7 @@
 %capture0 : f32[3,2] = placeholder[capture 0]
 %capture1 : ui64[2] = placeholder[capture 1]
 %dotgeneral_1 : f32[2,2] = DotGeneral(%arg0, %capture0, lhs_batch=[], rhs_batch=[], lhs_contract=[1], rhs_contract=[0])
-%relu_1 : f32[2,2] = Relu(%dotgeneral_1)
+%relu_1 : f32[2,2] = ReLU(%dotgeneral_1)
 %rngbits_1 : (ui64[2], ui32[2,2]) = RngBits(%capture1, dtype=dtype(ui32), dims=[2, 2])
 %constant_1 : ui32[] = Constant(value=lit(ui32[], [256]))
 %broadcast_1 : ui32[2,2] = Broadcast(%constant_1, dims=[2, 2], bdims=[])

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/xlajit/xlajit/internal/corpusdir"
 )
 
 // Files expands paths (files or directories, walked recursively) into the
@@ -48,10 +50,10 @@ func Files(paths ...string) ([]string, error) {
 }
 
 // CorpusDir is the corpus location relative to an ancestor directory.
-const CorpusDir = "shared/conformance/stablehlo"
+const CorpusDir = corpusdir.StableHLO
 
 // IREECorpusDir is the location of IREE's end-to-end op tests, likewise.
-const IREECorpusDir = "shared/conformance/iree"
+const IREECorpusDir = corpusdir.IREE
 
 // FindCorpus walks up from dir to the first directory holding
 // shared/conformance/stablehlo and returns that corpus root.
@@ -60,21 +62,11 @@ func FindCorpus(dir string) (string, error) { return FindCorpusDir(dir, CorpusDi
 // FindCorpusDir walks up from dir to the first directory holding rel and
 // returns that directory's rel.
 func FindCorpusDir(dir, rel string) (string, error) {
-	d, err := filepath.Abs(dir)
+	c, err := corpusdir.Find(dir, rel)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("conform: %w", err)
 	}
-	for {
-		c := filepath.Join(d, filepath.FromSlash(rel))
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c, nil
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return "", fmt.Errorf("conform: no %s above %s", rel, dir)
-		}
-		d = up
-	}
+	return c, nil
 }
 
 // relName returns path relative to root with forward slashes when it lies

@@ -134,7 +134,7 @@ var unaries = []unaryDef{
 	{"Floor", isFloat, 0, (*lazy.Tensor).Floor},
 	{"Ceil", isFloat, 0, (*lazy.Tensor).Ceil},
 	{"Round", isFloat, 0, (*lazy.Tensor).Round},
-	{"Relu", isFloat, 0, (*lazy.Tensor).Relu},
+	{"ReLU", isFloat, 0, (*lazy.Tensor).ReLU},
 	{"Erf", isFloat, 0, (*lazy.Tensor).Erf},
 	{"Reciprocal", isFloat, 0, (*lazy.Tensor).Reciprocal},
 	{"GELU", isFloat, 0, (*lazy.Tensor).GELU},

@@ -129,8 +129,17 @@ func init() {
 	same := func(s lazy.Shape, ax int64, keep bool) lazy.Shape { return s }
 	axisOp("ArgMax", isNumeric, func(s lazy.Shape, ax int64, keep bool) lazy.Shape {
 		return shp(lazy.I64, reducedDims(s.Dims, []int64{ax}, keep)...)
-	}, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor { return x.ArgMax(ax, keep) },
-		func(a string, ax int64, keep bool) string { return fmt.Sprintf("%s.ArgMax(%d, %v)", a, ax, keep) })
+	}, func(x *lazy.Tensor, ax int, keep bool) *lazy.Tensor {
+		if keep {
+			return x.ArgMaxKeepDims(ax)
+		}
+		return x.ArgMax(ax)
+	}, func(a string, ax int64, keep bool) string {
+		if keep {
+			return fmt.Sprintf("%s.ArgMaxKeepDims(%d)", a, ax)
+		}
+		return fmt.Sprintf("%s.ArgMax(%d)", a, ax)
+	})
 	axisOp("Cumsum", isNumeric, func(s lazy.Shape, ax int64, keep bool) lazy.Shape {
 		if isInt(s.DType) {
 			return shp(lazy.I64, s.Dims...)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xlajit/xlajit/internal/corpusdir"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -352,19 +354,6 @@ func fuzzSeeds() []string {
 // fuzzCorpusRoot finds shared/conformance/stablehlo above the package
 // directory, or "".
 func fuzzCorpusRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		c := filepath.Join(dir, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	c, _ := corpusdir.Find(".", corpusdir.StableHLO)
+	return c
 }

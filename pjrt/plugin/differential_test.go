@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlajit/xlajit/internal/corpusdir"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
 	"github.com/xlajit/xlajit/pjrt/host"
@@ -90,21 +92,8 @@ func TestDifferentialHostVsHost(t *testing.T) {
 	}
 }
 
-// corpusDir walks up from the package to shared/conformance/stablehlo.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	d, _ := filepath.Abs(".")
-	for {
-		c := filepath.Join(d, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		if filepath.Dir(d) == d {
-			t.Skip("no shared/conformance/stablehlo above the package")
-		}
-		d = filepath.Dir(d)
-	}
-}
+// corpusDir finds shared/conformance/stablehlo above the package, or skips.
+func corpusDir(t *testing.T) string { return corpusdir.Require(t, corpusdir.StableHLO) }
 
 // Lifting the checks of corpus programs keeps them runnable: the embedded
 // device gives the same results with the checks lifted as a second

@@ -10,7 +10,7 @@ import (
 //
 //xlajit:trace x=f32[2,3] w=f32[3, 4]
 func Affine(x, w *lazy.Tensor) *lazy.Tensor {
-	return x.MatMul(w).AddScalar(0.5).Relu()
+	return x.MatMul(w).AddScalar(0.5).ReLU()
 }
 
 // Noisy draws random numbers (the RNG state is its only capture) and has

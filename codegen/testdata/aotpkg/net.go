@@ -23,5 +23,5 @@ func newNet() *net {
 //
 //xlajit:trace m=newNet() x=f32[4,3]
 func Classify(m *net, x *lazy.Tensor) *lazy.Tensor {
-	return m.FC2.Forward(m.BN.Forward(m.FC1.Forward(x)).Relu())
+	return m.FC2.Forward(m.BN.Forward(m.FC1.Forward(x)).ReLU())
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlajit/xlajit/internal/corpusdir"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -41,24 +43,9 @@ var knownFailures = map[string]string{
 	"testdata/sin_complex64_20_20.mlir#0":                 "XLA's float32 complex sin is one ULP (4e-3) off at imag 52700.569; the device result is correctly rounded",
 }
 
-// corpusDir finds shared/conformance/stablehlo above the package directory.
-func corpusDir(t *testing.T) string {
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("conformance corpus (shared/conformance/stablehlo) not found above the package directory")
-		}
-		dir = parent
-	}
-}
+// corpusDir finds shared/conformance/stablehlo above the package directory,
+// or skips.
+func corpusDir(t *testing.T) string { return corpusdir.Require(t, corpusdir.StableHLO) }
 
 func TestCorpus(t *testing.T) {
 	root := corpusDir(t)

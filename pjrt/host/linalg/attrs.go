@@ -113,3 +113,13 @@ func argLiteral(c *kernel.OpCtx, args []kernel.Value, i int) (*hlo.Literal, erro
 	}
 	return l, nil
 }
+
+// argPair returns the first two operands as tensors (a product's or a
+// convolution's).
+func argPair(c *kernel.OpCtx, args []kernel.Value) (l, r *hlo.Literal, err error) {
+	if l, err = argLiteral(c, args, 0); err != nil {
+		return nil, nil, err
+	}
+	r, err = argLiteral(c, args, 1)
+	return l, r, err
+}

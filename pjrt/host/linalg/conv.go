@@ -122,11 +122,7 @@ func compileConvolution(c *kernel.OpCtx) (kernel.RunFn, error) {
 		return nil, err
 	}
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		l, err := argLiteral(c, args, 0)
-		if err != nil {
-			return err
-		}
-		r, err := argLiteral(c, args, 1)
+		l, r, err := argPair(c, args)
 		if err != nil {
 			return err
 		}
@@ -161,11 +157,7 @@ func compileDynamicConv(c *kernel.OpCtx) (kernel.RunFn, error) {
 	var last *convPlan
 	var lastPad []int64
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		l, err := argLiteral(c, args, 0)
-		if err != nil {
-			return err
-		}
-		r, err := argLiteral(c, args, 1)
+		l, r, err := argPair(c, args)
 		if err != nil {
 			return err
 		}

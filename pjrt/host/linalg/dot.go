@@ -139,11 +139,7 @@ func compileDotOp(c *kernel.OpCtx, d dotDims, algo dotAlgorithm) (kernel.RunFn, 
 		return nil, err
 	}
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		l, err := argLiteral(c, args, 0)
-		if err != nil {
-			return err
-		}
-		r, err := argLiteral(c, args, 1)
+		l, r, err := argPair(c, args)
 		if err != nil {
 			return err
 		}

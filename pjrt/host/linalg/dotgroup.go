@@ -136,11 +136,7 @@ func groupDot(g *kernel.GroupCtx) (*kernel.Compound, error) {
 		Inputs:  append(operands, inputs...),
 		Outputs: []*hlo.Value{res},
 		Run: func(x *kernel.Ctx, args, results []kernel.Value) error {
-			l, err := argLiteral(c, args, 0)
-			if err != nil {
-				return err
-			}
-			r, err := argLiteral(c, args, 1)
+			l, r, err := argPair(c, args)
 			if err != nil {
 				return err
 			}

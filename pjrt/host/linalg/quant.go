@@ -171,11 +171,7 @@ func compileQuantized(c *kernel.OpCtx, compile kernel.CompileFn, rhsAxis rhsAxis
 	}
 	lo, hi := storageRange(oq)
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
-		l, err := argLiteral(c, args, 0)
-		if err != nil {
-			return err
-		}
-		r, err := argLiteral(c, args, 1)
+		l, r, err := argPair(c, args)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlajit/xlajit/internal/corpusdir"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/linalg"
 )
@@ -166,22 +168,10 @@ func TestNarrowLayouts(t *testing.T) {
 	}
 }
 
-// corpusFile finds rel under shared/conformance/stablehlo by walking up
-// from the package directory, skipping the test when it is absent.
+// corpusFile finds rel under shared/conformance/stablehlo above the
+// package directory, skipping the test when the corpus is absent.
 func corpusFile(t *testing.T, rel string) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, "shared", "conformance", "stablehlo", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("conformance corpus not found above the package directory (looked for shared/conformance/stablehlo/%s)", rel)
-		}
-		dir = parent
-	}
+	return filepath.Join(corpusdir.Require(t, corpusdir.StableHLO), rel)
 }
 
 // A state of four 32-bit elements is read as IREE reads it: key s[0] |

@@ -9,31 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xlajit/xlajit/internal/corpusdir"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
-// CorpusDir finds shared/conformance/stablehlo by walking up from the
-// package directory.
-func CorpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		c := filepath.Join(dir, "shared", "conformance", "stablehlo")
-		if st, err := os.Stat(c); err == nil && st.IsDir() {
-			return c
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("conformance corpus (shared/conformance/stablehlo) not found above the package directory")
-		}
-		dir = parent
-	}
-}
+// CorpusDir finds shared/conformance/stablehlo above the package directory,
+// or skips.
+func CorpusDir(t *testing.T) string { return corpusdir.Require(t, corpusdir.StableHLO) }
 
 // InterpretFiles lists the corpus's interpret/NAME.mlir files that exist
 // for the given names.

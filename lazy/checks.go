@@ -206,8 +206,8 @@ func init() {
 	})
 }
 
-// preCheck is the program that computes only a graph's checks (and the
-// values they guard): an execution that donates inputs runs it first, so
+// preCheck is the program that computes only a graph's check flags: an
+// execution that donates inputs runs it first, so
 // that a failed check consumes nothing.
 type preCheck struct {
 	exe    *Executable
@@ -255,6 +255,13 @@ func (x *Executable) buildPreCheck() *preCheck {
 		roots[i] = Value{n, 0}
 	}
 	cg := CollectGraph(roots)
+	// Only the flags come back: the checked values would be copies of
+	// arguments (or new values) made on every execution for nothing.
+	cg.checksOnly = true
+	h := newHasher()
+	h.hash(cg.Hash)
+	h.str("checks only")
+	cg.Hash = h.sum()
 	exe, _, err := compileGraph(x.dev, cg, "checks")
 	if err != nil {
 		return &preCheck{err: err}

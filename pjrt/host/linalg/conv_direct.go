@@ -101,9 +101,10 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	// W packed once per run: per group and K slab, mp/mr A panels of kc
 	// groups of mr values (rows past og zero).
 	aSize := mp * ck
-	aPacked, release := scratch[T](q.groups * aSize)
-	defer release()
-	wRow := make([]T, ck) // one row of W in (c, k) order
+	aPacked, scr := scratch[T](q.groups*aSize + ck)
+	defer putScratch(scr)
+	// wRow is one row of W in (c, k) order, after the packed panels.
+	aPacked, wRow := aPacked[:q.groups*aSize], aPacked[q.groups*aSize:]
 	for g := 0; g < q.groups; g++ {
 		for o := 0; o < mp; o++ {
 			row := wRow
@@ -132,8 +133,8 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	planeLen := d.maxOff + ypad
 	tasks := q.groups * q.nb
 	kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-		buf, rel := scratch[T](planeLen + kc*ypad + mp*ypad)
-		defer rel()
+		buf, wscr := scratch[T](planeLen + kc*ypad + mp*ypad)
+		defer putScratch(wscr)
 		planes := buf[:planeLen]
 		bp := buf[planeLen : planeLen+kc*ypad]
 		cbuf := buf[planeLen+kc*ypad:]

@@ -296,8 +296,8 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	// W packed as [groups][mp][cg][K] (kernel positions row-major), rows
 	// past og zero.
 	ck := q.cg * q.kk
-	w, release := scratch[T](q.groups * mp * ck)
-	defer release()
+	w, scr := scratch[T](q.groups * mp * ck)
+	defer putScratch(scr)
 	for g := 0; g < q.groups; g++ {
 		for o := 0; o < mp; o++ {
 			row := w[(g*mp+o)*ck : (g*mp+o+1)*ck]
@@ -318,8 +318,8 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	tasks := q.groups * q.nb
 	par := tasks < 2*kernel.Workers()
 	kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-		pbuf, rel := scratch[T](slab*q.y + mp*q.y)
-		defer rel()
+		pbuf, wscr := scratch[T](slab*q.y + mp*q.y)
+		defer putScratch(wscr)
 		cbuf := pbuf[slab*q.y:]
 		for t := lo; t < hi; t++ {
 			g, b := t/q.nb, t%q.nb
@@ -362,16 +362,16 @@ func runAcc[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 	}
 	mp := roundUp(q.og, kern.mr)
 	size := mp * cols
-	part, release := scratch[T](chunks * size)
-	defer release()
+	part, scr := scratch[T](chunks * size)
+	defer putScratch(scr)
 	clear(part)
 	// P_c is built transposed, [(b, y)][k] (runs along the kernel), a slab
 	// of columns (b, y) at a time.
 	slab := max(1, min(cols, planesSlab/max(q.kk, 1)))
 	kernel.ParallelFor(chunks, 1, func(lo, hi int) {
 		// P_c^T for a slab of columns, and W_c padded to mp rows.
-		pbuf, rel := scratch[T](slab*q.kk + mp*q.kk)
-		defer rel()
+		pbuf, wscr := scratch[T](slab*q.kk + mp*q.kk)
+		defer putScratch(wscr)
 		wbuf := pbuf[slab*q.kk:]
 		clear(wbuf[q.og*q.kk:])
 		for ch := lo; ch < hi; ch++ {

@@ -20,8 +20,9 @@ import (
 // In the IR a check is the op Check(value, ok): it returns value and makes
 // the boolean scalar ok a result of every program that computes the value.
 // Lowered programs return the flags of all their checks, in graph order, as
-// one extra bool[k] result whose result attribute xlajit.checks lists the
-// messages, so an executable loaded from the persistent cache knows them too.
+// one extra bool[k] result (a bool scalar for one check) whose result
+// attribute xlajit.checks lists the messages, so an executable loaded from
+// the persistent cache knows them too.
 
 // checkAttr is the result attribute naming a program's check messages.
 const checkAttr = "xlajit.checks"
@@ -156,19 +157,24 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 }
 
 // lowerChecks returns the graph's results with the check flags appended as
-// one bool[k] result, and the result attributes that name the checks.
+// one bool[k] result (a scalar for one check), and the result attributes
+// that name the checks.
 func (lc *LowerCtx) lowerChecks(outs []*hlo.Value) ([]*hlo.Value, []*hlo.DictAttr) {
 	if len(lc.checks) == 0 {
 		return outs, nil
 	}
-	flags := make([]*hlo.Value, len(lc.checks))
 	msgs := make(hlo.ArrayAttr, len(lc.checks))
 	for i, c := range lc.checks {
-		flags[i] = lc.S.Reshape(c.flag, 1)
 		msgs[i] = hlo.StringAttr(c.msg)
 	}
-	all := flags[0]
-	if len(flags) > 1 {
+	// One check's flag is returned as it is, a scalar: reshaped to bool[1]
+	// it would be a view, which the device copies before handing it out.
+	all := lc.checks[0].flag
+	if len(lc.checks) > 1 {
+		flags := make([]*hlo.Value, len(lc.checks))
+		for i, c := range lc.checks {
+			flags[i] = lc.S.Reshape(c.flag, 1)
+		}
 		all = lc.S.Concatenate(0, flags...)
 	}
 	attrs := make([]*hlo.DictAttr, len(outs)+1)

@@ -50,7 +50,7 @@ func TestFastReplayAllocatesOnlyWhatItsExecutableDoes(t *testing.T) {
 // 784-128-10, SGD with momentum, every parameter and momentum donated)
 // allocates in steady state: the device's results and their tensors, the
 // run-time checks' own execution, and the call's result list.
-const trainStepAllocs = 20
+const trainStepAllocs = 17
 
 // A steady-state training step through jit allocates a bounded, small
 // number of objects, however many intermediates and GEMM tasks it runs:

@@ -48,8 +48,10 @@ func TestFastReplayAllocatesOnlyWhatItsExecutableDoes(t *testing.T) {
 
 // trainStepAllocs bounds what one replayed MNIST training step (batch 64,
 // 784-128-10, SGD with momentum, every parameter and momentum donated)
-// allocates in steady state: the device's results and their tensors, the
-// run-time checks' own execution, and the call's result list.
+// allocates in steady state: the result buffers and tensors, the cleanups
+// of the two large buffers, new storage for the loss and the check flags
+// (of the step and of the pre-check a donating step runs first), and the
+// call's result list.
 const trainStepAllocs = 17
 
 // A steady-state training step through jit allocates a bounded, small

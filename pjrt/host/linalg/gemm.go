@@ -218,9 +218,45 @@ func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 		packBPanels(dst, b, off, rs, cs, k, n, nr, 0, nPanels)
 		return
 	}
-	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), func(lo, hi int) {
-		packBPanels(dst, b, off, rs, cs, k, n, nr, lo, hi)
-	})
+	j := getPackJob[T]()
+	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr = dst, b, off, rs, cs, k, n, nr
+	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), j.fn)
+	putPackJob(j)
+}
+
+// packJob is a parallel packWholeB, pooled like gemm2DJob.
+type packJob[T float] struct {
+	dst, b                []T
+	off, rs, cs, k, n, nr int
+	fn                    func(lo, hi int)
+}
+
+func (j *packJob[T]) run(lo, hi int) {
+	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, lo, hi)
+}
+
+var (
+	packF32 = sync.Pool{New: func() any { j := new(packJob[float32]); j.fn = j.run; return j }}
+	packF64 = sync.Pool{New: func() any { j := new(packJob[float64]); j.fn = j.run; return j }}
+)
+
+func getPackJob[T float]() *packJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return packF32.Get().(*packJob[T])
+	}
+	return packF64.Get().(*packJob[T])
+}
+
+func putPackJob[T float](j *packJob[T]) {
+	fn := j.fn
+	*j = packJob[T]{fn: fn}
+	var z T
+	if _, ok := any(z).(float32); ok {
+		packF32.Put(j)
+		return
+	}
+	packF64.Put(j)
 }
 
 // gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=

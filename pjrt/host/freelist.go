@@ -1,6 +1,9 @@
 package host
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // freeList keeps a few reusable objects (run states, frames, fused-step
 // states) of one compiled program. Unlike a sync.Pool it is not emptied by
@@ -8,7 +11,12 @@ import "sync"
 // state, must survive to the next execution for a steady-state replay to
 // allocate nothing. It holds at most freeListMax objects (the executions
 // one program runs at once); more are dropped.
+//
+// The most recently put object waits in a slot taken and filled with one
+// atomic operation, so the usual case (one goroutine replaying a program)
+// takes no lock; the others wait in a list behind a mutex.
 type freeList[T any] struct {
+	slot  atomic.Pointer[T]
 	mu    sync.Mutex
 	items []*T
 }
@@ -17,6 +25,9 @@ const freeListMax = 4
 
 // get returns a kept object, or nil.
 func (f *freeList[T]) get() *T {
+	if x := f.slot.Swap(nil); x != nil {
+		return x
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := len(f.items)
@@ -32,9 +43,12 @@ func (f *freeList[T]) get() *T {
 // put keeps x for a later get, unless freeListMax are kept already; it
 // reports whether x was kept.
 func (f *freeList[T]) put(x *T) bool {
+	if f.slot.CompareAndSwap(nil, x) {
+		return true
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.items) < freeListMax {
+	if len(f.items) < freeListMax-1 {
 		f.items = append(f.items, x)
 		return true
 	}

@@ -32,7 +32,7 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
-			var buf [8]*lazy.Tensor // no allocation for up to 8 parameters
+			var buf [16]*lazy.Tensor // no allocation for up to 16 parameters
 			ins = buf[:0]
 			for _, s := range p.params {
 				ins = append(ins, get(s))
@@ -69,7 +69,12 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	// Read every written value before writing any (a swap of two inputs).
 	// A result written into one input only moves there, keeping its buffer
 	// to one holder.
-	states := make([]lazy.TensorState, len(p.muts))
+	var stateBuf [16]lazy.TensorState // no allocation for up to 16 writes
+	states := stateBuf[:0]
+	if len(p.muts) > len(stateBuf) {
+		states = make([]lazy.TensorState, 0, len(p.muts))
+	}
+	states = states[:len(p.muts)]
 	for i, m := range p.muts {
 		if p.move[i] {
 			states[i] = pick(m.val).Release()

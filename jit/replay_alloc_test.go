@@ -45,3 +45,32 @@ func TestFastReplayAllocatesOnlyWhatItsExecutableDoes(t *testing.T) {
 		}
 	}
 }
+
+// trainStepAllocs bounds what one replayed MNIST training step (batch 64,
+// 784-128-10, SGD with momentum, every parameter and momentum donated)
+// allocates in steady state: the result buffers and tensors, the cleanups
+// of the two large buffers, new storage for the loss and the check flags
+// (of the step and of the pre-check a donating step runs first), and the
+// call's result list.
+const trainStepAllocs = 17
+
+// A steady-state training step through jit allocates a bounded, small
+// number of objects, however many intermediates and GEMM tasks it runs:
+// kernels' scratch, task closures, argument and donation lists are pooled.
+func TestTrainStepAllocationBound(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector drops sync.Pool entries at random")
+	}
+	m := newMLP()
+	x, y := batch(64, 784)
+	step := jit.Compile(mlpStep)
+	for range 3 {
+		step(m, x, y)
+	}
+	if n := testing.AllocsPerRun(50, func() { step(m, x, y) }); n > trainStepAllocs {
+		t.Errorf("a steady-state training step allocates %.0f objects, want at most %d", n, trainStepAllocs)
+	}
+	if s := jit.StatsOf(step); s.Traces != 1 {
+		t.Errorf("stats %s, want one trace", s)
+	}
+}

@@ -273,12 +273,10 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 // tensor is its only holder, it appears once among the inputs, and no IR
 // was ever built on it (so no pending computation can need it).
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
-	bp := bufPool.Get().(*[]pjrt.Buffer)
-	defer func() { clear(*bp); bufPool.Put(bp) }()
-	if cap(*bp) < len(ins) {
-		*bp = make([]pjrt.Buffer, len(ins))
-	}
-	bufs := (*bp)[:len(ins)]
+	sc := runPool.Get().(*runScratch)
+	defer sc.put()
+	sc.bufs = append(sc.bufs[:0], make([]pjrt.Buffer, len(ins))...)
+	bufs := sc.bufs
 	for _, t := range ins {
 		if t.data == nil {
 			// Every pending input in one graph.
@@ -294,7 +292,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 		}
 		bufs[i] = t.data.buf
 	}
-	var donate []int
+	donate := sc.donate[:0]
 	if !anyTrace() && x.dev.spmd == 0 {
 		for i, ow := range overwritten {
 			if ow && canDonate(ins, i) {
@@ -302,6 +300,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 			}
 		}
 	}
+	sc.donate = donate
 	outs, err := x.Execute(bufs, donate)
 	if err != nil {
 		return nil, err
@@ -325,6 +324,22 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 }
 
 var bufPool = sync.Pool{New: func() any { return new([]pjrt.Buffer) }}
+
+// runScratch is an execution's argument buffers and donation list, pooled
+// so that a replay allocates neither.
+type runScratch struct {
+	bufs   []pjrt.Buffer
+	donate []int
+}
+
+var runPool = sync.Pool{New: func() any { return new(runScratch) }}
+
+// put drops the buffers' references and pools sc.
+func (sc *runScratch) put() {
+	clear(sc.bufs)
+	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
+	runPool.Put(sc)
+}
 
 func canDonate(ins []*Tensor, i int) bool {
 	d := ins[i].data

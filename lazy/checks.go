@@ -20,8 +20,9 @@ import (
 // In the IR a check is the op Check(value, ok): it returns value and makes
 // the boolean scalar ok a result of every program that computes the value.
 // Lowered programs return the flags of all their checks, in graph order, as
-// one extra bool[k] result whose result attribute xlajit.checks lists the
-// messages, so an executable loaded from the persistent cache knows them too.
+// one extra bool[k] result (a bool scalar for one check) whose result
+// attribute xlajit.checks lists the messages, so an executable loaded from
+// the persistent cache knows them too.
 
 // checkAttr is the result attribute naming a program's check messages.
 const checkAttr = "xlajit.checks"
@@ -114,6 +115,10 @@ func moduleChecks(m *hlo.Module) []string {
 	return msgs
 }
 
+// hostLiteral is a buffer whose storage is a host literal it can lend
+// (the embedded device's): its flags are read without a copy.
+type hostLiteral interface{ Literal() *hlo.Literal }
+
 // verifyChecks reads the flags result of an execution (the last one),
 // frees it and returns the other results, or an *errCheck for the first
 // failed check (freeing every result).
@@ -123,8 +128,13 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 	}
 	flags := out[len(out)-1]
 	out = out[:len(out)-1]
-	l, err := flags.ToHost()
-	flags.Delete()
+	var l *hlo.Literal
+	var err error
+	if h, ok := flags.(hostLiteral); ok {
+		l = h.Literal() // read in place, before the buffer goes
+	} else {
+		l, err = flags.ToHost()
+	}
 	if err == nil && l.NumElements() != len(msgs) {
 		err = fmt.Errorf("lazy: program returned %d check flags for %d checks", l.NumElements(), len(msgs))
 	}
@@ -136,6 +146,7 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 			}
 		}
 	}
+	flags.Delete()
 	if err != nil {
 		for _, b := range out {
 			b.Delete()
@@ -146,19 +157,24 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 }
 
 // lowerChecks returns the graph's results with the check flags appended as
-// one bool[k] result, and the result attributes that name the checks.
+// one bool[k] result (a scalar for one check), and the result attributes
+// that name the checks.
 func (lc *LowerCtx) lowerChecks(outs []*hlo.Value) ([]*hlo.Value, []*hlo.DictAttr) {
 	if len(lc.checks) == 0 {
 		return outs, nil
 	}
-	flags := make([]*hlo.Value, len(lc.checks))
 	msgs := make(hlo.ArrayAttr, len(lc.checks))
 	for i, c := range lc.checks {
-		flags[i] = lc.S.Reshape(c.flag, 1)
 		msgs[i] = hlo.StringAttr(c.msg)
 	}
-	all := flags[0]
-	if len(flags) > 1 {
+	// One check's flag is returned as it is, a scalar: reshaped to bool[1]
+	// it would be a view, which the device copies before handing it out.
+	all := lc.checks[0].flag
+	if len(lc.checks) > 1 {
+		flags := make([]*hlo.Value, len(lc.checks))
+		for i, c := range lc.checks {
+			flags[i] = lc.S.Reshape(c.flag, 1)
+		}
 		all = lc.S.Concatenate(0, flags...)
 	}
 	attrs := make([]*hlo.DictAttr, len(outs)+1)
@@ -196,8 +212,8 @@ func init() {
 	})
 }
 
-// preCheck is the program that computes only a graph's checks (and the
-// values they guard): an execution that donates inputs runs it first, so
+// preCheck is the program that computes only a graph's check flags: an
+// execution that donates inputs runs it first, so
 // that a failed check consumes nothing.
 type preCheck struct {
 	exe    *Executable
@@ -213,16 +229,19 @@ func (x *Executable) runPreCheck(args []pjrt.Buffer) error {
 	if p.err != nil {
 		return p.err
 	}
-	sub := make([]pjrt.Buffer, len(p.params))
+	bp := bufPool.Get().(*[]pjrt.Buffer)
+	sub := append((*bp)[:0], make([]pjrt.Buffer, len(p.params))...)
 	for i, k := range p.params {
 		sub[i] = args[k]
 	}
 	out, err := p.exe.Execute(sub, nil)
-	var ec *errCheck
-	if errors.As(err, &ec) {
-		return &errCheck{index: p.order[ec.index], msg: ec.msg}
-	}
+	clear(sub)
+	*bp = sub
+	bufPool.Put(bp)
 	if err != nil {
+		if ec := (*errCheck)(nil); errors.As(err, &ec) {
+			return &errCheck{index: p.order[ec.index], msg: ec.msg}
+		}
 		return err
 	}
 	for _, b := range out {
@@ -242,6 +261,13 @@ func (x *Executable) buildPreCheck() *preCheck {
 		roots[i] = Value{n, 0}
 	}
 	cg := CollectGraph(roots)
+	// Only the flags come back: the checked values would be copies of
+	// arguments (or new values) made on every execution for nothing.
+	cg.checksOnly = true
+	h := newHasher()
+	h.hash(cg.Hash)
+	h.str("checks only")
+	cg.Hash = h.sum()
 	exe, _, err := compileGraph(x.dev, cg, "checks")
 	if err != nil {
 		return &preCheck{err: err}

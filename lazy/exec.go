@@ -32,6 +32,9 @@ type Graph struct {
 	// spmd is the number of devices of the SPMD device the parameters
 	// live on (0: not an SPMD graph; spmd.go).
 	spmd int
+	// checksOnly lowers the graph to its check flags alone, its roots
+	// (the checked values) left out (a pre-check; checks.go).
+	checksOnly bool
 }
 
 // substitute is v, or the device-data leaf of a computed host node's
@@ -186,9 +189,12 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		}
 		vals[n] = out
 	}
-	outs := make([]*hlo.Value, len(g.Roots))
-	for i, r := range g.Roots {
-		outs[i] = vals[r.Node][r.Index]
+	var outs []*hlo.Value
+	if !g.checksOnly {
+		outs = make([]*hlo.Value, len(g.Roots))
+		for i, r := range g.Roots {
+			outs[i] = vals[r.Node][r.Index]
+		}
 	}
 	res, attrs := lc.lowerChecks(outs)
 	f.ReturnWithAttrs(res, g.lowerSPMD(b, attrs, len(res)))

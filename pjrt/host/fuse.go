@@ -612,6 +612,10 @@ type fuseState struct {
 	mView  []hlo.Literal
 	srcs   [][]*hlo.Literal
 	bufs   [][]byte
+	// par runs tiles [lo, hi) of the step whose whole literals this state
+	// holds, on a worker's own state: bound once, so that a parallel step
+	// allocates no closure.
+	par func(lo, hi int)
 }
 
 // getState returns a kept worker state or a new one.
@@ -630,6 +634,11 @@ func (f *fusion) newState() *fuseState {
 		mView:  make([]hlo.Literal, len(f.members)),
 		srcs:   make([][]*hlo.Literal, len(f.members)),
 		bufs:   make([][]byte, len(f.bufSize)),
+	}
+	st.par = func(lo, hi int) {
+		w := f.getState()
+		f.chunk(w, st, lo*f.tile, min(hi*f.tile, f.n))
+		f.states.put(w)
 	}
 	for k, v := range f.inVals {
 		st.inView[k].DType = v.TensorType().DType
@@ -695,11 +704,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 		f.chunk(st, st, 0, f.n)
 	default:
 		tiles := (f.n + f.tile - 1) / f.tile
-		kernel.ParallelFor(tiles, max(f.grain/f.tile, 1), func(lo, hi int) {
-			w := f.getState()
-			f.chunk(w, st, lo*f.tile, min(hi*f.tile, f.n))
-			f.states.put(w)
-		})
+		kernel.ParallelFor(tiles, max(f.grain/f.tile, 1), st.par)
 	}
 	for j, id := range s.out {
 		frame[id] = st.outs[j]

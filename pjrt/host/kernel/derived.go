@@ -146,7 +146,15 @@ func dropEntry(k derivedKey) {
 
 // ForgetDerived drops every entry kept for l (its storage is about to be
 // reused).
-func ForgetDerived(l *hlo.Literal) { forgetWeak(weak.Make(l)) }
+func ForgetDerived(l *hlo.Literal) {
+	derived.Lock()
+	none := len(derived.kinds) == 0
+	derived.Unlock()
+	if none {
+		return // nothing kept: no weak pointer to make (it allocates)
+	}
+	forgetWeak(weak.Make(l))
+}
 
 // collected runs when Go collects a literal that had derived data.
 func collected(w weak.Pointer[hlo.Literal]) {

@@ -139,6 +139,15 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 		if l.DType == dt && slices.Equal(l.Dims, dims) {
 			return l
 		}
+		// A new header (the old one's identity may key derived data),
+		// its dims in the same allocation when they fit.
+		if len(dims) <= len(viewHeader{}.dims) {
+			h := &viewHeader{}
+			h.lit.Dims = h.dims[:len(dims):len(dims)]
+			copy(h.lit.Dims, dims)
+			h.lit.DType, h.lit.Data = dt, l.Data
+			return &h.lit
+		}
 		return &hlo.Literal{DType: dt, Dims: append([]int64(nil), dims...), Data: l.Data}
 	}
 	return nil

@@ -23,8 +23,8 @@ func gemmSub(m, n, k int, a, b matrix[float64], c []float64, off, ldc int) {
 	if m == 0 || n == 0 || k == 0 {
 		return
 	}
-	tmp, release := scratch[float64](m * n)
-	defer release()
+	tmp, scr := scratch[float64](m * n)
+	defer putScratch(scr)
 	clear(tmp)
 	gemm(bestF64(), 1, m, n, k, a, b, matrix[float64]{data: tmp, off: []int{0}, rs: n, cs: 1})
 	kernel.ParallelFor(m, max(1, 8192/n), func(lo, hi int) {

@@ -494,8 +494,8 @@ func convCompute[T number](p *convPlan, lhs, rhs, out []T, mm func(m, n, k int, 
 		return
 	}
 	chunk := max(1, min(rows, im2colChunk/max(kcols, 1)))
-	pbuf, release := scratch[T](chunk * kcols)
-	defer release()
+	pbuf, scr := scratch[T](chunk * kcols)
+	defer putScratch(scr)
 	for g := 0; g < p.groups; g++ {
 		bs, fs := 0, 0
 		if p.bgc > 1 {
@@ -549,8 +549,9 @@ var scratchCache struct {
 const scratchKeep = 4
 
 // scratch returns a reusable buffer of n elements (contents undefined) and
-// the function that gives it back.
-func scratch[T any](n int) ([]T, func()) {
+// its handle for putScratch, which gives it back (a handle, not a release
+// closure: a closure would be allocated on every call).
+func scratch[T any](n int) ([]T, *[]T) {
 	var z T
 	key := any(z)
 	scratchCache.Lock()
@@ -562,7 +563,10 @@ func scratch[T any](n int) ([]T, func()) {
 	for i, v := range list {
 		if b := v.(*[]T); cap(*b) >= n {
 			bp = b
-			scratchCache.free[key] = append(list[:i:i], list[i+1:]...)
+			last := len(list) - 1
+			list[i] = list[last]
+			list[last] = nil
+			scratchCache.free[key] = list[:last]
 			break
 		}
 	}
@@ -571,13 +575,20 @@ func scratch[T any](n int) ([]T, func()) {
 		b := make([]T, n)
 		bp = &b
 	}
-	return (*bp)[:n], func() {
-		scratchCache.Lock()
-		defer scratchCache.Unlock()
-		list := scratchCache.free[key]
-		if len(list) >= scratchKeep {
-			list = list[1:]
-		}
-		scratchCache.free[key] = append(list, any(bp))
+	return (*bp)[:n], bp
+}
+
+// putScratch gives back a buffer scratch returned; the cache keeps the
+// scratchKeep latest.
+func putScratch[T any](bp *[]T) {
+	var z T
+	key := any(z)
+	scratchCache.Lock()
+	defer scratchCache.Unlock()
+	list := scratchCache.free[key]
+	if len(list) >= scratchKeep {
+		copy(list, list[1:])
+		list = list[:len(list)-1]
 	}
+	scratchCache.free[key] = append(list, any(bp))
 }

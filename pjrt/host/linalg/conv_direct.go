@@ -1,9 +1,5 @@
 package linalg
 
-import (
-	"github.com/xlajit/xlajit/pjrt/host/kernel"
-)
-
 // Stride-1 convolutions packed straight into GEMM panels. With unit
 // strides and dilations, every window of a (zero-padded) input plane of
 // width Wp starts one element after the previous: computing the result
@@ -101,9 +97,10 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	// W packed once per run: per group and K slab, mp/mr A panels of kc
 	// groups of mr values (rows past og zero).
 	aSize := mp * ck
-	aPacked, release := scratch[T](q.groups * aSize)
-	defer release()
-	wRow := make([]T, ck) // one row of W in (c, k) order
+	aPacked, scr := scratch[T](q.groups*aSize + ck)
+	defer putScratch(scr)
+	// wRow is one row of W in (c, k) order, after the packed panels.
+	aPacked, wRow := aPacked[:q.groups*aSize], aPacked[q.groups*aSize:]
 	for g := 0; g < q.groups; g++ {
 		for o := 0; o < mp; o++ {
 			row := wRow
@@ -131,47 +128,58 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	}
 	planeLen := d.maxOff + ypad
 	tasks := q.groups * q.nb
-	kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-		buf, rel := scratch[T](planeLen + kc*ypad + mp*ypad)
-		defer rel()
-		planes := buf[:planeLen]
-		bp := buf[planeLen : planeLen+kc*ypad]
-		cbuf := buf[planeLen+kc*ypad:]
-		clear(planes[q.cg*d.plane:]) // slack read by the last panels
-		for t := lo; t < hi; t++ {
-			g, b := t/q.nb, t%q.nb
-			bs, fs := 0, 0
-			if q.bgc > 1 {
-				bs = g * q.nb
+	j := getConvJob[T]()
+	j.body, j.q, j.kern, j.lhs, j.out, j.packed = bodyDirect, q, kern, lhs, out, aPacked
+	j.mp, j.ck, j.kc, j.aSize, j.ypad, j.panels, j.slabs, j.planeLen = mp, ck, kc, aSize, ypad, panels, slabs, planeLen
+	runConvJob(j, tasks)
+}
+
+// directTasks is runDirect's loop body: tasks [lo, hi), one (group,
+// batch) image each.
+func directTasks[T float](j *convJob[T], lo, hi int) {
+	q, kern, lhs, out, aPacked := j.q, j.kern, j.lhs, j.out, j.packed
+	d := q.direct
+	mr, nr := kern.mr, kern.nr
+	mp, ck, kc, aSize, ypad, panels, slabs, planeLen := j.mp, j.ck, j.kc, j.aSize, j.ypad, j.panels, j.slabs, j.planeLen
+	buf, wscr := scratch[T](planeLen + kc*ypad + mp*ypad)
+	defer putScratch(wscr)
+	planes := buf[:planeLen]
+	bp := buf[planeLen : planeLen+kc*ypad]
+	cbuf := buf[planeLen+kc*ypad:]
+	clear(planes[q.cg*d.plane:]) // slack read by the last panels
+	for t := lo; t < hi; t++ {
+		g, b := t/q.nb, t%q.nb
+		bs, fs := 0, 0
+		if q.bgc > 1 {
+			bs = g * q.nb
+		}
+		if q.fgc > 1 {
+			fs = g * q.cg
+		}
+		padPlanes(d, planes, lhs, (bs+b)*q.lB, fs, q)
+		clear(cbuf)
+		for sl := 0; sl < slabs; sl++ {
+			pc := sl * kc
+			kcur := min(kc, ck-pc)
+			offs := d.kOff[pc : pc+kcur]
+			for p := 0; p < panels; p++ {
+				packWindows(bp[p*kcur*nr:(p+1)*kcur*nr], planes, offs, p*nr, nr)
 			}
-			if q.fgc > 1 {
-				fs = g * q.cg
-			}
-			padPlanes(d, planes, lhs, (bs+b)*q.lB, fs, q)
-			clear(cbuf)
-			for sl := 0; sl < slabs; sl++ {
-				pc := sl * kc
-				kcur := min(kc, ck-pc)
-				offs := d.kOff[pc : pc+kcur]
-				for p := 0; p < panels; p++ {
-					packWindows(bp[p*kcur*nr:(p+1)*kcur*nr], planes, offs, p*nr, nr)
-				}
-				ap := aPacked[g*aSize+pc*mp:]
-				for p := 0; p < panels; p++ {
-					bpan := bp[p*kcur*nr : (p+1)*kcur*nr]
-					for ip := 0; ip < mp/mr; ip++ {
-						kern.fn(kcur, ap[ip*mr*kcur:(ip+1)*mr*kcur], bpan, cbuf[ip*mr*ypad+p*nr:], ypad, false)
-					}
-				}
-			}
-			for o := 0; o < q.og; o++ {
-				at := b*q.oB + (g*q.og+o)*q.oO
-				for y := 0; y < d.oh; y++ {
-					copy(out[at+y*d.ow:at+(y+1)*d.ow], cbuf[o*ypad+y*d.wp:o*ypad+y*d.wp+d.ow])
+			ap := aPacked[g*aSize+pc*mp:]
+			for p := 0; p < panels; p++ {
+				bpan := bp[p*kcur*nr : (p+1)*kcur*nr]
+				for ip := 0; ip < mp/mr; ip++ {
+					kern.fn(kcur, ap[ip*mr*kcur:(ip+1)*mr*kcur], bpan, cbuf[ip*mr*ypad+p*nr:], ypad, false)
 				}
 			}
 		}
-	})
+		for o := 0; o < q.og; o++ {
+			at := b*q.oB + (g*q.og+o)*q.oO
+			for y := 0; y < d.oh; y++ {
+				copy(out[at+y*d.ow:at+(y+1)*d.ow], cbuf[o*ypad+y*d.wp:o*ypad+y*d.wp+d.ow])
+			}
+		}
+	}
 }
 
 // packWindows fills one B panel: for each kernel position k, the nr

@@ -296,8 +296,8 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	// W packed as [groups][mp][cg][K] (kernel positions row-major), rows
 	// past og zero.
 	ck := q.cg * q.kk
-	w, release := scratch[T](q.groups * mp * ck)
-	defer release()
+	w, scr := scratch[T](q.groups * mp * ck)
+	defer putScratch(scr)
 	for g := 0; g < q.groups; g++ {
 		for o := 0; o < mp; o++ {
 			row := w[(g*mp+o)*ck : (g*mp+o+1)*ck]
@@ -318,8 +318,8 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	tasks := q.groups * q.nb
 	par := tasks < 2*kernel.Workers()
 	kernel.ParallelFor(tasks, 1, func(lo, hi int) {
-		pbuf, rel := scratch[T](slab*q.y + mp*q.y)
-		defer rel()
+		pbuf, wscr := scratch[T](slab*q.y + mp*q.y)
+		defer putScratch(wscr)
 		cbuf := pbuf[slab*q.y:]
 		for t := lo; t < hi; t++ {
 			g, b := t/q.nb, t%q.nb
@@ -362,43 +362,16 @@ func runAcc[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 	}
 	mp := roundUp(q.og, kern.mr)
 	size := mp * cols
-	part, release := scratch[T](chunks * size)
-	defer release()
+	part, scr := scratch[T](chunks * size)
+	defer putScratch(scr)
 	clear(part)
 	// P_c is built transposed, [(b, y)][k] (runs along the kernel), a slab
 	// of columns (b, y) at a time.
 	slab := max(1, min(cols, planesSlab/max(q.kk, 1)))
-	kernel.ParallelFor(chunks, 1, func(lo, hi int) {
-		// P_c^T for a slab of columns, and W_c padded to mp rows.
-		pbuf, rel := scratch[T](slab*q.kk + mp*q.kk)
-		defer rel()
-		wbuf := pbuf[slab*q.kk:]
-		clear(wbuf[q.og*q.kk:])
-		for ch := lo; ch < hi; ch++ {
-			acc := part[ch*size : (ch+1)*size]
-			for c := ch * q.cg / chunks; c < (ch+1)*q.cg/chunks; c++ {
-				for o := 0; o < q.og; o++ {
-					src := o*q.rO + c*q.rI
-					dst := wbuf[o*q.kk : (o+1)*q.kk]
-					if q.rK == 1 {
-						copy(dst, rhs[src:src+q.kk])
-						continue
-					}
-					for k := range dst {
-						dst[k] = rhs[src+k*q.rK]
-					}
-				}
-				for j0 := 0; j0 < cols; j0 += slab {
-					nj := min(slab, cols-j0)
-					for j := 0; j < nj; j++ {
-						b, y := (j0+j)/q.y, (j0+j)%q.y
-						fillRow(q.gather, pbuf[j*q.kk:(j+1)*q.kk], lhs, b*q.lB+c*q.lC, y)
-					}
-					gemmAdd(kern, mp, nj, q.kk, wbuf, 0, q.kk, 1, pbuf, 0, 1, q.kk, acc[j0:], cols, false)
-				}
-			}
-		}
-	})
+	j := getConvJob[T]()
+	j.body, j.q, j.kern, j.lhs, j.rhs, j.packed = bodyAcc, q, kern, lhs, rhs, part
+	j.mp, j.cols, j.size, j.slab, j.chunks = mp, cols, size, slab, chunks
+	runConvJob(j, chunks)
 	for o := 0; o < q.og; o++ {
 		dst := out[o*q.oO : o*q.oO+cols]
 		copy(dst, part[o*cols:(o+1)*cols])
@@ -406,6 +379,42 @@ func runAcc[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
 			src := part[ch*size+o*cols : ch*size+(o+1)*cols]
 			for i, v := range src {
 				dst[i] += v
+			}
+		}
+	}
+}
+
+// accChunks is runAcc's loop body: chunks [lo, hi) of the input
+// channels, each into its own partial sums.
+func accChunks[T float](j *convJob[T], lo, hi int) {
+	q, kern, lhs, rhs, part := j.q, j.kern, j.lhs, j.rhs, j.packed
+	mp, cols, size, slab, chunks := j.mp, j.cols, j.size, j.slab, j.chunks
+	// P_c^T for a slab of columns, and W_c padded to mp rows.
+	pbuf, wscr := scratch[T](slab*q.kk + mp*q.kk)
+	defer putScratch(wscr)
+	wbuf := pbuf[slab*q.kk:]
+	clear(wbuf[q.og*q.kk:])
+	for ch := lo; ch < hi; ch++ {
+		acc := part[ch*size : (ch+1)*size]
+		for c := ch * q.cg / chunks; c < (ch+1)*q.cg/chunks; c++ {
+			for o := 0; o < q.og; o++ {
+				src := o*q.rO + c*q.rI
+				dst := wbuf[o*q.kk : (o+1)*q.kk]
+				if q.rK == 1 {
+					copy(dst, rhs[src:src+q.kk])
+					continue
+				}
+				for k := range dst {
+					dst[k] = rhs[src+k*q.rK]
+				}
+			}
+			for j0 := 0; j0 < cols; j0 += slab {
+				nj := min(slab, cols-j0)
+				for j := 0; j < nj; j++ {
+					b, y := (j0+j)/q.y, (j0+j)%q.y
+					fillRow(q.gather, pbuf[j*q.kk:(j+1)*q.kk], lhs, b*q.lB+c*q.lC, y)
+				}
+				gemmAdd(kern, mp, nj, q.kk, wbuf, 0, q.kk, 1, pbuf, 0, 1, q.kk, acc[j0:], cols, false)
 			}
 		}
 	}

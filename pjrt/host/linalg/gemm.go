@@ -64,7 +64,13 @@ const (
 // worker; above splitNMaxM rows the row split's balance wins.
 var splitNMin, splitNMaxM = 2, 4096
 
-type packBuf[T float] struct{ a, b []T }
+type packBuf[T float] struct {
+	a, b []T
+	// tile is the macro-kernel's scratch for a partial tile (its size
+	// fixed, kept with the buffers: a stack array would escape through
+	// the micro-kernel's function value).
+	tile [16 * 32]T
+}
 
 var (
 	poolF32 = sync.Pool{New: func() any { return new(packBuf[float32]) }}
@@ -121,9 +127,10 @@ func gemmEx[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]
 	workers := kernel.Workers()
 	if batch > 1 && (work < gemmParallelMin*4 || batch >= 4*workers) {
 		// Many small products: one product per task.
-		runTasks(batch, workers, func(bi int) {
-			gemm2D(kern, m, n, k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, 1, o, bi)
-		})
+		bj := getBatchJob[T]()
+		bj.kern, bj.m, bj.n, bj.k, bj.a, bj.b, bj.c, bj.o = kern, m, n, k, a, b, c, *o
+		runTasks(batch, workers, bj.task)
+		putBatchJob(bj)
 		return
 	}
 	if work < gemmParallelMin {
@@ -144,16 +151,39 @@ func runTasks(n, workers int, task func(t int)) {
 		}
 		return
 	}
-	var next atomic.Int64
-	kernel.ParallelFor(min(n, workers), 1, func(lo, hi int) {
-		for {
-			t := int(next.Add(1)) - 1
-			if t >= n {
-				return
-			}
-			task(t)
+	r := runners.Get().(*taskRunner)
+	r.task, r.n = task, int64(n)
+	r.next.Store(0)
+	kernel.ParallelFor(min(n, workers), 1, r.fn)
+	r.task = nil
+	runners.Put(r)
+}
+
+// taskRunner hands tasks [0, n) to ParallelFor's chunks as they free up.
+// Runners are pooled with their chunk function bound once, so that
+// runTasks allocates nothing per call.
+type taskRunner struct {
+	next atomic.Int64
+	n    int64
+	task func(t int)
+	fn   func(lo, hi int)
+}
+
+var runners = sync.Pool{New: func() any {
+	r := new(taskRunner)
+	r.fn = r.chunk
+	return r
+}}
+
+// chunk runs tasks until none is left.
+func (r *taskRunner) chunk(lo, hi int) {
+	for {
+		t := r.next.Add(1) - 1
+		if t >= r.n {
+			return
 		}
-	})
+		r.task(int(t))
+	}
 }
 
 // slabK is the depth of the K slabs of a product with k steps: at most
@@ -188,9 +218,45 @@ func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 		packBPanels(dst, b, off, rs, cs, k, n, nr, 0, nPanels)
 		return
 	}
-	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), func(lo, hi int) {
-		packBPanels(dst, b, off, rs, cs, k, n, nr, lo, hi)
-	})
+	j := getPackJob[T]()
+	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr = dst, b, off, rs, cs, k, n, nr
+	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), j.fn)
+	putPackJob(j)
+}
+
+// packJob is a parallel packWholeB, pooled like gemm2DJob.
+type packJob[T float] struct {
+	dst, b                []T
+	off, rs, cs, k, n, nr int
+	fn                    func(lo, hi int)
+}
+
+func (j *packJob[T]) run(lo, hi int) {
+	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, lo, hi)
+}
+
+var (
+	packF32 = sync.Pool{New: func() any { j := new(packJob[float32]); j.fn = j.run; return j }}
+	packF64 = sync.Pool{New: func() any { j := new(packJob[float64]); j.fn = j.run; return j }}
+)
+
+func getPackJob[T float]() *packJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return packF32.Get().(*packJob[T])
+	}
+	return packF64.Get().(*packJob[T])
+}
+
+func putPackJob[T float](j *packJob[T]) {
+	fn := j.fn
+	*j = packJob[T]{fn: fn}
+	var z T
+	if _, ok := any(z).(float32); ok {
+		packF32.Put(j)
+		return
+	}
+	packF64.Put(j)
 }
 
 // gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=
@@ -263,71 +329,182 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 			defer release()
 		}
 	}
-	nPad := roundUp(n, nr)
-	kc := slabK(k)
-	runTasks(mTasks*nTasks, workers, func(t int) {
-		i0 := (t / nTasks) * mc
-		i1 := min(m, i0+mc)
-		jn := t % nTasks
-		p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
-		j0, j1 := p0*nr, min(n, p1*nr)
-		buf, pool := getBuf[T]()
-		var epi func(seg []T, flat int)
-		var done func()
-		if o.newEpi != nil {
-			epi, done = o.newEpi()
+	j := getJob[T]()
+	*j = gemm2DJob[T]{
+		kern: kern, m: m, n: n, k: k,
+		a: a, aOff: aOff, ars: ars, acs: acs,
+		b: b, bOff: bOff, brs: brs, bcs: bcs,
+		c: c, cOff: cOff, ldc: ldc,
+		o: *o, pb: pb, inPlaceA: inPlaceA,
+		nTasks: nTasks, nPanels: nPanels, mc: mc,
+		nPad: roundUp(n, nr), kc: slabK(k),
+		task: j.task,
+	}
+	runTasks(mTasks*nTasks, workers, j.task)
+	putJob(j)
+}
+
+// batchJob is a batch of small products, one product per task, pooled
+// like gemm2DJob.
+type batchJob[T float] struct {
+	kern    *microKernel[T]
+	m, n, k int
+	a, b, c matrix[T]
+	o       gemmOpts[T]
+	task    func(bi int)
+}
+
+func (j *batchJob[T]) run(bi int) {
+	a, b, c := &j.a, &j.b, &j.c
+	gemm2D(j.kern, j.m, j.n, j.k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, 1, &j.o, bi)
+}
+
+var (
+	batchF32 = sync.Pool{New: func() any { j := new(batchJob[float32]); j.task = j.run; return j }}
+	batchF64 = sync.Pool{New: func() any { j := new(batchJob[float64]); j.task = j.run; return j }}
+)
+
+func getBatchJob[T float]() *batchJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return batchF32.Get().(*batchJob[T])
+	}
+	return batchF64.Get().(*batchJob[T])
+}
+
+func putBatchJob[T float](j *batchJob[T]) {
+	task := j.task
+	*j = batchJob[T]{task: task}
+	var z T
+	if _, ok := any(z).(float32); ok {
+		batchF32.Put(j)
+		return
+	}
+	batchF64.Put(j)
+}
+
+// gemm2DJob is one gemm2D call's product split into tasks. Jobs are pooled
+// with their task function bound once, so that a product allocates
+// nothing per call for the closure its workers run.
+type gemm2DJob[T float] struct {
+	kern                *microKernel[T]
+	m, n, k             int
+	a                   []T
+	aOff, ars, acs      int
+	b                   []T
+	bOff, brs, bcs      int
+	c                   []T
+	cOff, ldc           int
+	o                   gemmOpts[T]
+	pb                  []T
+	inPlaceA            bool
+	nTasks, nPanels, mc int
+	nPad, kc            int
+	task                func(t int)
+}
+
+var (
+	jobsF32 = sync.Pool{New: func() any { return newJob[float32]() }}
+	jobsF64 = sync.Pool{New: func() any { return newJob[float64]() }}
+)
+
+func newJob[T float]() *gemm2DJob[T] {
+	j := new(gemm2DJob[T])
+	j.task = j.run
+	return j
+}
+
+func getJob[T float]() *gemm2DJob[T] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return jobsF32.Get().(*gemm2DJob[T])
+	}
+	return jobsF64.Get().(*gemm2DJob[T])
+}
+
+// putJob drops the job's references (operands, options) and pools it.
+func putJob[T float](j *gemm2DJob[T]) {
+	task := j.task
+	*j = gemm2DJob[T]{task: task}
+	var z T
+	if _, ok := any(z).(float32); ok {
+		jobsF32.Put(j)
+		return
+	}
+	jobsF64.Put(j)
+}
+
+// run computes task t: rows [i0, i1) by column panels [p0, p1) of C.
+func (j *gemm2DJob[T]) run(t int) {
+	kern, o := j.kern, &j.o
+	m, n, k := j.m, j.n, j.k
+	a, aOff, ars, acs := j.a, j.aOff, j.ars, j.acs
+	b, bOff, brs, bcs := j.b, j.bOff, j.brs, j.bcs
+	c, cOff, ldc := j.c, j.cOff, j.ldc
+	mr, nr := kern.mr, kern.nr
+	pb, inPlaceA := j.pb, j.inPlaceA
+	nTasks, nPanels, mc, nPad, kc := j.nTasks, j.nPanels, j.mc, j.nPad, j.kc
+	i0 := (t / nTasks) * mc
+	i1 := min(m, i0+mc)
+	jn := t % nTasks
+	p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
+	j0, j1 := p0*nr, min(n, p1*nr)
+	buf, pool := getBuf[T]()
+	var epi func(seg []T, flat int)
+	var done func()
+	if o.newEpi != nil {
+		epi, done = o.newEpi()
+	}
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
+		// bp holds panels [p0, p1) of this slab, panel jp at
+		// (jp-p0)*nr*kcur.
+		var bp []T
+		if pb != nil {
+			base := pc*nPad + p0*nr*kcur
+			bp = pb[base : base+(p1-p0)*nr*kcur]
+		} else {
+			buf.b = grow(buf.b, (p1-p0)*nr*kcur)
+			bp = buf.b
+			for jp := p0; jp < p1; jp++ {
+				packPanelB(bp[(jp-p0)*nr*kcur:(jp-p0+1)*nr*kcur], b, bOff+pc*brs+jp*nr*bcs, brs, bcs, kcur, min(nr, n-jp*nr), nr)
+			}
 		}
-		for pc := 0; pc < k; pc += kc {
-			kcur := min(kc, k-pc)
-			// bp holds panels [p0, p1) of this slab, panel jp at
-			// (jp-p0)*nr*kcur.
-			var bp []T
-			if pb != nil {
-				base := pc*nPad + p0*nr*kcur
-				bp = pb[base : base+(p1-p0)*nr*kcur]
+		last := pc+kcur == k
+		for ic := i0; ic < i1; ic += gemmMC {
+			mcur := min(gemmMC, i1-ic)
+			mPanels := ceilDiv(mcur, mr)
+			src := aPanels[T]{kc: kcur}
+			if inPlaceA {
+				// Row-major A is read in place; only a last, partial
+				// panel is packed (the kernel would read past A).
+				src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
+				if mcur%mr != 0 {
+					buf.a = grow(buf.a, mr*kcur)
+					src.edge = buf.a
+					ip := mPanels - 1
+					packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+				}
 			} else {
-				buf.b = grow(buf.b, (p1-p0)*nr*kcur)
-				bp = buf.b
-				for jp := p0; jp < p1; jp++ {
-					packPanelB(bp[(jp-p0)*nr*kcur:(jp-p0+1)*nr*kcur], b, bOff+pc*brs+jp*nr*bcs, brs, bcs, kcur, min(nr, n-jp*nr), nr)
+				buf.a = grow(buf.a, mPanels*mr*kcur)
+				src.packed = buf.a
+				for ip := 0; ip < mPanels; ip++ {
+					packPanelA(src.packed[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
 				}
 			}
-			last := pc+kcur == k
-			for ic := i0; ic < i1; ic += gemmMC {
-				mcur := min(gemmMC, i1-ic)
-				mPanels := ceilDiv(mcur, mr)
-				src := aPanels[T]{kc: kcur}
-				if inPlaceA {
-					// Row-major A is read in place; only a last, partial
-					// panel is packed (the kernel would read past A).
-					src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
-					if mcur%mr != 0 {
-						buf.a = grow(buf.a, mr*kcur)
-						src.edge = buf.a
-						ip := mPanels - 1
-						packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
-					}
-				} else {
-					buf.a = grow(buf.a, mPanels*mr*kcur)
-					src.packed = buf.a
-					for ip := 0; ip < mPanels; ip++ {
-						packPanelA(src.packed[ip*mr*kcur:(ip+1)*mr*kcur], a, aOff+(ic+ip*mr)*ars+pc*acs, ars, acs, kcur, min(mr, mcur-ip*mr), mr)
-					}
-				}
-				macroKernel(kern, &src, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0)
-				if last && epi != nil {
-					for i := ic; i < ic+mcur; i++ {
-						f := cOff + i*ldc + j0
-						epi(c[f:f+j1-j0], f)
-					}
+			macroKernel(kern, &src, bp, mPanels, p1-p0, kcur, mcur, j1-j0, c, cOff+ic*ldc+j0, ldc, o.overwrite && pc == 0, &buf.tile)
+			if last && epi != nil {
+				for i := ic; i < ic+mcur; i++ {
+					f := cOff + i*ldc + j0
+					epi(c[f:f+j1-j0], f)
 				}
 			}
 		}
-		pool.Put(buf)
-		if done != nil {
-			done()
-		}
-	})
+	}
+	pool.Put(buf)
+	if done != nil {
+		done()
+	}
 }
 
 // aPanels is where a block's A row panels are: packed (panel ip at
@@ -355,9 +532,8 @@ func (s *aPanels[T]) panel(ip, mr int, full bool) []T {
 // (mPanels panels, mcur rows) and nPanels packed B panels (ncur columns),
 // for the block of C at c[cOff:] with row stride ldc; store replaces C
 // instead of adding to it.
-func macroKernel[T float](kern *microKernel[T], as *aPanels[T], pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool) {
+func macroKernel[T float](kern *microKernel[T], as *aPanels[T], pb []T, mPanels, nPanels, kcur, mcur, ncur int, c []T, cOff, ldc int, store bool, tile *[16 * 32]T) {
 	mr, nr := kern.mr, kern.nr
-	var tile [16 * 32]T
 	for jp := 0; jp < nPanels; jp++ {
 		j := cOff + jp*nr
 		nv := min(nr, ncur-jp*nr)

@@ -1,5 +1,7 @@
 package movement
 
+import "sync"
+
 import "github.com/xlajit/xlajit/pjrt/host/kernel"
 
 // box is the one data-movement primitive of this package: a strided copy of
@@ -72,13 +74,31 @@ func (b *box) run(dst, src []byte, dOff, sOff int) {
 		return
 	}
 	if len(b.dims) > 0 && b.count()*b.es >= parallelBytes && b.dims[0] > 1 {
-		parallelRows(b.dims[0], b.count()/b.dims[0]*b.es, func(lo, hi int) {
-			b.runRange(dst, src, dOff, sOff, lo, hi)
-		})
+		j := boxJobs.Get().(*boxJob)
+		j.b, j.dst, j.src, j.dOff, j.sOff = b, dst, src, dOff, sOff
+		parallelRows(b.dims[0], b.count()/b.dims[0]*b.es, j.fn)
+		fn := j.fn
+		*j = boxJob{fn: fn}
+		boxJobs.Put(j)
 		return
 	}
 	b.runRange(dst, src, dOff, sOff, 0, -1)
 }
+
+// boxJob is a parallel box copy, pooled with its loop function bound once
+// (no closure per copy).
+type boxJob struct {
+	b          *box
+	dst, src   []byte
+	dOff, sOff int
+	fn         func(lo, hi int)
+}
+
+var boxJobs = sync.Pool{New: func() any {
+	j := new(boxJob)
+	j.fn = func(lo, hi int) { j.b.runRange(j.dst, j.src, j.dOff, j.sOff, lo, hi) }
+	return j
+}}
 
 // parallelRows runs fn over [0, n) rows of rowBytes each on the worker pool,
 // in chunks of at least 64 KiB.

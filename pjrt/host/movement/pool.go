@@ -141,21 +141,11 @@ func (ro *reduceWindowOp) runReducePool(x *kernel.Ctx, p *poolShape, in, init *h
 	}
 	rows := p.outer * p.oh
 	work := max(1, p.ow*p.inner*p.kh*p.kw)
-	stop := newStopper(x)
-	parallelFor(rows, max(1, 16384/work), func(lo, hi int) {
-		if stop.stopped() {
-			return
-		}
-		switch {
-		case typed && dt == hlo.F32:
-			reduce2x2(p, k, asT[float32](out.Data), asT[float32](in.Data), asT[float32](iv)[0], lo, hi)
-		case typed:
-			reduce2x2(p, k, asT[float64](out.Data), asT[float64](in.Data), asT[float64](iv)[0], lo, hi)
-		default:
-			p.reduceRows(ro.acc, out.Data, in.Data, iv, lo, hi)
-		}
-	})
-	if err := stop.err(ro.op); err != nil {
+	j := getPoolJob(x, p, reducePoolRows)
+	j.ro, j.out, j.in, j.iv, j.typed = ro, out, in, iv, typed
+	err := j.loop(rows, max(1, 16384/work), ro.op)
+	j.put()
+	if err != nil {
 		return err
 	}
 	results[0] = out
@@ -316,40 +306,20 @@ func selectLT[T floatT](ix []int, n int, operand []T, off, step int) {
 func (so *selectScatterOp) runSelectPool(x *kernel.Ctx, p *poolShape, operand, source, init *hlo.Literal) (*hlo.Literal, error) {
 	out := newOut(x, so.dt, operand.Dims)
 	es := so.dt.Size()
-	stop := newStopper(x)
+	j := getPoolJob(x, p, select2x2Rows)
+	defer j.put()
+	j.so, j.out, j.in, j.src, j.init = so, out, operand, source, init
 	if so.typed && p.tiles2x2() {
 		rows := p.outer * p.oh
-		parallelFor(rows, max(1, 16384/max(1, 4*p.ow)), func(lo, hi int) {
-			if stop.stopped() {
-				return
-			}
-			if so.dt == hlo.F32 {
-				select2x2(p, so.selDir, asT[float32](out.Data), asT[float32](operand.Data), asT[float32](source.Data), asT[float32](init.Data)[0], lo, hi)
-			} else {
-				select2x2(p, so.selDir, asT[float64](out.Data), asT[float64](operand.Data), asT[float64](source.Data), asT[float64](init.Data)[0], lo, hi)
-			}
-		})
-		if err := stop.err(so.op); err != nil {
+		if err := j.loop(rows, max(1, 16384/max(1, 4*p.ow)), so.op); err != nil {
 			return nil, err
 		}
 		return out, nil
 	}
 	kernel.Fill(out.Data, init.Data[:es])
 	work := max(1, p.oh*p.ow*p.inner*p.kh*p.kw)
-	parallelFor(p.outer, max(1, 16384/work), func(lo, hi int) {
-		if stop.stopped() {
-			return
-		}
-		switch {
-		case so.typed && so.dt == hlo.F32:
-			selectPlanesT(p, so.selDir, asT[float32](out.Data), asT[float32](operand.Data), asT[float32](source.Data), lo, hi)
-		case so.typed && so.dt == hlo.F64:
-			selectPlanesT(p, so.selDir, asT[float64](out.Data), asT[float64](operand.Data), asT[float64](source.Data), lo, hi)
-		default:
-			p.selectPlanes(so.selFast, so.acc, out.Data, operand.Data, source.Data, lo, hi)
-		}
-	})
-	if err := stop.err(so.op); err != nil {
+	j.body = selectPlaneRows
+	if err := j.loop(p.outer, max(1, 16384/work), so.op); err != nil {
 		return nil, err
 	}
 	return out, nil

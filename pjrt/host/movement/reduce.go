@@ -3,6 +3,7 @@ package movement
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -373,7 +374,10 @@ func (ro *reduceOp) runFast(L *reduceLayout, out, in, init []byte) {
 		ro.runRows(L, out, in, 0, L.nOut)
 		return
 	}
-	parallelFor(L.nOut, max(1, reduceGrain/L.nRed), func(lo, hi int) { ro.runRows(L, out, in, lo, hi) })
+	j := reduceJobs.Get().(*reduceJob)
+	j.ro, j.L, j.out, j.in = ro, L, out, in
+	parallelFor(L.nOut, max(1, reduceGrain/L.nRed), j.fn)
+	j.put()
 }
 
 // runRows reduces outputs [lo, hi) when the operand's innermost dimension
@@ -436,12 +440,49 @@ func (ro *reduceOp) runColumns(L *reduceLayout, out, in []byte) {
 	nb := (nc + block - 1) / block
 	colsPer := (nc + nb - 1) / nb
 	grain := max(1, reduceGrain/(L.nRed*colsPer))
-	outer := &reduceLayout{kept: L.kept[:len(L.kept)-1]}
+	j := reduceJobs.Get().(*reduceJob)
+	j.ro, j.L, j.out, j.in, j.nb, j.colsPer, j.columns = ro, L, out, in, nb, colsPer, true
+	j.outer = reduceLayout{kept: L.kept[:len(L.kept)-1]}
 	if L.nOut*L.nRed < 2*reduceGrain {
-		ro.runColumnBlocks(L, outer, out, in, nb, colsPer, 0, rows*nb)
+		j.run(0, rows*nb)
+	} else {
+		parallelFor(rows*nb, grain, j.fn)
+	}
+	j.put()
+}
+
+// reduceJob is one reduction's parallel loop over output rows or column
+// blocks, pooled with its loop function bound once, so that a reduction
+// allocates no closure (nor its outer layout) per execution.
+type reduceJob struct {
+	ro          *reduceOp
+	L           *reduceLayout
+	outer       reduceLayout // columns: the layout of the rows of blocks
+	out, in     []byte
+	nb, colsPer int
+	columns     bool // runColumnBlocks, else runRows
+	fn          func(lo, hi int)
+}
+
+var reduceJobs = sync.Pool{New: func() any {
+	j := new(reduceJob)
+	j.fn = j.run
+	return j
+}}
+
+func (j *reduceJob) run(lo, hi int) {
+	if j.columns {
+		j.ro.runColumnBlocks(j.L, &j.outer, j.out, j.in, j.nb, j.colsPer, lo, hi)
 		return
 	}
-	parallelFor(rows*nb, grain, func(lo, hi int) { ro.runColumnBlocks(L, outer, out, in, nb, colsPer, lo, hi) })
+	j.ro.runRows(j.L, j.out, j.in, lo, hi)
+}
+
+// put drops the job's references and pools it.
+func (j *reduceJob) put() {
+	fn := j.fn
+	*j = reduceJob{fn: fn}
+	reduceJobs.Put(j)
 }
 
 // runColumnBlocks reduces column blocks [lo, hi) (block t is output row

@@ -3,6 +3,7 @@ package movement
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -244,16 +245,21 @@ func (p *scatterPlan) runRowMajor(idx *hlo.Literal, fn func(dOff, uOff int) erro
 // source offset and strides into the updates.
 type scatterApply func(dims []int64, dOff int, dS []int, sOff int, sS []int) error
 
+var boxDims = sync.Pool{New: func() any { return new([maxStackRank]int64) }}
+
 // run walks every update scatter point and hands its clipped window to
 // apply.
 func (p *scatterPlan) run(idx *hlo.Literal, apply scatterApply) error {
 	rin := len(p.inDims)
 	ns := len(p.sSize)
 	var digBuf [maxStackRank]int
-	var boxBuf [maxStackRank]int64
 	var dig []int
 	var bdims []int64
 	if ns <= maxStackRank && rin <= maxStackRank {
+		// The window dims reach apply (a function value): pooled, not on
+		// the stack, from where they would escape.
+		boxBuf := boxDims.Get().(*[maxStackRank]int64)
+		defer boxDims.Put(boxBuf)
 		dig, bdims = digBuf[:ns], boxBuf[:rin]
 	} else {
 		dig, bdims = make([]int, ns), make([]int64, rin)

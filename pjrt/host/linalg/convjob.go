@@ -26,10 +26,10 @@ type convJob[T float] struct {
 	fn                  func(lo, hi int)
 }
 
-var (
-	convJobsF32 = sync.Pool{New: func() any { j := new(convJob[float32]); j.fn = j.run; return j }}
-	convJobsF64 = sync.Pool{New: func() any { j := new(convJob[float64]); j.fn = j.run; return j }}
-)
+var convJobs = floatPools{
+	f32: sync.Pool{New: func() any { j := new(convJob[float32]); j.fn = j.run; return j }},
+	f64: sync.Pool{New: func() any { j := new(convJob[float64]); j.fn = j.run; return j }},
+}
 
 // convBody names a convJob's loop body.
 type convBody int
@@ -54,19 +54,8 @@ func runConvJob[T float](j *convJob[T], n int) {
 	kernel.ParallelFor(n, 1, j.fn)
 	fn := j.fn
 	*j = convJob[T]{fn: fn}
-	var z T
-	if _, ok := any(z).(float32); ok {
-		convJobsF32.Put(j)
-		return
-	}
-	convJobsF64.Put(j)
+	poolOf[T](&convJobs).Put(j)
 }
 
 // getConvJob returns a cleared job.
-func getConvJob[T float]() *convJob[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return convJobsF32.Get().(*convJob[T])
-	}
-	return convJobsF64.Get().(*convJob[T])
-}
+func getConvJob[T float]() *convJob[T] { return poolOf[T](&convJobs).Get().(*convJob[T]) }

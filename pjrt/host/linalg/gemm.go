@@ -72,17 +72,27 @@ type packBuf[T float] struct {
 	tile [16 * 32]T
 }
 
-var (
-	poolF32 = sync.Pool{New: func() any { return new(packBuf[float32]) }}
-	poolF64 = sync.Pool{New: func() any { return new(packBuf[float64]) }}
-)
+// floatPools holds a sync.Pool per element type of a generic object
+// (packing buffers, pooled jobs).
+type floatPools struct{ f32, f64 sync.Pool }
 
-func getBuf[T float]() (*packBuf[T], *sync.Pool) {
+// poolOf returns the pool of T's objects.
+func poolOf[T float](p *floatPools) *sync.Pool {
 	var z T
 	if _, ok := any(z).(float32); ok {
-		return poolF32.Get().(*packBuf[T]), &poolF32
+		return &p.f32
 	}
-	return poolF64.Get().(*packBuf[T]), &poolF64
+	return &p.f64
+}
+
+var bufPools = floatPools{
+	f32: sync.Pool{New: func() any { return new(packBuf[float32]) }},
+	f64: sync.Pool{New: func() any { return new(packBuf[float64]) }},
+}
+
+func getBuf[T float]() (*packBuf[T], *sync.Pool) {
+	pool := poolOf[T](&bufPools)
+	return pool.Get().(*packBuf[T]), pool
 }
 
 func grow[T float](s []T, n int) []T {
@@ -235,28 +245,17 @@ func (j *packJob[T]) run(lo, hi int) {
 	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, lo, hi)
 }
 
-var (
-	packF32 = sync.Pool{New: func() any { j := new(packJob[float32]); j.fn = j.run; return j }}
-	packF64 = sync.Pool{New: func() any { j := new(packJob[float64]); j.fn = j.run; return j }}
-)
-
-func getPackJob[T float]() *packJob[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return packF32.Get().(*packJob[T])
-	}
-	return packF64.Get().(*packJob[T])
+var packJobs = floatPools{
+	f32: sync.Pool{New: func() any { j := new(packJob[float32]); j.fn = j.run; return j }},
+	f64: sync.Pool{New: func() any { j := new(packJob[float64]); j.fn = j.run; return j }},
 }
+
+func getPackJob[T float]() *packJob[T] { return poolOf[T](&packJobs).Get().(*packJob[T]) }
 
 func putPackJob[T float](j *packJob[T]) {
 	fn := j.fn
 	*j = packJob[T]{fn: fn}
-	var z T
-	if _, ok := any(z).(float32); ok {
-		packF32.Put(j)
-		return
-	}
-	packF64.Put(j)
+	poolOf[T](&packJobs).Put(j)
 }
 
 // gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=
@@ -359,28 +358,17 @@ func (j *batchJob[T]) run(bi int) {
 	gemm2D(j.kern, j.m, j.n, j.k, a.data, a.off[bi], a.rs, a.cs, b.data, b.off[bi], b.rs, b.cs, c.data, c.off[bi], c.rs, 1, &j.o, bi)
 }
 
-var (
-	batchF32 = sync.Pool{New: func() any { j := new(batchJob[float32]); j.task = j.run; return j }}
-	batchF64 = sync.Pool{New: func() any { j := new(batchJob[float64]); j.task = j.run; return j }}
-)
-
-func getBatchJob[T float]() *batchJob[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return batchF32.Get().(*batchJob[T])
-	}
-	return batchF64.Get().(*batchJob[T])
+var batchJobs = floatPools{
+	f32: sync.Pool{New: func() any { j := new(batchJob[float32]); j.task = j.run; return j }},
+	f64: sync.Pool{New: func() any { j := new(batchJob[float64]); j.task = j.run; return j }},
 }
+
+func getBatchJob[T float]() *batchJob[T] { return poolOf[T](&batchJobs).Get().(*batchJob[T]) }
 
 func putBatchJob[T float](j *batchJob[T]) {
 	task := j.task
 	*j = batchJob[T]{task: task}
-	var z T
-	if _, ok := any(z).(float32); ok {
-		batchF32.Put(j)
-		return
-	}
-	batchF64.Put(j)
+	poolOf[T](&batchJobs).Put(j)
 }
 
 // gemm2DJob is one gemm2D call's product split into tasks. Jobs are pooled
@@ -403,10 +391,10 @@ type gemm2DJob[T float] struct {
 	task                func(t int)
 }
 
-var (
-	jobsF32 = sync.Pool{New: func() any { return newJob[float32]() }}
-	jobsF64 = sync.Pool{New: func() any { return newJob[float64]() }}
-)
+var gemmJobs = floatPools{
+	f32: sync.Pool{New: func() any { return newJob[float32]() }},
+	f64: sync.Pool{New: func() any { return newJob[float64]() }},
+}
 
 func newJob[T float]() *gemm2DJob[T] {
 	j := new(gemm2DJob[T])
@@ -414,24 +402,13 @@ func newJob[T float]() *gemm2DJob[T] {
 	return j
 }
 
-func getJob[T float]() *gemm2DJob[T] {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return jobsF32.Get().(*gemm2DJob[T])
-	}
-	return jobsF64.Get().(*gemm2DJob[T])
-}
+func getJob[T float]() *gemm2DJob[T] { return poolOf[T](&gemmJobs).Get().(*gemm2DJob[T]) }
 
 // putJob drops the job's references (operands, options) and pools it.
 func putJob[T float](j *gemm2DJob[T]) {
 	task := j.task
 	*j = gemm2DJob[T]{task: task}
-	var z T
-	if _, ok := any(z).(float32); ok {
-		jobsF32.Put(j)
-		return
-	}
-	jobsF64.Put(j)
+	poolOf[T](&gemmJobs).Put(j)
 }
 
 // run computes task t: rows [i0, i1) by column panels [p0, p1) of C.

@@ -87,15 +87,8 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 	// The fusion of each member's value (by value ID, an index in all);
 	// only values of open fusions count.
 	var all []*openGroup
-	t := c.tabs
-	if t == nil {
-		t = newFuseTables(c.nvals)
-	}
-	c.tabs = nil
-	defer func() {
-		t.reset()
-		c.tabs = t
-	}()
+	t := c.takeTables()
+	defer c.putTables(t)
 	owner := func(v *hlo.Value) *openGroup {
 		if v.ID < 0 || v.ID >= c.nvals {
 			return nil
@@ -221,19 +214,28 @@ type fusion struct {
 	states     freeList[fuseState]
 }
 
-// fuse compiles the members of g. Members whose result nobody reads are
-// dropped; results read after the step (or returned) are materialized.
-func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, error) {
-	// Members have one result each: op-keyed tables use its ID.
+// takeTables lends the planner's per-function fusion tables (made on
+// first use); putTables clears them and takes them back.
+func (c *planner) takeTables() *fuseTables {
 	t := c.tabs
 	if t == nil {
 		t = newFuseTables(c.nvals)
 	}
 	c.tabs = nil
-	defer func() {
-		t.reset()
-		c.tabs = t
-	}()
+	return t
+}
+
+func (c *planner) putTables(t *fuseTables) {
+	t.reset()
+	c.tabs = t
+}
+
+// fuse compiles the members of g. Members whose result nobody reads are
+// dropped; results read after the step (or returned) are materialized.
+func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, error) {
+	// Members have one result each: op-keyed tables use its ID.
+	t := c.takeTables()
+	defer c.putTables(t)
 	inGroup := func(op *hlo.Op) bool {
 		if len(op.Results) != 1 {
 			return false

@@ -148,14 +148,7 @@ func directTasks[T float](j *convJob[T], lo, hi int) {
 	cbuf := buf[planeLen+kc*ypad:]
 	clear(planes[q.cg*d.plane:]) // slack read by the last panels
 	for t := lo; t < hi; t++ {
-		g, b := t/q.nb, t%q.nb
-		bs, fs := 0, 0
-		if q.bgc > 1 {
-			bs = g * q.nb
-		}
-		if q.fgc > 1 {
-			fs = g * q.cg
-		}
+		g, b, bs, fs := q.task(t)
 		padPlanes(d, planes, lhs, (bs+b)*q.lB, fs, q)
 		clear(cbuf)
 		for sl := 0; sl < slabs; sl++ {

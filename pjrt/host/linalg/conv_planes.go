@@ -56,6 +56,20 @@ type planesConv struct {
 	direct *directConv
 }
 
+// task splits task t (a group g and a batch entry b of it) and returns
+// where g's batch entries and input features start (bs, fs): batch or
+// feature groups slice the operand, plain groups share it.
+func (q *planesConv) task(t int) (g, b, bs, fs int) {
+	g, b = t/q.nb, t%q.nb
+	if q.bgc > 1 {
+		bs = g * q.nb
+	}
+	if q.fgc > 1 {
+		fs = g * q.cg
+	}
+	return g, b, bs, fs
+}
+
 // gatherTab gathers the rows of a window matrix from one lhs plane (a
 // batch entry and feature): row r, column c holds the lhs element that
 // row position r and column position c read together, or zero. Rows and
@@ -322,14 +336,7 @@ func runPlanes[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 		defer putScratch(wscr)
 		cbuf := pbuf[slab*q.y:]
 		for t := lo; t < hi; t++ {
-			g, b := t/q.nb, t%q.nb
-			bs, fs := 0, 0
-			if q.bgc > 1 {
-				bs = g * q.nb
-			}
-			if q.fgc > 1 {
-				fs = g * q.cg
-			}
+			g, b, bs, fs := q.task(t)
 			clear(cbuf)
 			for r0 := 0; r0 < ck; r0 += slab {
 				nr := min(slab, ck-r0)

@@ -90,6 +90,31 @@ type spmdRun struct {
 	nearBranch bool
 }
 
+// discontinuous ops turn a difference in the last bits of their operand
+// (which a changed summation order makes) into an arbitrary one: a
+// remainder wraps, a rounding or a comparison jumps, an arg-max picks
+// another index.
+var discontinuous = map[string]bool{
+	"Rem": true, "Sign": true, "Floor": true, "Ceil": true, "Round": true,
+	"Eq": true, "Ne": true, "Lt": true, "Le": true, "Gt": true, "Ge": true,
+	"GtScalar": true, "LtScalar": true, "EqScalar": true,
+	"ArgMax": true, "ArgMin": true, "Sort": true, "TopK": true, "Unique": true,
+	"NonZero": true, "MaskedSelect": true, "Cast": true, "CastRound": true,
+}
+
+// spmdComparable reports whether an SPMD run's values can be compared with
+// lazy mode's within tolerance: not when the program has a discontinuous
+// op (conservatively, whether or not its operand depends on a reduction or
+// a product, whose summation order sharding changes).
+func spmdComparable(p *Program) bool {
+	for _, in := range p.Body {
+		if discontinuous[in.Op] {
+			return false
+		}
+	}
+	return true
+}
+
 // noteBranch records a branch on v > threshold (s nil: not an SPMD run).
 func (s *spmdRun) noteBranch(v, threshold float64) {
 	if s != nil && math.Abs(v-threshold) <= 4e-5*max(1, math.Abs(threshold)) {

@@ -2,34 +2,25 @@
 
 package fmapeak
 
+import hostkernel "github.com/xlajit/xlajit/pjrt/host/kernel"
+
 // Implemented in fma_amd64.s.
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv0() (eax, edx uint32)
 func fmaAVX2(iters int)
 func fmaAVX512(iters int)
 
-// kernels lists the loops the CPU and OS support.
+// kernels lists the loops the CPU and OS support (the embedded device's
+// own detection, kernel.CPU; both loops need FMA).
 func kernels() []kernel {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
+	c := hostkernel.CPU
+	if !c.FMA {
 		return nil
 	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return nil
-	}
-	xcr0, _ := xgetbv0()
-	if xcr0&0x6 != 0x6 {
-		return nil
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
 	var ks []kernel
-	if ebx7&(1<<16) != 0 && xcr0&0xe0 == 0xe0 {
+	if c.AVX512F {
 		ks = append(ks, kernel{"avx512", 16, fmaAVX512})
 	}
-	if ebx7&(1<<5) != 0 {
+	if c.AVX2 {
 		ks = append(ks, kernel{"avx2", 8, fmaAVX2})
 	}
 	return ks

@@ -5,6 +5,8 @@ package elementwise
 import (
 	"math"
 	"unsafe"
+
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
 // Implemented in fastmath_amd64.s; n is a positive multiple of 4.
@@ -41,9 +43,6 @@ func erf32AVX512(d, a *float32, n int)
 
 //go:noescape
 func erf32AVX2(d, a *float32, n int)
-
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv0() (eax, edx uint32)
 
 // fastConsts are the assembly's constants, made from the same Go constants
 // as the loops in fastmath.go so that both compute the same bits.
@@ -86,22 +85,7 @@ var fastConsts = [35]uint64{
 }
 
 // haveVec says the CPU and OS support AVX2 (ymm state saved by the OS).
-var haveVec = func() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx1&(osxsave|avx) != osxsave|avx {
-		return false
-	}
-	if xcr0, _ := xgetbv0(); xcr0&0x6 != 0x6 {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}()
+var haveVec = kernel.CPU.AVX2
 
 // fastVecs holds the vector forms per instruction set: exp, tanh,
 // logistic, log; lanes is the group size (the slices' lengths must be

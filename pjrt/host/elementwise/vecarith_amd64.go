@@ -2,6 +2,8 @@
 
 package elementwise
 
+import "github.com/xlajit/xlajit/pjrt/host/kernel"
+
 // Implemented in vecarith_amd64.s: func(d, a, b *T, bytes int), bytes a
 // positive multiple of the register width.
 
@@ -79,14 +81,7 @@ func minF64AVX2(d, a, b *float64, bytes int)
 
 // haveAVX512 says the CPU and OS support AVX-512F (zmm and opmask state
 // saved by the OS).
-var haveAVX512 = func() bool {
-	if !haveVec {
-		return false
-	}
-	xcr0, _ := xgetbv0()
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<16) != 0 && xcr0&0xe0 == 0xe0
-}()
+var haveAVX512 = kernel.CPU.AVX512F
 
 // vecISAs lists the vector instruction sets the CPU supports, best first.
 var vecISAs = func() []vecISA {

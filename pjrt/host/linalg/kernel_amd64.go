@@ -2,12 +2,13 @@
 
 package linalg
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
 
 // Implemented in kernel_amd64.s.
-
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv0() (eax, edx uint32)
 
 //go:noescape
 func sgemm6x16AVX2(k int, a, b, c *float32, ldc, store int)
@@ -30,32 +31,10 @@ func sgemm12x32AVX512A(k int, a, b, c *float32, ldc, store, lda int)
 //go:noescape
 func interleave16AVX512(dst, src *float32, ld, blocks int)
 
-// cpuFeatures reports AVX2+FMA and AVX-512F support, each only when the OS
-// also saves the matching register state (XCR0), as the CPU manuals
-// require before using them.
+// cpuFeatures reports AVX2+FMA and AVX-512F+FMA support (kernel.CPU).
 func cpuFeatures() (avx2, avx512 bool) {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false, false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		fma     = 1 << 12
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx {
-		return false, false
-	}
-	xcr0, _ := xgetbv0()
-	if xcr0&0x6 != 0x6 { // XMM and YMM state
-		return false, false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	avx2 = ebx7&(1<<5) != 0
-	// ZMM needs opmask, ZMM_Hi256 and Hi16_ZMM state as well.
-	avx512 = avx2 && ebx7&(1<<16) != 0 && xcr0&0xe0 == 0xe0
-	return avx2, avx512
+	c := kernel.CPU
+	return c.AVX2 && c.FMA, c.AVX512F && c.FMA
 }
 
 func init() {

@@ -2,6 +2,8 @@
 
 package movement
 
+import "github.com/xlajit/xlajit/pjrt/host/kernel"
+
 // Implemented in pool2x2_amd64.s: n windows (a multiple of 8 is done; the
 // rest is left to the caller) of rows v0 and v1 (2n elements each).
 
@@ -23,26 +25,8 @@ func reduce2x2Max(v0, v1, dst *float32, n int, init float32)
 //go:noescape
 func reduce2x2Add(v0, v1, dst *float32, n int, init float32)
 
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv0() (eax, edx uint32)
-
 // hasAVX2 reports AVX2 with the OS saving YMM state.
-var hasAVX2 = func() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if ecx1&(osxsave|avx) != osxsave|avx {
-		return false
-	}
-	if xcr0, _ := xgetbv0(); xcr0&0x6 != 0x6 {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}()
+var hasAVX2 = kernel.CPU.AVX2
 
 // select2x2Vec runs the vector kernel of dir over a window row and returns
 // how many windows it did: all when the row has 8 or more (the last eight

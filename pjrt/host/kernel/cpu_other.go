@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package kernel
+
+func detectCPU() CPUFeatures { return CPUFeatures{} }

@@ -222,6 +222,49 @@ func (f *Func) ArgTypes() []Type {
 	return ts
 }
 
+// CapturedValues lists the values op's regions read that are defined
+// outside them (an enclosing block's values), each once, in the order
+// they are first read.
+func (op *Op) CapturedValues() []*Value {
+	if len(op.Regions) == 0 {
+		return nil
+	}
+	inside := map[*Value]bool{}
+	for _, r := range op.Regions {
+		for _, b := range r.Blocks {
+			for _, a := range b.Args {
+				inside[a] = true
+			}
+		}
+		r.Walk(func(o *Op) bool {
+			for _, res := range o.Results {
+				inside[res] = true
+			}
+			for _, sub := range o.Regions {
+				for _, b := range sub.Blocks {
+					for _, a := range b.Args {
+						inside[a] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	var out []*Value
+	for _, r := range op.Regions {
+		r.Walk(func(o *Op) bool {
+			for _, v := range o.Operands {
+				if !inside[v] {
+					inside[v] = true // listed once
+					out = append(out, v)
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
 // Walk calls fn for every op in r, in order, depth first (an op before the
 // ops of its regions). It stops early when fn returns false.
 func (r *Region) Walk(fn func(*Op) bool) bool {

@@ -754,39 +754,7 @@ func usedValues(op *hlo.Op) []*hlo.Value {
 	if len(op.Regions) == 0 {
 		return op.Operands
 	}
-	vals := append([]*hlo.Value(nil), op.Operands...)
-	defined := map[*hlo.Value]bool{}
-	for _, r := range op.Regions {
-		r.Walk(func(inner *hlo.Op) bool {
-			for _, res := range inner.Results {
-				defined[res] = true
-			}
-			for _, reg := range inner.Regions {
-				for _, b := range reg.Blocks {
-					for _, a := range b.Args {
-						defined[a] = true
-					}
-				}
-			}
-			return true
-		})
-		for _, b := range r.Blocks {
-			for _, a := range b.Args {
-				defined[a] = true
-			}
-		}
-	}
-	for _, r := range op.Regions {
-		r.Walk(func(inner *hlo.Op) bool {
-			for _, v := range inner.Operands {
-				if !defined[v] {
-					vals = append(vals, v)
-				}
-			}
-			return true
-		})
-	}
-	return vals
+	return append(append([]*hlo.Value(nil), op.Operands...), op.CapturedValues()...)
 }
 
 // run executes the block on x.Frame and appends its results to res (nil:

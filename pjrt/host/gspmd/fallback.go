@@ -64,45 +64,6 @@ func (p *pass) cloneRegion(s *hlo.Scope, r *hlo.Region, outer map[*hlo.Value]*hl
 	})
 }
 
-// capturedValues lists the values op's regions read from outside them.
-func capturedValues(op *hlo.Op) []*hlo.Value {
-	inside := map[*hlo.Value]bool{}
-	var out []*hlo.Value
-	seen := map[*hlo.Value]bool{}
-	for _, r := range op.Regions {
-		r.Walk(func(o *hlo.Op) bool {
-			for _, res := range o.Results {
-				inside[res] = true
-			}
-			for _, sub := range o.Regions {
-				for _, b := range sub.Blocks {
-					for _, a := range b.Args {
-						inside[a] = true
-					}
-				}
-			}
-			return true
-		})
-		for _, b := range r.Blocks {
-			for _, a := range b.Args {
-				inside[a] = true
-			}
-		}
-	}
-	for _, r := range op.Regions {
-		r.Walk(func(o *hlo.Op) bool {
-			for _, v := range o.Operands {
-				if !inside[v] && !seen[v] {
-					seen[v] = true
-					out = append(out, v)
-				}
-			}
-			return true
-		})
-	}
-	return out
-}
-
 // fallback runs op on whole tensors: every operand (and every value its
 // regions capture) is replicated, the result is replicated. Operands cut
 // into tiles are gathered, which is counted as a reshard.
@@ -115,7 +76,7 @@ func (p *pass) fallback(op *hlo.Op) {
 		ins[i] = p.get(v, replicatedLayout(v.TensorType().Rank(), p.n), true)
 	}
 	outer := map[*hlo.Value]*hlo.Value{}
-	for _, v := range capturedValues(op) {
+	for _, v := range op.CapturedValues() {
 		if _, ok := p.vals[v]; !ok {
 			continue // defined in an enclosing region of the op itself
 		}

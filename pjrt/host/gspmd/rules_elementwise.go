@@ -187,7 +187,7 @@ func ruleManual(p *pass, op *hlo.Op) {
 		}
 	}
 	outer := map[*hlo.Value]*hlo.Value{}
-	for _, v := range capturedValues(op) {
+	for _, v := range op.CapturedValues() {
 		if pv, ok := p.vals[v]; ok {
 			if pv.manual {
 				outer[v] = pv.local

@@ -207,6 +207,12 @@ func (a *AOT) slow(args []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	for i, t := range args {
 		in[i] = reflect.ValueOf(t)
 	}
+	return a.callFallback(in)
+}
+
+// callFallback calls the jit.Compile fallback with in and returns its
+// tensor results, or the error it returned or raised.
+func (a *AOT) callFallback(in []reflect.Value) ([]*lazy.Tensor, error) {
 	var res []reflect.Value
 	if err := lazy.Try(func() { res = a.fallback.call(in) }); err != nil {
 		return nil, err

@@ -116,22 +116,7 @@ func (a *AOT) Call(args ...any) ([]*lazy.Tensor, error) {
 		walkerPool.Put(w)
 	}
 	a.calls.Add(1)
-	var res []reflect.Value
-	if err := lazy.Try(func() { res = a.fallback.call(in) }); err != nil {
-		return nil, err
-	}
-	var outs []*lazy.Tensor
-	for _, r := range res {
-		switch v := r.Interface().(type) {
-		case *lazy.Tensor:
-			outs = append(outs, v)
-		case error:
-			if v != nil {
-				return nil, v
-			}
-		}
-	}
-	return outs, nil
+	return a.callFallback(in)
 }
 
 func (a *AOT) valueCodecs() []codec {

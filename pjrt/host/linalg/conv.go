@@ -217,6 +217,10 @@ type convPlan struct {
 	// planes, when set, runs the convolution over the operands' own
 	// layouts (conv_planes.go).
 	planes *planesConv
+	// taps and wgrad, when set, run it with the small-channel kernels
+	// (conv_small.go).
+	taps  *tapsConv
+	wgrad *wgradConv
 }
 
 func planConv(c *kernel.OpCtx, lt, rt, ot *hlo.TensorType, a *convAttrs) (*convPlan, error) {
@@ -315,8 +319,13 @@ func planConv(c *kernel.OpCtx, lt, rt, ot *hlo.TensorType, a *convAttrs) (*convP
 			p.soff[so*p.kSp+sk] = int32(flat)
 		}
 	}
-	if small := hlo.NumElements(ot.Dims)*int64(p.kSp*(p.c/a.fgc)) <= refWork; !small && usePlanes {
-		p.planes = planPlanes(p, lt, rt, ot, a)
+	if small := hlo.NumElements(ot.Dims)*int64(p.kSp*(p.c/a.fgc)) <= refWork; !small {
+		if p.taps = planTaps(p, lt, rt, ot, a); p.taps == nil {
+			p.wgrad = planWgrad(p, lt, rt, ot, a)
+		}
+		if p.taps == nil && p.wgrad == nil && usePlanes {
+			p.planes = planPlanes(p, lt, rt, ot, a)
+		}
 	}
 	if p.kSp == 1 && p.groups == 1 && p.inSp == p.outSp {
 		p.direct = true
@@ -382,6 +391,14 @@ func permuted(l *hlo.Literal, perm []int) *hlo.Literal {
 func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 	out := x.NewLiteralUninit(p.ot.DType, p.ot.Dims)
 	if out.NumElements() == 0 {
+		return out
+	}
+	switch {
+	case p.taps != nil:
+		runTaps(p.taps, l.F32(), r.F32(), out.F32())
+		return out
+	case p.wgrad != nil:
+		runWgrad(p.wgrad, l.F32(), r.F32(), out.F32())
 		return out
 	}
 	if q := p.planes; q != nil {

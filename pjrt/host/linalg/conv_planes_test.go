@@ -80,6 +80,7 @@ func randPlanesCase(r *rand.Rand) convCase {
 // on random convolutions of every layout they take, and that the common
 // CNN layers take them.
 func TestConvPlanes(t *testing.T) {
+	defer linalg.SetSmallConv(false, false)()
 	r := rand.New(rand.NewPCG(21, 22))
 	iters := 400
 	if testing.Short() {

@@ -41,6 +41,10 @@ func ConvSchedule(op *hlo.Op) (string, error) {
 		return "", err
 	}
 	switch {
+	case p.taps != nil:
+		return "taps", nil
+	case p.wgrad != nil:
+		return "wgrad", nil
 	case p.planes == nil:
 		return "im2col", nil
 	case p.planes.mode == planesAcc:
@@ -57,3 +61,16 @@ func SetPlanes(on bool) func() {
 	usePlanes = on
 	return func() { usePlanes = old }
 }
+
+// SetSmallConv turns the small-channel schedules on or off, with goOnly
+// forcing their Go loops, and returns the undo.
+func SetSmallConv(on, goOnly bool) func() {
+	old, oldGo := useSmallConv, forceSmallGo
+	useSmallConv, forceSmallGo = on, goOnly
+	return func() { useSmallConv, forceSmallGo = old, oldGo }
+}
+
+// HasSmallConvKernels reports whether the small-channel schedules have
+// their assembly kernels on this machine (else they are chosen only when
+// the Go loops are forced).
+func HasSmallConvKernels() bool { return tapsKernel != nil && wgradKernel != nil }

@@ -1,0 +1,27 @@
+//go:build amd64 && !purego
+
+package linalg
+
+import "unsafe"
+
+// Implemented in conv_small_amd64.s.
+
+//go:noescape
+func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int)
+
+//go:noescape
+func convWgrad2x9AVX512(acc *float32, nimg, oh, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
+
+func init() {
+	if _, avx512 := cpuFeatures(); !avx512 {
+		return
+	}
+	tapsKernel = func(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
+		checkTaps(taps, off, w, in, st, out, ostride, no)
+		convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no)
+	}
+	wgradKernel = func(acc []float32, nimg, oh, nxv int, mask uint64, g []float32, gN, gH, gO int, in []float32, inN, inRow, dyRow int) {
+		checkWgrad(acc, nimg, oh, nxv, mask, g, gN, gH, gO, in, inN, inRow, dyRow)
+		convWgrad2x9AVX512(unsafe.SliceData(acc), nimg, oh, nxv, mask, unsafe.SliceData(g), gN, gH, gO, unsafe.SliceData(in), inN, inRow, dyRow)
+	}
+}

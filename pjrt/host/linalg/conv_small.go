@@ -233,6 +233,10 @@ func tapsTasks(j *smallJob, lo, hi int) {
 // plane at base (strides lH, lW, extents h x w, low padding ph, pw) into
 // dst.
 func padPlane(dst, lhs []float32, base, lH, lW, h, w, ph, pw, wp int) {
+	if lW == 1 && padPlaneKernel != nil && !forceSmallGo {
+		padPlaneKernel(dst, lhs[base:], h, w, lH, wp, ph*wp+pw)
+		return
+	}
 	hp := len(dst) / wp
 	for y := 0; y < hp; y++ {
 		row := dst[y*wp : (y+1)*wp : (y+1)*wp]
@@ -259,6 +263,11 @@ func padPlane(dst, lhs []float32, base, lH, lW, h, w, ph, pw, wp int) {
 		}
 	}
 }
+
+// padPlaneKernel, when set, is padPlane for contiguous rows: it zeroes dst
+// and copies h rows of w elements from src (rows lH apart) to dst from
+// first on (rows wp apart).
+var padPlaneKernel func(dst, src []float32, h, w, lH, wp, first int)
 
 // tapsFunc computes one strip for up to eight output channels: for each
 // vector r of st and lane l under its mask, and each channel o < no,

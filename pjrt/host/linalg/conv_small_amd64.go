@@ -12,6 +12,9 @@ func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *
 //go:noescape
 func convWgrad2x9AVX512(acc *float32, nimg, oh, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
 
+//go:noescape
+func padPlaneAVX512(dst, src *float32, n, h, w, lH, wp, first int, mask uint64)
+
 func init() {
 	if _, avx512 := cpuFeatures(); !avx512 {
 		return
@@ -19,6 +22,16 @@ func init() {
 	tapsKernel = func(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
 		checkTaps(taps, off, w, in, st, out, ostride, no)
 		convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no)
+	}
+	padPlaneKernel = func(dst, src []float32, h, w, lH, wp, first int) {
+		if h < 0 || w < 0 || lH < 0 || first < 0 || h > 0 && (first+(h-1)*wp+w > len(dst) || (h-1)*lH+w > len(src)) {
+			panic("linalg: pad kernel called with short buffers")
+		}
+		if h == 0 || w == 0 {
+			clear(dst)
+			return
+		}
+		padPlaneAVX512(unsafe.SliceData(dst), unsafe.SliceData(src), len(dst), h, w, lH, wp, first, 1<<(w%16)-1)
 	}
 	wgradKernel = func(acc []float32, nimg, oh, nxv int, mask uint64, g []float32, gN, gH, gO int, in []float32, inN, inRow, dyRow int) {
 		checkWgrad(acc, nimg, oh, nxv, mask, g, gN, gH, gO, in, inN, inRow, dyRow)

@@ -219,3 +219,73 @@ wdone:
 	VMOVUPS Z17, 1088(AX)
 	VZEROUPPER
 	RET
+
+// func padPlaneAVX512(dst, src *float32, n, h, w, lH, wp, first int, mask uint64)
+// Zeroes dst[0:n], then copies h rows of w elements from src (rows lH
+// apart) to dst from first on (rows wp apart); mask covers the w%16 last
+// elements of a row.
+TEXT ·padPlaneAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ n+16(FP), CX
+	VPXORD Z0, Z0, Z0
+	MOVQ DI, AX
+
+pzloop:
+	CMPQ CX, $16
+	JL   pztail
+	VMOVUPS Z0, (AX)
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JMP  pzloop
+
+pztail:
+	TESTQ CX, CX
+	JE    pcopy
+	MOVQ  $1, DX
+	SHLQ  CX, DX
+	DECQ  DX
+	KMOVW DX, K1
+	VMOVUPS Z0, K1, (AX)
+
+pcopy:
+	MOVQ  src+8(FP), SI
+	MOVQ  first+56(FP), AX
+	LEAQ  (DI)(AX*4), DI
+	MOVQ  h+24(FP), BX
+	MOVQ  lH+40(FP), R8
+	SHLQ  $2, R8
+	MOVQ  wp+48(FP), R9
+	SHLQ  $2, R9
+	MOVQ  mask+64(FP), DX
+	KMOVW DX, K2
+	MOVQ  w+32(FP), R10
+	SHRQ  $4, R10
+
+prloop:
+	TESTQ BX, BX
+	JE    pdone
+	MOVQ  SI, R11
+	MOVQ  DI, R12
+	MOVQ  R10, CX
+
+pvloop:
+	TESTQ CX, CX
+	JE    pvtail
+	VMOVUPS (R11), Z1
+	VMOVUPS Z1, (R12)
+	ADDQ  $64, R11
+	ADDQ  $64, R12
+	DECQ  CX
+	JMP   pvloop
+
+pvtail:
+	VMOVUPS.Z (R11), K2, Z1
+	VMOVUPS Z1, K2, (R12)
+	ADDQ  R8, SI
+	ADDQ  R9, DI
+	DECQ  BX
+	JMP   prloop
+
+pdone:
+	VZEROUPPER
+	RET

@@ -36,6 +36,10 @@ func (p *poolShape) tiles2x2() bool {
 // of kind k (binAdd, binMax or binMin) with init value init.
 func reduce2x2[T floatT](p *poolShape, k binKind, out, in []T, init T, lo, hi int) {
 	w, ow := p.w, p.ow
+	// Window row r reads operand rows 2r and 2r+1 (h = 2*oh).
+	if o, ok := any(out).([]float32); ok {
+		lo += reduce2x2RowsVec(k, any(in).([]float32)[2*lo*w:2*hi*w], o[lo*ow:hi*ow], hi-lo, w, ow, any(init).(float32))
+	}
 	for row := lo; row < hi; row++ {
 		o, y := row/p.oh, row%p.oh
 		r0 := in[(o*p.h+2*y)*w:][:w]
@@ -101,6 +105,7 @@ func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, ini
 // select2x2f32 is select2x2 for float32.
 func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source []float32, init float32, lo, hi int) {
 	w, ow := p.w, p.ow
+	lo += select2x2RowsVec(dir, operand[2*lo*w:2*hi*w], out[2*lo*w:2*hi*w], source[lo*ow:hi*ow], hi-lo, w, ow, init)
 	for row := lo; row < hi; row++ {
 		o, y := row/p.oh, row%p.oh
 		base := (o*p.h + 2*y) * w

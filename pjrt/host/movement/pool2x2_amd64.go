@@ -25,6 +25,49 @@ func reduce2x2Max(v0, v1, dst *float32, n int, init float32)
 //go:noescape
 func reduce2x2Add(v0, v1, dst *float32, n int, init float32)
 
+//go:noescape
+func reduce2x2MaxRows(in, out *float32, rows, w, ow int, init float32)
+
+//go:noescape
+func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
+
+// rowsVec is how many of rows window rows of ow windows the row kernels
+// do in one call: all when ow >= 8, all but the last when 4 <= ow < 8
+// (their last windows spill into the next row), else none.
+func rowsVec(rows, w, ow int) int {
+	if !useVec || !hasAVX2 || ow < 4 || w != 2*ow {
+		return 0
+	}
+	if ow < 8 {
+		return max(rows-1, 0)
+	}
+	return rows
+}
+
+// reduce2x2RowsVec runs a max over the first window rows of in (operand
+// rows of w = 2*ow elements) in one call, and returns how many it did.
+func reduce2x2RowsVec(k binKind, in, out []float32, rows, w, ow int, init float32) int {
+	n := rowsVec(rows, w, ow)
+	if k != binMax || n == 0 {
+		return 0
+	}
+	_, _ = in[2*rows*w-1], out[rows*ow-1]
+	reduce2x2MaxRows(&in[0], &out[0], n, w, ow, init)
+	return n
+}
+
+// select2x2RowsVec runs a GE select_and_scatter over the first window
+// rows in one call, and returns how many it did.
+func select2x2RowsVec(dir string, operand, out, src []float32, rows, w, ow int, init float32) int {
+	n := rowsVec(rows, w, ow)
+	if dir != "GE" || n == 0 {
+		return 0
+	}
+	_, _, _ = operand[2*rows*w-1], out[2*rows*w-1], src[rows*ow-1]
+	select2x2GERows(&operand[0], &out[0], &src[0], n, w, ow, init)
+	return n
+}
+
 // hasAVX2 reports AVX2 with the OS saving YMM state.
 var hasAVX2 = kernel.CPU.AVX2
 

@@ -257,3 +257,136 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// Whole chunks of window rows: each row's windows eight at a time, the
+// last eight again when ow is not a multiple of 8 (windows do not share
+// elements, so a window done twice gives the same results), with no return
+// to Go between rows. A row of 4 to 7 windows runs as eight reaching into
+// the next window row (see spill), so the caller leaves the last row of
+// its chunk out.
+
+#define MAXBODY \
+	LOADWIN; \
+	GOMAX(Y15, Y4, Y8); \
+	GOMAX(Y8, Y5, Y9); \
+	GOMAX(Y9, Y6, Y8); \
+	GOMAX(Y8, Y7, Y9); \
+	VPERMQ $0xD8, Y9, Y9; \
+	VMOVUPS Y9, (R8)
+
+// func reduce2x2MaxRows(in, out *float32, rows, w, ow int, init float32)
+// Rows of windows: row r reads in rows 2r and 2r+1 (w elements each) and
+// writes out[r*ow:(r+1)*ow].
+TEXT ·reduce2x2MaxRows(SB), NOSPLIT, $0-44
+	MOVQ in+0(FP), AX
+	MOVQ out+8(FP), BX
+	MOVQ rows+16(FP), DX
+	MOVQ w+24(FP), R11
+	SHLQ $2, R11
+	MOVQ ow+32(FP), R12
+	VBROADCASTSS init+40(FP), Y15
+	VPCMPEQD Y11, Y11, Y11
+	VPSLLD $31, Y11, Y11
+	TESTQ DX, DX
+	JZ   mrdone
+mrrow:
+	MOVQ AX, SI
+	LEAQ (AX)(R11*1), DI
+	MOVQ BX, R8
+	MOVQ R12, CX
+	SHRQ $3, CX
+	JZ   mrspill
+mrloop:
+	MAXBODY
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  mrloop
+	MOVQ R12, CX
+	ANDQ $7, CX
+	JZ   mrnext
+	// The last eight windows: from window ow-8.
+	LEAQ -8(R12), CX
+	LEAQ (AX)(CX*8), SI
+	LEAQ (SI)(R11*1), DI
+	LEAQ (BX)(CX*4), R8
+	MAXBODY
+	JMP  mrnext
+mrspill:
+	// 4 <= ow < 8: eight windows, the last ones reaching into the next
+	// window row (which the next iteration writes again).
+	MAXBODY
+mrnext:
+	LEAQ (AX)(R11*2), AX
+	LEAQ (BX)(R12*4), BX
+	DECQ DX
+	JNZ  mrrow
+mrdone:
+	VZEROUPPER
+	RET
+
+#define SELGEBODY \
+	SELHEAD; \
+	CMPN($0x19, Y5); \
+	VBLENDVPS Y12, Y5, Y8, Y8; \
+	DROP; \
+	VMOVAPS Y12, Y10; \
+	CMPN($0x19, Y6); \
+	VBLENDVPS Y12, Y6, Y8, Y8; \
+	DROP; \
+	VMOVAPS Y12, Y11; \
+	CMPN($0x19, Y7); \
+	DROP; \
+	SELTAIL
+
+// func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
+// Rows of windows as select2x2GE: row r reads operand rows 2r and 2r+1,
+// writes out rows 2r and 2r+1 (w elements each) and reads
+// src[r*ow:(r+1)*ow].
+TEXT ·select2x2GERows(SB), NOSPLIT, $0-52
+	MOVQ operand+0(FP), AX
+	MOVQ out+8(FP), BX
+	MOVQ src+16(FP), R13
+	MOVQ rows+24(FP), DX
+	MOVQ w+32(FP), R11
+	SHLQ $2, R11
+	MOVQ ow+40(FP), R12
+	VBROADCASTSS init+48(FP), Y15
+	TESTQ DX, DX
+	JZ   srdone
+srrow:
+	MOVQ AX, SI
+	LEAQ (AX)(R11*1), DI
+	MOVQ BX, R8
+	LEAQ (BX)(R11*1), R9
+	MOVQ R13, R10
+	MOVQ R12, CX
+	SHRQ $3, CX
+	JZ   srspill
+srloop:
+	SELGEBODY
+	DECQ CX
+	JNZ  srloop
+	MOVQ R12, CX
+	ANDQ $7, CX
+	JZ   srnext
+	LEAQ -8(R12), CX
+	LEAQ (AX)(CX*8), SI
+	LEAQ (SI)(R11*1), DI
+	LEAQ (BX)(CX*8), R8
+	LEAQ (R8)(R11*1), R9
+	LEAQ (R13)(CX*4), R10
+	SELGEBODY
+	JMP  srnext
+srspill:
+	SELGEBODY
+srnext:
+	LEAQ (AX)(R11*2), AX
+	LEAQ (BX)(R11*2), BX
+	LEAQ (R13)(R12*4), R13
+	DECQ DX
+	JNZ  srrow
+srdone:
+	VZEROUPPER
+	RET

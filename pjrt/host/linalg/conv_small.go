@@ -319,13 +319,15 @@ type wgradConv struct {
 	rC, rO     int // result channel and output strides
 	rK         [9]int
 	plane      int // elements of one padded plane
+	chunk      int // images per chunk
 	chunks     int // image chunks (fixed: results do not depend on the cores)
 	nxv        int // 16-wide vectors per output-gradient row
 	mask       uint64
 }
 
-// wgradChunk is the number of images summed in one pass of the kernel.
-const wgradChunk = 8
+// wgradChunk bounds the images summed in one pass of the kernel (each
+// pass ends in lane sums, which cost as much as a few rows).
+const wgradChunk = 32
 
 // planWgrad returns the wgrad schedule of p, or nil.
 func planWgrad(p *convPlan, lt, rt, ot *hlo.TensorType, a *convAttrs) *wgradConv {
@@ -360,7 +362,9 @@ func planWgrad(p *convPlan, lt, rt, ot *hlo.TensorType, a *convAttrs) *wgradConv
 	g.hp = g.h + g.ph + int(a.padding[0][1])
 	g.wp = g.w + g.pw + int(a.padding[1][1])
 	g.plane = g.hp * g.wp
-	if wgradChunk*(g.plane+16) > smallMaxPlanes {
+	// A chunk's planes stay in the L2 cache.
+	g.chunk = min(wgradChunk, smallMaxPlanes/(g.plane+16))
+	if g.chunk == 0 {
 		return nil
 	}
 	for ki := 0; ki < 3; ki++ {
@@ -368,7 +372,7 @@ func planWgrad(p *convPlan, lt, rt, ot *hlo.TensorType, a *convAttrs) *wgradConv
 			g.rK[ki*3+kj] = ki*int(os[dn.OutputSpatialDims[0]]) + kj*int(os[dn.OutputSpatialDims[1]])
 		}
 	}
-	g.chunks = ceilDiv(g.n, wgradChunk)
+	g.chunks = ceilDiv(g.n, g.chunk)
 	g.nxv = ceilDiv(g.ow, 16)
 	g.mask = 1<<(g.ow-(g.nxv-1)*16) - 1
 	return g
@@ -444,9 +448,9 @@ func runWgrad(g *wgradConv, lhs, rhs, out []float32) {
 func wgradTasks(j *smallJob, lo, hi int) {
 	g, lhs, rhs, part := j.wgrad, j.lhs, j.rhs, j.packed
 	inN := g.plane + 16 // each plane followed by slack for the last vectors
-	buf, scr := scratch[float32](wgradChunk*inN + 18*16)
+	buf, scr := scratch[float32](g.chunk*inN + 18*16)
 	defer putScratch(scr)
-	planes, acc := buf[:wgradChunk*inN], buf[wgradChunk*inN:]
+	planes, acc := buf[:g.chunk*inN], buf[g.chunk*inN:]
 	kern := wgradKernel
 	if kern == nil || forceSmallGo {
 		kern = wgradGo
@@ -454,8 +458,8 @@ func wgradTasks(j *smallJob, lo, hi int) {
 	size := g.o * g.c * 9
 	for task := lo; task < hi; task++ {
 		ch, c := task/g.c, task%g.c
-		n0 := ch * wgradChunk
-		nimg := min(wgradChunk, g.n-n0)
+		n0 := ch * g.chunk
+		nimg := min(g.chunk, g.n-n0)
 		for n := 0; n < nimg; n++ {
 			pl := planes[n*inN : (n+1)*inN]
 			padPlane(pl[:g.plane], lhs, (n0+n)*g.lN+c*g.lC, g.lH, g.lW, g.h, g.w, g.ph, g.pw, g.wp)

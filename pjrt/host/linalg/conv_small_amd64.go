@@ -13,6 +13,9 @@ func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *
 func convWgrad2x9AVX512(acc *float32, nimg, oh, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
 
 //go:noescape
+func convWgrad2x9R2AVX512(acc *float32, nimg, pairs, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
+
+//go:noescape
 func padPlaneAVX512(dst, src *float32, n, h, w, lH, wp, first int, mask uint64)
 
 func init() {
@@ -35,6 +38,18 @@ func init() {
 	}
 	wgradKernel = func(acc []float32, nimg, oh, nxv int, mask uint64, g []float32, gN, gH, gO int, in []float32, inN, inRow, dyRow int) {
 		checkWgrad(acc, nimg, oh, nxv, mask, g, gN, gH, gO, in, inN, inRow, dyRow)
+		if nimg == 0 || oh == 0 {
+			return
+		}
+		if inRow == dyRow && oh >= 2 {
+			// Row pairs share two of their four input rows.
+			convWgrad2x9R2AVX512(unsafe.SliceData(acc), nimg, oh/2, nxv, mask, unsafe.SliceData(g), gN, gH, gO, unsafe.SliceData(in), inN, inRow, dyRow)
+			if oh%2 == 0 {
+				return
+			}
+			g, in = g[(oh-1)*gH:], in[(oh-1)*inRow:]
+			oh = 1
+		}
 		convWgrad2x9AVX512(unsafe.SliceData(acc), nimg, oh, nxv, mask, unsafe.SliceData(g), gN, gH, gO, unsafe.SliceData(in), inN, inRow, dyRow)
 	}
 }

@@ -289,3 +289,138 @@ pvtail:
 pdone:
 	VZEROUPPER
 	RET
+
+// ---- wgrad, two output-gradient rows at a time (row stride equal to the
+// tap row stride): rows y and y+1 read input rows y..y+3, each loaded
+// once; gradients of row y in Z18, Z19, of row y+1 in Z22, Z23 ----
+
+#define WG2_TOP(addr, zi, t0, t1) \
+	VMOVUPS.Z addr, K1, zi; \
+	VFMADD231PS zi, Z18, t0; \
+	VFMADD231PS zi, Z19, t1
+
+#define WG2_BOTH(addr, zi, t0, t1, u0, u1) \
+	VMOVUPS.Z addr, K1, zi; \
+	VFMADD231PS zi, Z18, t0; \
+	VFMADD231PS zi, Z19, t1; \
+	VFMADD231PS zi, Z22, u0; \
+	VFMADD231PS zi, Z23, u1
+
+#define WG2_BOT(addr, zi, u0, u1) \
+	VMOVUPS.Z addr, K1, zi; \
+	VFMADD231PS zi, Z22, u0; \
+	VFMADD231PS zi, Z23, u1
+
+// func convWgrad2x9R2AVX512(acc *float32, nimg, pairs, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
+TEXT ·convWgrad2x9R2AVX512(SB), NOSPLIT, $0-104
+	MOVQ acc+0(FP), AX
+	VMOVUPS 0(AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	VMOVUPS 256(AX), Z4
+	VMOVUPS 320(AX), Z5
+	VMOVUPS 384(AX), Z6
+	VMOVUPS 448(AX), Z7
+	VMOVUPS 512(AX), Z8
+	VMOVUPS 576(AX), Z9
+	VMOVUPS 640(AX), Z10
+	VMOVUPS 704(AX), Z11
+	VMOVUPS 768(AX), Z12
+	VMOVUPS 832(AX), Z13
+	VMOVUPS 896(AX), Z14
+	VMOVUPS 960(AX), Z15
+	VMOVUPS 1024(AX), Z16
+	VMOVUPS 1088(AX), Z17
+	MOVQ dyRow+96(FP), DX
+	SHLQ $2, DX
+	MOVQ gO+64(FP), R12
+	SHLQ $2, R12
+	MOVQ gr+40(FP), SI
+	MOVQ in+72(FP), DI
+	MOVQ nimg+8(FP), CX
+	TESTQ CX, CX
+	JE   w2done
+
+w2img:
+	MOVQ SI, R8
+	MOVQ DI, R9
+	MOVQ pairs+16(FP), BX
+
+w2row:
+	MOVQ R8, R10
+	MOVQ R9, R11
+	MOVQ nxv+24(FP), R13
+
+w2vec:
+	MOVQ  $0xffff, AX
+	CMPQ  R13, $1
+	JNE   w2full
+	MOVQ  mask+32(FP), AX
+
+w2full:
+	KMOVW AX, K1
+	MOVQ  gH+56(FP), R14
+	LEAQ  (R10)(R14*4), R14
+	LEAQ  (R11)(DX*2), AX
+	VMOVUPS.Z (R10), K1, Z18
+	VMOVUPS.Z (R10)(R12*1), K1, Z19
+	VMOVUPS.Z (R14), K1, Z22
+	VMOVUPS.Z (R14)(R12*1), K1, Z23
+	// input row y: taps ki=0 of row y
+	WG2_TOP((R11), Z20, Z0, Z9)
+	WG2_TOP(4(R11), Z21, Z1, Z10)
+	WG2_TOP(8(R11), Z20, Z2, Z11)
+	// input row y+1: ki=1 of row y, ki=0 of row y+1
+	WG2_BOTH((R11)(DX*1), Z21, Z3, Z12, Z0, Z9)
+	WG2_BOTH(4(R11)(DX*1), Z20, Z4, Z13, Z1, Z10)
+	WG2_BOTH(8(R11)(DX*1), Z21, Z5, Z14, Z2, Z11)
+	// input row y+2: ki=2 of row y, ki=1 of row y+1
+	WG2_BOTH((AX), Z20, Z6, Z15, Z3, Z12)
+	WG2_BOTH(4(AX), Z21, Z7, Z16, Z4, Z13)
+	WG2_BOTH(8(AX), Z20, Z8, Z17, Z5, Z14)
+	// input row y+3: ki=2 of row y+1
+	WG2_BOT((AX)(DX*1), Z21, Z6, Z15)
+	WG2_BOT(4(AX)(DX*1), Z20, Z7, Z16)
+	WG2_BOT(8(AX)(DX*1), Z21, Z8, Z17)
+	ADDQ $64, R10
+	ADDQ $64, R11
+	DECQ R13
+	JNZ  w2vec
+
+	MOVQ gH+56(FP), AX
+	LEAQ (R8)(AX*8), R8
+	MOVQ inRow+88(FP), AX
+	LEAQ (R9)(AX*8), R9
+	DECQ BX
+	JNZ  w2row
+
+	MOVQ gN+48(FP), AX
+	LEAQ (SI)(AX*4), SI
+	MOVQ inN+80(FP), AX
+	LEAQ (DI)(AX*4), DI
+	DECQ CX
+	JNZ  w2img
+
+w2done:
+	MOVQ acc+0(FP), AX
+	VMOVUPS Z0, 0(AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	VMOVUPS Z4, 256(AX)
+	VMOVUPS Z5, 320(AX)
+	VMOVUPS Z6, 384(AX)
+	VMOVUPS Z7, 448(AX)
+	VMOVUPS Z8, 512(AX)
+	VMOVUPS Z9, 576(AX)
+	VMOVUPS Z10, 640(AX)
+	VMOVUPS Z11, 704(AX)
+	VMOVUPS Z12, 768(AX)
+	VMOVUPS Z13, 832(AX)
+	VMOVUPS Z14, 896(AX)
+	VMOVUPS Z15, 960(AX)
+	VMOVUPS Z16, 1024(AX)
+	VMOVUPS Z17, 1088(AX)
+	VZEROUPPER
+	RET

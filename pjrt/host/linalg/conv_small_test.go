@@ -22,7 +22,7 @@ func randSmallCase(r *rand.Rand) convCase {
 	if r.IntN(3) == 0 {
 		// Kernel gradient: lhs [N, C, H, W] (features N, batch C), rhs the
 		// output gradient [N, O, OH, OW], result [O, C, 3, 3].
-		n, ci, co := int64(1+r.IntN(11)), int64(1+r.IntN(4)), int64(1+r.IntN(5))
+		n, ci, co := int64(1+r.IntN(40)), int64(1+r.IntN(4)), int64(1+r.IntN(5)) // more than one chunk of images
 		h, w := int64(4+r.IntN(10)), int64(8+r.IntN(30))
 		dy, sy := int64(1+r.IntN(2)), int64(1+r.IntN(2))
 		c.pad = []int64{int64(r.IntN(3)), int64(r.IntN(3)), int64(r.IntN(3)), int64(r.IntN(3))}

@@ -222,9 +222,7 @@ func tapsTasks(j *smallJob, lo, hi int) {
 			no := min(8, t.o-blk*8)
 			ob := out[b*t.oB+blk*8*t.oO:]
 			wb := w[blk*t.taps*8 : (blk+1)*t.taps*8]
-			for i := range t.strips {
-				kern(t.taps, t.tapOff, wb, planes, &t.strips[i], ob, t.oO, no)
-			}
+			kern(t.taps, t.tapOff, wb, planes, t.strips, ob, t.oO, no)
 		}
 	}
 }
@@ -269,17 +267,23 @@ func padPlane(dst, lhs []float32, base, lH, lW, h, w, ph, pw, wp int) {
 // first on (rows wp apart).
 var padPlaneKernel func(dst, src []float32, h, w, lH, wp, first int)
 
-// tapsFunc computes one strip for up to eight output channels: for each
-// vector r of st and lane l under its mask, and each channel o < no,
-// out[o*ostride + st.out[r] + l] = sum over taps tp of
-// w[tp*8+o] * in[st.in[r] + l + off[tp]].
-type tapsFunc func(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int)
+// tapsFunc computes strips for up to eight output channels: for each
+// strip st, vector r of st and lane l under its mask, and each channel
+// o < no, out[o*ostride + st.out[r] + l] = sum over taps tp of
+// w[tp*8+o] * in[st.in[r] + l + off[tp]], the taps added in order.
+type tapsFunc func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int)
 
 // tapsKernel is the assembly kernel, nil when the CPU has none.
 var tapsKernel tapsFunc
 
 // tapsGo is the Go form of tapsKernel.
-func tapsGo(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
+func tapsGo(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int) {
+	for i := range strips {
+		tapsGoStrip(taps, off, w, in, &strips[i], out, ostride, no)
+	}
+}
+
+func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
 	off, w = off[:taps], w[:taps*8]
 	for r := 0; r < 3; r++ {
 		m := st.mask[r]
@@ -521,19 +525,29 @@ func (j *smallJob) release() {
 	smallJobs.Put(j)
 }
 
-// checkTaps panics unless every element the taps kernel reads or writes
-// lies inside its slices (the assembly's loads are unmasked, so every
-// vector of the strip reads 16 lanes).
-func checkTaps(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
-	if taps < 0 || taps > len(off) || taps*8 > len(w) || no < 0 || no > 8 || ostride < 0 {
+// tapRange is the smallest and largest of the taps' offsets, and whether
+// the taps fit the weights.
+func tapRange(taps int, off []int32, w []float32) (lo, hi int) {
+	if taps < 0 || taps > len(off) || taps*8 > len(w) {
 		panic("linalg: taps kernel called with short buffers")
 	}
-	lo, hi := 0, 0
-	if taps > 0 {
-		lo, hi = int(off[0]), int(off[0])
-		for _, d := range off[:taps] {
-			lo, hi = min(lo, int(d)), max(hi, int(d))
-		}
+	if taps == 0 {
+		return 0, 0
+	}
+	lo, hi = int(off[0]), int(off[0])
+	for _, d := range off[:taps] {
+		lo, hi = min(lo, int(d)), max(hi, int(d))
+	}
+	return lo, hi
+}
+
+// checkStrip panics unless every element the taps kernel reads or writes
+// for strip st lies inside its slices (the assembly's loads are unmasked,
+// so every vector of the strip reads 16 lanes), given the taps' offsets
+// range lo..hi.
+func checkStrip(taps, lo, hi int, in []float32, st *tapStrip, out []float32, ostride, no int) {
+	if no < 0 || no > 8 || ostride < 0 {
+		panic("linalg: taps kernel called with bad arguments")
 	}
 	for r := 0; r < 3; r++ {
 		if taps > 0 && (st.in[r]+lo < 0 || st.in[r]+hi+16 > len(in)) {

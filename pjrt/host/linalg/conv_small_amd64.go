@@ -22,9 +22,13 @@ func init() {
 	if _, avx512 := cpuFeatures(); !avx512 {
 		return
 	}
-	tapsKernel = func(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
-		checkTaps(taps, off, w, in, st, out, ostride, no)
-		convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no)
+	tapsKernel = func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int) {
+		lo, hi := tapRange(taps, off, w)
+		for i := range strips {
+			st := &strips[i]
+			checkStrip(taps, lo, hi, in, st, out, ostride, no)
+			convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no)
+		}
 	}
 	padPlaneKernel = func(dst, src []float32, h, w, lH, wp, first int) {
 		if h < 0 || w < 0 || lH < 0 || first < 0 || h > 0 && (first+(h-1)*wp+w > len(dst) || (h-1)*lH+w > len(src)) {

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	kernel.Register(
-		kernel.Entry{Name: "stablehlo.convolution", Compile: quantAware(compileConvolution, convRhsAxis), Fresh: true},
+		kernel.Entry{Name: "stablehlo.convolution", Compile: quantAware(compileConvolution, convRhsAxis), Fresh: true, Group: groupConv},
 		kernel.Entry{Name: "stablehlo.dynamic_conv", Compile: quantAware(compileDynamicConv, convRhsAxis), Fresh: true},
 	)
 }
@@ -395,7 +395,7 @@ func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 	}
 	switch {
 	case p.taps != nil:
-		runTaps(p.taps, l.F32(), r.F32(), out.F32())
+		runTaps(p.taps, l.F32(), r.F32(), out.F32(), nil)
 		return out
 	case p.wgrad != nil:
 		runWgrad(p.wgrad, l.F32(), r.F32(), out.F32())

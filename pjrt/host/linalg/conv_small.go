@@ -174,11 +174,19 @@ func smallConvOK(p *convPlan, lt, rt, ot *hlo.TensorType) bool {
 		lt.DType == hlo.F32 && rt.DType == hlo.F32 && ot.DType == hlo.F32
 }
 
-// runTaps computes the convolution of lhs and rhs into out.
-func runTaps(t *tapsConv, lhs, rhs, out []float32) {
-	// W packed as [block][tap][8], channels past o zero.
-	w, scr := scratch[float32](t.blocks * t.taps * 8)
+// runTaps computes the convolution of lhs and rhs into out, plus bias
+// (per output feature) when not nil.
+func runTaps(t *tapsConv, lhs, rhs, out, bias []float32) {
+	// W packed as [block][tap][8], channels past o zero, then the bias
+	// as [block][8].
+	w, scr := scratch[float32](t.blocks*t.taps*8 + t.blocks*8)
 	defer putScratch(scr)
+	var bp []float32
+	if bias != nil {
+		bp = w[t.blocks*t.taps*8:]
+		copy(bp, bias[:t.o])
+		clear(bp[t.o:])
+	}
 	kk := len(t.kIdx)
 	for b := 0; b < t.blocks; b++ {
 		for o8 := 0; o8 < 8; o8++ {
@@ -199,7 +207,7 @@ func runTaps(t *tapsConv, lhs, rhs, out []float32) {
 		}
 	}
 	j := smallJobs.Get().(*smallJob)
-	j.taps, j.lhs, j.out, j.packed = t, lhs, out, w
+	j.taps, j.lhs, j.out, j.packed, j.bias = t, lhs, out, w, bp
 	kernel.ParallelFor(t.n, 1, j.fn)
 	j.release()
 }
@@ -222,7 +230,11 @@ func tapsTasks(j *smallJob, lo, hi int) {
 			no := min(8, t.o-blk*8)
 			ob := out[b*t.oB+blk*8*t.oO:]
 			wb := w[blk*t.taps*8 : (blk+1)*t.taps*8]
-			kern(t.taps, t.tapOff, wb, planes, t.strips, ob, t.oO, no)
+			var bb []float32
+			if j.bias != nil {
+				bb = j.bias[blk*8 : (blk+1)*8]
+			}
+			kern(t.taps, t.tapOff, wb, planes, t.strips, ob, t.oO, no, bb)
 		}
 	}
 }
@@ -270,20 +282,21 @@ var padPlaneKernel func(dst, src []float32, h, w, lH, wp, first int)
 // tapsFunc computes strips for up to eight output channels: for each
 // strip st, vector r of st and lane l under its mask, and each channel
 // o < no, out[o*ostride + st.out[r] + l] = sum over taps tp of
-// w[tp*8+o] * in[st.in[r] + l + off[tp]], the taps added in order.
-type tapsFunc func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int)
+// w[tp*8+o] * in[st.in[r] + l + off[tp]], the taps added in order, then
+// bias[o] added when bias is not nil.
+type tapsFunc func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias []float32)
 
 // tapsKernel is the assembly kernel, nil when the CPU has none.
 var tapsKernel tapsFunc
 
 // tapsGo is the Go form of tapsKernel.
-func tapsGo(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int) {
+func tapsGo(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias []float32) {
 	for i := range strips {
-		tapsGoStrip(taps, off, w, in, &strips[i], out, ostride, no)
+		tapsGoStrip(taps, off, w, in, &strips[i], out, ostride, no, bias)
 	}
 }
 
-func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int) {
+func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int, bias []float32) {
 	off, w = off[:taps], w[:taps*8]
 	for r := 0; r < 3; r++ {
 		m := st.mask[r]
@@ -296,6 +309,9 @@ func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []flo
 				var s float32
 				for tp, d := range off {
 					s += w[tp*8+o] * src[d]
+				}
+				if bias != nil {
+					s += bias[o]
 				}
 				out[o*ostride+st.out[r]+l] = s
 			}
@@ -506,6 +522,7 @@ type smallJob struct {
 	taps                  *tapsConv
 	wgrad                 *wgradConv
 	lhs, rhs, out, packed []float32
+	bias                  []float32 // taps: per block of eight channels, or nil
 	fn                    func(lo, hi int)
 }
 

@@ -23,8 +23,17 @@
 	ADDQ R11, R9; \
 	ADDQ R11, R10
 
-// func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int)
-TEXT ·convTaps8x3AVX512(SB), NOSPLIT, $0-64
+// BIAS_O adds channel o's bias (acc + bias: the accumulator is the first
+// operand, as in the unfused add).
+#define BIAS_O(disp, a0, a1, a2) \
+	VBROADCASTSS disp(R13), Z27; \
+	VADDPS Z27, a0, a0; \
+	VADDPS Z27, a1, a1; \
+	VADDPS Z27, a2, a2
+
+// func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int, bias *float32)
+// bias (8 values) is added to the sums when not nil.
+TEXT ·convTaps8x3AVX512(SB), NOSPLIT, $0-72
 	MOVQ taps+0(FP), CX
 	MOVQ off+8(FP), SI
 	MOVQ w+16(FP), DX
@@ -82,6 +91,19 @@ tloop:
 	JNZ  tloop
 
 tstore:
+	MOVQ  bias+64(FP), R13
+	TESTQ R13, R13
+	JE    tmask
+	BIAS_O(0, Z0, Z1, Z2)
+	BIAS_O(4, Z3, Z4, Z5)
+	BIAS_O(8, Z6, Z7, Z8)
+	BIAS_O(12, Z9, Z10, Z11)
+	BIAS_O(16, Z12, Z13, Z14)
+	BIAS_O(20, Z15, Z16, Z17)
+	BIAS_O(24, Z18, Z19, Z20)
+	BIAS_O(28, Z21, Z22, Z23)
+
+tmask:
 	KMOVW 48(BX), K1
 	KMOVW 56(BX), K2
 	KMOVW 64(BX), K3

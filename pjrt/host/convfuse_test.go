@@ -1,0 +1,110 @@
+package host
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/pjrt/host/kernel"
+)
+
+// Random programs of a convolution followed by a bias (as lax and nn
+// write it: a vector or a [1, O, 1, 1] tensor broadcast along the
+// features), sometimes read elsewhere or added the other way round, then a
+// ReLU, run fused and unfused must give the same bits: the compound step
+// the linalg family makes of a small-channel convolution and its bias adds
+// each bias to the finished sum as the separate add does.
+func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
+	g := &dotGen{r: r, b: newFunc("main"), dt: hlo.F32}
+	n, c, o := int64(1+r.Intn(3)), int64(1+r.Intn(4)), int64(1+r.Intn(12))
+	h, w := int64(3+r.Intn(8)), int64(8+r.Intn(24))
+	k := int64(1 + r.Intn(3))
+	pad := int64(r.Intn(2))
+	oh, ow := h+2*pad-k+1, w+2*pad-k+1
+	x := g.arg(hlo.F32, n, c, h, w)
+	wt := g.arg(hlo.F32, o, c, k, k)
+	padding := hlo.NewLiteral(hlo.I64, 2, 2)
+	copy(padding.I64(), []int64{pad, pad, pad, pad})
+	ot := hlo.NewTensorType(hlo.F32, n, o, oh, ow)
+	y := g.b.op("stablehlo.convolution", ot, []*hlo.Value{x, wt},
+		hlo.NamedAttr{Name: "window_strides", Value: ints64(1, 1)},
+		hlo.NamedAttr{Name: "padding", Value: &hlo.DenseElementsAttr{Type: padding.Type(), Value: padding}},
+		hlo.NamedAttr{Name: "dimension_numbers", Value: &hlo.ConvDimsAttr{InputBatchDim: 0, InputFeatureDim: 1, InputSpatialDims: []int64{2, 3},
+			KernelOutputFeatureDim: 0, KernelInputFeatureDim: 1, KernelSpatialDims: []int64{2, 3},
+			OutputBatchDim: 0, OutputFeatureDim: 1, OutputSpatialDims: []int64{2, 3}}},
+		hlo.NamedAttr{Name: "feature_group_count", Value: hlo.IntAttr{Value: 1}},
+		hlo.NamedAttr{Name: "batch_group_count", Value: hlo.IntAttr{Value: 1}})
+	var bias *hlo.Value
+	if r.Intn(2) == 0 {
+		bias = g.arg(hlo.F32, o)
+		bias = g.b.op("stablehlo.broadcast_in_dim", ot, []*hlo.Value{bias}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(1)})
+	} else {
+		bias = g.arg(hlo.F32, 1, o, 1, 1)
+		bias = g.b.op("stablehlo.broadcast_in_dim", ot, []*hlo.Value{bias}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(0, 1, 2, 3)})
+	}
+	fusible := true
+	switch r.Intn(6) {
+	case 0: // the sum read elsewhere: no compound
+		g.rets = append(g.rets, y)
+		fusible = false
+	case 1: // bias + sum: the other operand order, no compound
+		y = g.b.op("stablehlo.add", ot, []*hlo.Value{bias, y})
+		fusible = false
+	case 2: // the broadcast read elsewhere: it stays a step
+		g.rets = append(g.rets, bias)
+	}
+	if fusible {
+		y = g.b.op("stablehlo.add", ot, []*hlo.Value{y, bias})
+	}
+	z := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, o, oh, ow)
+	g.rets = append(g.rets, y, g.b.op("stablehlo.maximum", ot, []*hlo.Value{y, z}))
+	return module(g.b.ret(g.rets...)), g.args, fusible && o*oh*ow*c*k*k*n > 4096
+}
+
+func TestConvCompoundsMatchUnfused(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	iters := 200
+	if testing.Short() {
+		iters = 50
+	}
+	compounds, expected := 0, 0
+	for it := 0; it < iters; it++ {
+		m, args, fusible := convGenProgram(r)
+		fused, err := compile(m, true)
+		if err != nil {
+			t.Fatalf("program %d: %v\n%s", it, err, m)
+		}
+		plain, err := compile(m, false)
+		if err != nil {
+			t.Fatalf("program %d: %v", it, err)
+		}
+		made := false
+		for _, s := range fused.entry.body.steps {
+			if s.compound != nil {
+				made = true
+			}
+		}
+		if made {
+			compounds++
+		}
+		if fusible {
+			expected++
+		}
+		if made && !fusible {
+			t.Fatalf("program %d made a compound step it must not:\n%s\nsteps: %s", it, m, describeSteps(fused))
+		}
+		want := run(t, plain, args...)
+		got := run(t, fused, args...)
+		for i := range want {
+			if !got[i].Equal(want[i]) {
+				t.Fatalf("program %d, result %d differs fused vs unfused:\n%s\nsteps: %s\ngot  %v\nwant %v", it, i, m, describeSteps(fused), head(got[i]), head(want[i]))
+			}
+		}
+	}
+	t.Logf("%d compounds, %d programs could fuse, of %d", compounds, expected, iters)
+	// With the small-channel kernels most fusible programs make one (not
+	// those whose result rows are narrower than 8).
+	if compounds < expected/2 && kernel.CPU.AVX512F && kernel.CPU.FMA {
+		t.Fatalf("only %d of %d fusible programs made a compound step", compounds, expected)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/internal/refs"
 	"github.com/xlajit/xlajit/pjrt"
 )
 
@@ -46,6 +47,10 @@ type Executable struct {
 	// that donates inputs (built on first use).
 	preOnce sync.Once
 	pre     *preCheck
+	// scratch is a spare runScratch, taken and given back with one atomic
+	// operation (concurrent executions beyond the first allocate their
+	// own).
+	scratch atomic.Pointer[runScratch]
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -273,9 +278,15 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 // tensor is its only holder, it appears once among the inputs, and no IR
 // was ever built on it (so no pending computation can need it).
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
-	sc := runPool.Get().(*runScratch)
-	defer sc.put()
-	sc.bufs = append(sc.bufs[:0], make([]pjrt.Buffer, len(ins))...)
+	sc := x.scratch.Swap(nil)
+	if sc == nil {
+		sc = new(runScratch)
+	}
+	defer x.putScratch(sc)
+	if cap(sc.bufs) < len(ins) {
+		sc.bufs = make([]pjrt.Buffer, len(ins))
+	}
+	sc.bufs = sc.bufs[:len(ins)] // every element is set below; put dropped the last run's
 	bufs := sc.bufs
 	for _, t := range ins {
 		if t.data == nil {
@@ -305,7 +316,9 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	cDonated.add(int64(len(donate)))
+	if len(donate) > 0 {
+		cDonated.add(int64(len(donate)))
+	}
 	if len(outs) == 1 {
 		// One allocation for the result, its data and the result list.
 		a := &oneResult{}
@@ -332,13 +345,12 @@ type runScratch struct {
 	donate []int
 }
 
-var runPool = sync.Pool{New: func() any { return new(runScratch) }}
-
-// put drops the buffers' references and pools sc.
-func (sc *runScratch) put() {
-	clear(sc.bufs)
+// putScratch drops sc's references to buffers and keeps it for the next
+// execution of x.
+func (x *Executable) putScratch(sc *runScratch) {
+	refs.Drop(sc.bufs)
 	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
-	runPool.Put(sc)
+	x.scratch.CompareAndSwap(nil, sc)
 }
 
 func canDonate(ins []*Tensor, i int) bool {

@@ -120,7 +120,13 @@ func (t *timer) since(start time.Time) {
 
 // sinceNano records a duration measured with nanotime.
 func (t *timer) sinceNano(start int64) {
-	t.addIn(currentScope(), 1, nanotime()-start)
+	d := nanotime() - start
+	if !scopes.any() {
+		t.n.Add(1)
+		t.total.Add(d)
+		return
+	}
+	t.addIn(currentScope(), 1, d)
 }
 
 // Snapshot is a copy of every counter.

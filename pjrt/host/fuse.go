@@ -210,7 +210,7 @@ type fusion struct {
 	// argInPlace (per output, or nil): the entry argument inputs whose
 	// storage the output may take when the execution donated them.
 	argInPlace [][]int
-	single     bool  // one member: run its TileFn on whole literals
+	single     bool // one member: run its TileFn on whole literals
 	// direct is the member run on whole literals when an execution pool
 	// gives scratch for its operand list (runSingle): the only member when
 	// single, or the only computing one when the others are splatted
@@ -220,8 +220,8 @@ type fusion struct {
 	// fixedLit (per member, when direct) is a fixed member's tile as a
 	// literal of the step's shape, or nil.
 	fixedLit []*hlo.Literal
-	bufSize    []int // per scratch buffer: bytes per element
-	states     freeList[fuseState]
+	bufSize  []int // per scratch buffer: bytes per element
+	states   freeList[fuseState]
 }
 
 // takeTables lends the planner's per-function fusion tables (made on

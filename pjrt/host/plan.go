@@ -991,7 +991,13 @@ func (r *runState) poolDonated(results []kernel.Value) {
 // args is r.in, filled and checked by the caller. The results (in r.res)
 // are valid until putRun.
 func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated, StableArgs: r.stable, InDonated: r.inDonated[:0]}
+	// r.x is zero (a new run state, or putRun's reset): set field by field,
+	// which costs a few stores where a composite literal copies the whole
+	// context through a write-barrier-checked block move.
+	x := &r.x
+	x.NumReplicas, x.NumPartitions = 1, 1
+	x.Program, x.Pool, x.Mem, x.Cancel = p, &r.pool, mem, cancel
+	x.Donated, x.StableArgs, x.InDonated = r.donated, r.stable, r.inDonated[:0]
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

@@ -47,10 +47,6 @@ type Executable struct {
 	// that donates inputs (built on first use).
 	preOnce sync.Once
 	pre     *preCheck
-	// scratch is a spare runScratch, taken and given back with one atomic
-	// operation (concurrent executions beyond the first allocate their
-	// own).
-	scratch atomic.Pointer[runScratch]
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -277,11 +273,8 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 // tensor is its only holder, it appears once among the inputs, and no IR
 // was ever built on it (so no pending computation can need it).
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
-	sc := x.scratch.Swap(nil)
-	if sc == nil {
-		sc = new(runScratch)
-	}
-	defer x.putScratch(sc)
+	sc := runPool.Get().(*runScratch)
+	defer sc.put()
 	if cap(sc.bufs) < len(ins) {
 		sc.bufs = make([]pjrt.Buffer, len(ins))
 	}
@@ -344,12 +337,15 @@ type runScratch struct {
 	donate []int
 }
 
-// putScratch drops sc's references to buffers and keeps it for the next
-// execution of x.
-func (x *Executable) putScratch(sc *runScratch) {
+// runPool keeps scratch per P: taking and giving back one takes no locked
+// instruction, where a shared slot would take two per execution.
+var runPool = sync.Pool{New: func() any { return new(runScratch) }}
+
+// put drops the buffers' references and pools sc.
+func (sc *runScratch) put() {
 	refs.Drop(sc.bufs)
 	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
-	x.scratch.CompareAndSwap(nil, sc)
+	runPool.Put(sc)
 }
 
 func canDonate(ins []*Tensor, i int) bool {

@@ -11,9 +11,10 @@ import (
 // Random programs of a convolution followed by a bias (as lax and nn
 // write it: a vector or a [1, O, 1, 1] tensor broadcast along the
 // features), sometimes read elsewhere or added the other way round, then a
-// ReLU, run fused and unfused must give the same bits: the compound step
-// the linalg family makes of a small-channel convolution and its bias adds
-// each bias to the finished sum as the separate add does.
+// ReLU, run fused and unfused must give the same bits (NaNs, infinities
+// and signed zeros among the values): the compound step the linalg family
+// makes of a small-channel convolution, its bias and its ReLU adds each
+// bias to the finished sum and takes the maximum as the separate ops do.
 func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	g := &dotGen{r: r, b: newFunc("main"), dt: hlo.F32}
 	n, c, o := int64(1+r.Intn(3)), int64(1+r.Intn(4)), int64(1+r.Intn(12))
@@ -56,8 +57,17 @@ func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	if fusible {
 		y = g.b.op("stablehlo.add", ot, []*hlo.Value{y, bias})
 	}
+	// A ReLU, with the pre-activation returned too (as a gradient's
+	// comparison reads it) or not, either operand order.
 	z := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, o, oh, ow)
-	g.rets = append(g.rets, y, g.b.op("stablehlo.maximum", ot, []*hlo.Value{y, z}))
+	if r.Intn(4) != 0 {
+		g.rets = append(g.rets, y)
+	}
+	relu := []*hlo.Value{y, z}
+	if r.Intn(2) == 0 {
+		relu[0], relu[1] = z, y
+	}
+	g.rets = append(g.rets, g.b.op("stablehlo.maximum", ot, relu))
 	return module(g.b.ret(g.rets...)), g.args, fusible && o*oh*ow*c*k*k*n > 4096
 }
 
@@ -67,7 +77,7 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 	if testing.Short() {
 		iters = 50
 	}
-	compounds, expected := 0, 0
+	compounds, expected, relus := 0, 0, 0
 	for it := 0; it < iters; it++ {
 		m, args, fusible := convGenProgram(r)
 		fused, err := compile(m, true)
@@ -82,6 +92,11 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 		for _, s := range fused.entry.body.steps {
 			if s.compound != nil {
 				made = true
+				for _, op := range s.compound.Ops {
+					if op.Name == "stablehlo.maximum" {
+						relus++
+					}
+				}
 			}
 		}
 		if made {
@@ -101,10 +116,10 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d compounds, %d programs could fuse, of %d", compounds, expected, iters)
+	t.Logf("%d compounds (%d with the ReLU), %d programs could fuse, of %d", compounds, relus, expected, iters)
 	// With the small-channel kernels most fusible programs make one (not
 	// those whose result rows are narrower than 8).
-	if compounds < expected/2 && kernel.CPU.AVX512F && kernel.CPU.FMA {
-		t.Fatalf("only %d of %d fusible programs made a compound step", compounds, expected)
+	if (compounds < expected/2 || relus < compounds/3) && kernel.CPU.AVX512F && kernel.CPU.FMA {
+		t.Fatalf("only %d of %d fusible programs made a compound step, %d with the ReLU", compounds, expected, relus)
 	}
 }

@@ -395,7 +395,7 @@ func (p *convPlan) run(x *kernel.Ctx, l, r *hlo.Literal) *hlo.Literal {
 	}
 	switch {
 	case p.taps != nil:
-		runTaps(p.taps, l.F32(), r.F32(), out.F32(), nil)
+		runTaps(p.taps, l.F32(), r.F32(), out.F32(), nil, nil)
 		return out
 	case p.wgrad != nil:
 		runWgrad(p.wgrad, l.F32(), r.F32(), out.F32())

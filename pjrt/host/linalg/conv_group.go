@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"math"
+
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -50,10 +52,21 @@ func groupConv(g *kernel.GroupCtx) (*kernel.Compound, error) {
 	if b := add.Operands[1].Def; onlyReader(g, add.Operands[1], add) && g.InBlock(b) {
 		ops = append(ops, b)
 	}
+	outputs := []*hlo.Value{add.Results[0]}
+	relu := reluOf(g, add.Results[0])
+	if relu != nil {
+		ops = append(ops, relu)
+		outputs = append(outputs, relu.Results[0])
+		for _, z := range relu.Operands {
+			if z != add.Results[0] && onlyReader(g, z, relu) && g.InBlock(z.Def) {
+				ops = append(ops, z.Def)
+			}
+		}
+	}
 	return &kernel.Compound{
 		Ops:     ops,
 		Inputs:  []*hlo.Value{op.Operands[0], op.Operands[1], bias},
-		Outputs: []*hlo.Value{add.Results[0]},
+		Outputs: outputs,
 		Run: func(x *kernel.Ctx, args, results []kernel.Value) error {
 			l, r, err := argPair(c, args)
 			if err != nil {
@@ -67,13 +80,62 @@ func groupConv(g *kernel.GroupCtx) (*kernel.Compound, error) {
 				return c.Errorf("bias operand is %s, want %d f32 values", bl.ShapeString(), p.o)
 			}
 			out := x.NewLiteralUninit(ot.DType, ot.Dims)
+			var rl *hlo.Literal
+			var rs []float32
+			if relu != nil {
+				rl = x.NewLiteralUninit(ot.DType, ot.Dims)
+				rs = rl.F32()
+				results[1] = rl
+			}
 			if out.NumElements() > 0 {
-				runTaps(p.taps, l.F32(), r.F32(), out.F32(), bl.F32())
+				runTaps(p.taps, l.F32(), r.F32(), out.F32(), bl.F32(), rs)
 			}
 			results[0] = out
 			return nil
 		},
 	}, nil
+}
+
+// reluOf returns the op max(v, +0) (either operand order, the zero a
+// splatted constant) when it reads v, v is read elsewhere too (or
+// returned), and the op is free to join: the ReLU is then computed as v is
+// stored. Go's max, which the elementwise maximum computes, is symmetric
+// when one operand is +0, NaNs included.
+func reluOf(g *kernel.GroupCtx, v *hlo.Value) *hlo.Op {
+	us := g.Users(v)
+	if len(us) < 2 && !g.Returned(v) {
+		return nil
+	}
+	for _, u := range us {
+		if u.Name != "stablehlo.maximum" || len(u.Operands) != 2 || !g.InBlock(u) || !hlo.TypesEqual(u.Results[0].Type, v.Type) {
+			continue
+		}
+		z := u.Operands[1]
+		if z == v {
+			z = u.Operands[0]
+		}
+		if z != v && isPositiveZeroSplat(z) {
+			return u
+		}
+	}
+	return nil
+}
+
+// isPositiveZeroSplat matches broadcast_in_dim of an f32 constant +0.
+func isPositiveZeroSplat(z *hlo.Value) bool {
+	b := z.Def
+	if b == nil || b.Name != "stablehlo.broadcast_in_dim" || len(b.Operands) != 1 {
+		return false
+	}
+	c := b.Operands[0].Def
+	if c == nil || c.Name != "stablehlo.constant" {
+		return false
+	}
+	d, ok := c.Attr("value").(*hlo.DenseElementsAttr)
+	if !ok || d.Value == nil || d.Value.DType != hlo.F32 || d.Value.NumElements() != 1 {
+		return false
+	}
+	return d.Value.F32()[0] == 0 && !math.Signbit(float64(d.Value.F32()[0]))
 }
 
 // featureBroadcast returns the operand of w = broadcast_in_dim(v) when v

@@ -175,8 +175,9 @@ func smallConvOK(p *convPlan, lt, rt, ot *hlo.TensorType) bool {
 }
 
 // runTaps computes the convolution of lhs and rhs into out, plus bias
-// (per output feature) when not nil.
-func runTaps(t *tapsConv, lhs, rhs, out, bias []float32) {
+// (per output feature) when not nil, and max(out, +0) into relu when not
+// nil.
+func runTaps(t *tapsConv, lhs, rhs, out, bias, relu []float32) {
 	// W packed as [block][tap][8], channels past o zero, then the bias
 	// as [block][8].
 	w, scr := scratch[float32](t.blocks*t.taps*8 + t.blocks*8)
@@ -207,7 +208,7 @@ func runTaps(t *tapsConv, lhs, rhs, out, bias []float32) {
 		}
 	}
 	j := smallJobs.Get().(*smallJob)
-	j.taps, j.lhs, j.out, j.packed, j.bias = t, lhs, out, w, bp
+	j.taps, j.lhs, j.out, j.packed, j.bias, j.relu = t, lhs, out, w, bp, relu
 	kernel.ParallelFor(t.n, 1, j.fn)
 	j.release()
 }
@@ -234,7 +235,11 @@ func tapsTasks(j *smallJob, lo, hi int) {
 			if j.bias != nil {
 				bb = j.bias[blk*8 : (blk+1)*8]
 			}
-			kern(t.taps, t.tapOff, wb, planes, t.strips, ob, t.oO, no, bb)
+			var rb []float32
+			if j.relu != nil {
+				rb = j.relu[b*t.oB+blk*8*t.oO:]
+			}
+			kern(t.taps, t.tapOff, wb, planes, t.strips, ob, t.oO, no, bb, rb)
 		}
 	}
 }
@@ -283,20 +288,22 @@ var padPlaneKernel func(dst, src []float32, h, w, lH, wp, first int)
 // strip st, vector r of st and lane l under its mask, and each channel
 // o < no, out[o*ostride + st.out[r] + l] = sum over taps tp of
 // w[tp*8+o] * in[st.in[r] + l + off[tp]], the taps added in order, then
-// bias[o] added when bias is not nil.
-type tapsFunc func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias []float32)
+// bias[o] added when bias is not nil; relu, when not nil (as long as
+// out), receives Go's max(v, +0) of each value v stored in out, at the
+// same offset.
+type tapsFunc func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias, relu []float32)
 
 // tapsKernel is the assembly kernel, nil when the CPU has none.
 var tapsKernel tapsFunc
 
 // tapsGo is the Go form of tapsKernel.
-func tapsGo(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias []float32) {
+func tapsGo(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias, relu []float32) {
 	for i := range strips {
-		tapsGoStrip(taps, off, w, in, &strips[i], out, ostride, no, bias)
+		tapsGoStrip(taps, off, w, in, &strips[i], out, ostride, no, bias, relu)
 	}
 }
 
-func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int, bias []float32) {
+func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []float32, ostride, no int, bias, relu []float32) {
 	off, w = off[:taps], w[:taps*8]
 	for r := 0; r < 3; r++ {
 		m := st.mask[r]
@@ -314,6 +321,9 @@ func tapsGoStrip(taps int, off []int32, w, in []float32, st *tapStrip, out []flo
 					s += bias[o]
 				}
 				out[o*ostride+st.out[r]+l] = s
+				if relu != nil {
+					relu[o*ostride+st.out[r]+l] = max(s, 0)
+				}
 			}
 		}
 	}
@@ -523,6 +533,7 @@ type smallJob struct {
 	wgrad                 *wgradConv
 	lhs, rhs, out, packed []float32
 	bias                  []float32 // taps: per block of eight channels, or nil
+	relu                  []float32 // taps: max(out, +0), or nil
 	fn                    func(lo, hi int)
 }
 

@@ -7,7 +7,7 @@ import "unsafe"
 // Implemented in conv_small_amd64.s.
 
 //go:noescape
-func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int, bias *float32)
+func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int, bias, relu *float32)
 
 //go:noescape
 func convWgrad2x9AVX512(acc *float32, nimg, oh, nxv int, mask uint64, gr *float32, gN, gH, gO int, in *float32, inN, inRow, dyRow int)
@@ -22,16 +22,22 @@ func init() {
 	if _, avx512 := cpuFeatures(); !avx512 {
 		return
 	}
-	tapsKernel = func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias []float32) {
+	tapsKernel = func(taps int, off []int32, w, in []float32, strips []tapStrip, out []float32, ostride, no int, bias, relu []float32) {
 		lo, hi := tapRange(taps, off, w)
-		var bp *float32
+		var bp, rp *float32
 		if bias != nil {
 			bp = &bias[:8][0]
+		}
+		if relu != nil {
+			if len(relu) != len(out) {
+				panic("linalg: taps kernel called with a short ReLU result")
+			}
+			rp = unsafe.SliceData(relu)
 		}
 		for i := range strips {
 			st := &strips[i]
 			checkStrip(taps, lo, hi, in, st, out, ostride, no)
-			convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no, bp)
+			convTaps8x3AVX512(taps, unsafe.SliceData(off), unsafe.SliceData(w), unsafe.SliceData(in), st, unsafe.SliceData(out), ostride, no, bp, rp)
 		}
 	}
 	padPlaneKernel = func(dst, src []float32, h, w, lH, wp, first int) {

@@ -23,6 +23,27 @@
 	ADDQ R11, R9; \
 	ADDQ R11, R10
 
+// RELU_ONE stores Go's max(a, +0) at p+R14 under mask k: a > 0 ? a : +0,
+// and a NaN with its sign cleared (what max computes as -min(-a, -0)).
+#define RELU_ONE(a, k, p) \
+	VMAXPS Z31, a, Z27; \
+	VCMPPS $3, a, a, K4; \
+	VPANDD Z30, a, K4, Z27; \
+	VMOVUPS Z27, k, (p)(R14*1)
+
+#define STORE_RELU_O(a0, a1, a2) \
+	VMOVUPS a0, K1, (R8); \
+	VMOVUPS a1, K2, (R9); \
+	VMOVUPS a2, K3, (R10); \
+	RELU_ONE(a0, K1, R8); \
+	RELU_ONE(a1, K2, R9); \
+	RELU_ONE(a2, K3, R10); \
+	DECQ R12; \
+	JZ   tdone; \
+	ADDQ R11, R8; \
+	ADDQ R11, R9; \
+	ADDQ R11, R10
+
 // BIAS_O adds channel o's bias (acc + bias: the accumulator is the first
 // operand, as in the unfused add).
 #define BIAS_O(disp, a0, a1, a2) \
@@ -31,9 +52,10 @@
 	VADDPS Z27, a1, a1; \
 	VADDPS Z27, a2, a2
 
-// func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int, bias *float32)
-// bias (8 values) is added to the sums when not nil.
-TEXT ·convTaps8x3AVX512(SB), NOSPLIT, $0-72
+// func convTaps8x3AVX512(taps int, off *int32, w, in *float32, st *tapStrip, out *float32, ostride, no int, bias, relu *float32)
+// bias (8 values) is added to the sums when not nil; relu, when not nil,
+// receives max(sum, +0) at the same offsets as out.
+TEXT ·convTaps8x3AVX512(SB), NOSPLIT, $0-80
 	MOVQ taps+0(FP), CX
 	MOVQ off+8(FP), SI
 	MOVQ w+16(FP), DX
@@ -119,6 +141,9 @@ tmask:
 	MOVQ  no+56(FP), R12
 	TESTQ R12, R12
 	JE    tdone
+	MOVQ  relu+72(FP), R14
+	TESTQ R14, R14
+	JNE   trelu
 	STORE_O(Z0, Z1, Z2)
 	STORE_O(Z3, Z4, Z5)
 	STORE_O(Z6, Z7, Z8)
@@ -127,6 +152,21 @@ tmask:
 	STORE_O(Z15, Z16, Z17)
 	STORE_O(Z18, Z19, Z20)
 	STORE_O(Z21, Z22, Z23)
+	JMP tdone
+
+trelu:
+	SUBQ  AX, R14
+	VPXORD Z31, Z31, Z31
+	MOVL  $0x7fffffff, R13
+	VPBROADCASTD R13, Z30
+	STORE_RELU_O(Z0, Z1, Z2)
+	STORE_RELU_O(Z3, Z4, Z5)
+	STORE_RELU_O(Z6, Z7, Z8)
+	STORE_RELU_O(Z9, Z10, Z11)
+	STORE_RELU_O(Z12, Z13, Z14)
+	STORE_RELU_O(Z15, Z16, Z17)
+	STORE_RELU_O(Z18, Z19, Z20)
+	STORE_RELU_O(Z21, Z22, Z23)
 
 tdone:
 	VZEROUPPER

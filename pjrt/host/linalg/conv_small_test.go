@@ -148,7 +148,12 @@ func TestConvSmall(t *testing.T) {
 // results recycled through the execution's pool as in a step.
 func BenchmarkConvSmall(b *testing.B) {
 	r := rand.New(rand.NewPCG(23, 24))
-	for _, c := range cnnConvs() {
+	// A wider layer than the small kernels are for, to check they do not
+	// lose there.
+	wide := convCase{name: "fwd64", lhs: []int64{8, 64, 28, 28}, rhs: []int64{64, 64, 3, 3}, dn: nchw(2), pad: []int64{1, 1, 1, 1}}
+	wide.fill()
+	wide.lt, wide.ot = hlo.F32, hlo.F32
+	for _, c := range append(cnnConvs(), wide) {
 		for _, small := range []bool{true, false} {
 			b.Run(fmt.Sprintf("%s/small=%v", c.name, small), func(b *testing.B) {
 				defer linalg.SetSmallConv(small, false)()

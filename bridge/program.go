@@ -22,6 +22,7 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return args[s.index]
 	}
 	var res []*lazy.Tensor
+	var resBuf [16]*lazy.Tensor
 	if exe := p.exe.Load(); exe != nil {
 		if exe.Evicted() {
 			var err error
@@ -38,13 +39,18 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 				ins = append(ins, get(s))
 			}
 		}
+		if len(p.muts) == 0 && p.identity {
+			return exe.RunDonating(ins, p.overwritten)
+		}
+		// The results are only picked from: their list stays on the stack
+		// (for up to 16), returned nowhere.
 		var err error
-		if res, err = exe.RunDonating(ins, p.overwritten); err != nil {
+		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
 			return nil, err
 		}
 	}
 	if len(p.muts) == 0 && p.identity {
-		return res, nil
+		return nil, nil // no program: nothing to return
 	}
 	pick := func(r outRef) *lazy.Tensor {
 		if r.root < 0 {

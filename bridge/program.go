@@ -22,7 +22,6 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return args[s.index]
 	}
 	var res []*lazy.Tensor
-	var resBuf [16]*lazy.Tensor
 	if exe := p.exe.Load(); exe != nil {
 		if exe.Evicted() {
 			var err error
@@ -40,10 +39,11 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			}
 		}
 		if len(p.muts) == 0 && p.identity {
-			return exe.RunDonating(ins, p.overwritten)
+			return exe.RunDonatingInto(nil, ins, p.overwritten)
 		}
 		// The results are only picked from: their list stays on the stack
 		// (for up to 16), returned nowhere.
+		var resBuf [16]*lazy.Tensor
 		var err error
 		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
 			return nil, err

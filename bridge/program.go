@@ -15,6 +15,17 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
+	if p.direct {
+		// The arguments are the parameters and the results the outputs,
+		// nothing written back: the executable's run is the replay.
+		if exe := p.exe.Load(); !exe.Evicted() {
+			return exe.RunDonatingInto(nil, args, p.overwritten)
+		}
+	}
+	return p.run(args, captures)
+}
+
+func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	get := func(s source) *lazy.Tensor {
 		if s.capture {
 			return captures[s.index]
@@ -38,13 +49,19 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 				ins = append(ins, get(s))
 			}
 		}
+		if len(p.muts) == 0 && p.identity {
+			return exe.RunDonatingInto(nil, ins, p.overwritten)
+		}
+		// The results are only picked from: their list stays on the stack
+		// (for up to 16), returned nowhere.
+		var resBuf [16]*lazy.Tensor
 		var err error
-		if res, err = exe.RunDonating(ins, p.overwritten); err != nil {
+		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
 			return nil, err
 		}
 	}
 	if len(p.muts) == 0 && p.identity {
-		return res, nil
+		return nil, nil // no program: nothing to return
 	}
 	pick := func(r outRef) *lazy.Tensor {
 		if r.root < 0 {

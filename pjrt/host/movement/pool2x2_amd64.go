@@ -31,6 +31,21 @@ func reduce2x2MaxRows(in, out *float32, rows, w, ow int, init float32)
 //go:noescape
 func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
 
+//go:noescape
+func maskGT0AVX2(out, a *float32, n int, c float32)
+
+// maskGT0Vec runs maskGT0's vector kernel over the first multiple of 8
+// elements and returns how many it did.
+func maskGT0Vec(out, a []float32, c float32) int {
+	n := len(out) &^ 7
+	if !useVec || !hasAVX2 || n == 0 {
+		return 0
+	}
+	_, _ = out[n-1], a[n-1]
+	maskGT0AVX2(&out[0], &a[0], n, c)
+	return n
+}
+
 // rowsVec is how many of rows window rows of ow windows the row kernels
 // do in one call: all when ow >= 8, all but the last when 4 <= ow < 8
 // (their last windows spill into the next row), else none.

@@ -390,3 +390,28 @@ srnext:
 srdone:
 	VZEROUPPER
 	RET
+
+// func maskGT0AVX2(out, a *float32, n int, c float32)
+// out[i] = a[i] > 0 ? out[i] : c for i < n (n a multiple of 8); GT_OQ is
+// false for NaNs, as the FLOAT comparison.
+TEXT ·maskGT0AVX2(SB), NOSPLIT, $0-28
+	MOVQ out+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS c+24(FP), Y15
+	VXORPS Y14, Y14, Y14
+	SHRQ $3, CX
+	JZ   mkdone
+mkloop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x1E, Y14, Y0, Y1
+	VMOVUPS (DI), Y2
+	VBLENDVPS Y1, Y2, Y15, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  mkloop
+mkdone:
+	VZEROUPPER
+	RET

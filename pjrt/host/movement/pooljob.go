@@ -20,9 +20,13 @@ type poolJob struct {
 	ro                 *reduceWindowOp
 	so                 *selectScatterOp
 	out, in, src, init *hlo.Literal
-	iv                 []byte
-	typed              bool
-	fn                 func(lo, hi int)
+	// mask, when set, masks each chunk of a 2x2 select_and_scatter:
+	// out = mask > 0 ? out : maskFill (select_group.go).
+	mask     *hlo.Literal
+	maskFill float32
+	iv       []byte
+	typed    bool
+	fn       func(lo, hi int)
 }
 
 var poolJobs = sync.Pool{New: func() any {
@@ -77,7 +81,12 @@ func reducePoolRows(j *poolJob, lo, hi int) {
 func select2x2Rows(j *poolJob, lo, hi int) {
 	so, p := j.so, j.p
 	if so.dt == hlo.F32 {
-		select2x2(p, so.selDir, asT[float32](j.out.Data), asT[float32](j.in.Data), asT[float32](j.src.Data), asT[float32](j.init.Data)[0], lo, hi)
+		out := asT[float32](j.out.Data)
+		select2x2(p, so.selDir, out, asT[float32](j.in.Data), asT[float32](j.src.Data), asT[float32](j.init.Data)[0], lo, hi)
+		if j.mask != nil {
+			// Window rows [lo, hi) cover operand rows [2lo, 2hi).
+			maskGT0(out[2*lo*p.w:2*hi*p.w], asT[float32](j.mask.Data)[2*lo*p.w:2*hi*p.w], j.maskFill)
+		}
 	} else {
 		select2x2(p, so.selDir, asT[float64](j.out.Data), asT[float64](j.in.Data), asT[float64](j.src.Data), asT[float64](j.init.Data)[0], lo, hi)
 	}

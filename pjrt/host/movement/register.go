@@ -19,7 +19,7 @@ func init() {
 		kernel.Entry{Name: "stablehlo.sort", Compile: compileSort, Fresh: true},
 		kernel.Entry{Name: "stablehlo.reduce", Compile: compileReduce, Fresh: true},
 		kernel.Entry{Name: "stablehlo.reduce_window", Compile: compileReduceWindow, Fresh: true},
-		kernel.Entry{Name: "stablehlo.select_and_scatter", Compile: compileSelectAndScatter, Fresh: true},
+		kernel.Entry{Name: "stablehlo.select_and_scatter", Compile: compileSelectAndScatter, Fresh: true, Group: groupSelectScatter},
 		kernel.Entry{Name: "stablehlo.map", Compile: compileMap, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_broadcast_in_dim", Compile: compileDynamicBroadcastInDim, Fresh: true},
 		kernel.Entry{Name: "stablehlo.dynamic_iota", Compile: compileDynamicIota, Fresh: true},

@@ -28,6 +28,15 @@ type selectScatterOp struct {
 }
 
 func compileSelectAndScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
+	so, err := newSelectScatter(c)
+	if err != nil {
+		return nil, err
+	}
+	return so.run, nil
+}
+
+// newSelectScatter compiles a select_and_scatter op.
+func newSelectScatter(c *kernel.OpCtx) (*selectScatterOp, error) {
 	if len(c.In) != 3 || len(c.Out) != 1 {
 		return nil, c.Errorf("takes operand, source and init_value and returns one result, has %d operands and %d results", len(c.In), len(c.Out))
 	}
@@ -93,7 +102,7 @@ func compileSelectAndScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 			so.selDir = cb.dir
 		}
 	}
-	return so.run, nil
+	return so, nil
 }
 
 func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {

@@ -1,0 +1,100 @@
+package host
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// binRegion is a region of two f32 scalars applying op (with attrs).
+func binRegion(op string, out hlo.DType, attrs ...hlo.NamedAttr) *hlo.Region {
+	st := hlo.NewTensorType(hlo.F32)
+	blk := &hlo.Block{Args: []*hlo.Value{{Type: st}, {Type: st, Index: 1}}}
+	o := hlo.NewOp(op, blk.Args, []hlo.Type{hlo.NewTensorType(out)}, attrs...)
+	blk.Ops = []*hlo.Op{o, hlo.NewOp("stablehlo.return", o.Results, nil)}
+	return &hlo.Region{Blocks: []*hlo.Block{blk}}
+}
+
+// Random programs of a max pool's gradient followed by a ReLU's
+// (select_and_scatter of 2x2 windows, then select(a > 0, gradient, c)),
+// sometimes with the gradient or the comparison read elsewhere, run fused
+// and unfused must give the same bits (NaNs, infinities and signed zeros
+// among the values): the compound step masks the gradient as the
+// separate compare and select do.
+func poolGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
+	g := &dotGen{r: r, b: newFunc("main"), dt: hlo.F32}
+	n, c, oh, ow := int64(1+r.Intn(3)), int64(1+r.Intn(4)), int64(1+r.Intn(6)), int64(1+r.Intn(20))
+	xt := hlo.NewTensorType(hlo.F32, n, c, 2*oh, 2*ow)
+	x := g.arg(hlo.F32, n, c, 2*oh, 2*ow)
+	src := g.arg(hlo.F32, n, c, oh, ow)
+	a := g.arg(hlo.F32, n, c, 2*oh, 2*ow)
+	init := g.b.constant(hlo.ScalarLiteral(hlo.F32, 0))
+	sas := hlo.NewOp("stablehlo.select_and_scatter", []*hlo.Value{x, src, init}, []hlo.Type{xt},
+		hlo.NamedAttr{Name: "window_dimensions", Value: ints64(1, 1, 2, 2)},
+		hlo.NamedAttr{Name: "window_strides", Value: ints64(1, 1, 2, 2)})
+	sas.Regions = []*hlo.Region{binRegion("stablehlo.compare", hlo.Bool, dirAttr("GE")...), binRegion("stablehlo.add", hlo.F32)}
+	g.b.fn.Body.Blocks[0].Ops = append(g.b.fn.Body.Blocks[0].Ops, sas)
+	v := sas.Results[0]
+	fusible := true
+	if r.Intn(5) == 0 { // the gradient read elsewhere: no compound
+		g.rets = append(g.rets, v)
+		fusible = false
+	}
+	zero := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, c, 2*oh, 2*ow)
+	pt := hlo.NewTensorType(hlo.Bool, n, c, 2*oh, 2*ow)
+	pred := g.b.op("stablehlo.compare", pt, []*hlo.Value{a, zero}, dirAttr("GT")...)
+	if r.Intn(4) == 0 { // the comparison read elsewhere: it stays a step
+		g.rets = append(g.rets, pred)
+	}
+	fill := []float64{0, 0, -1.5}[r.Intn(3)]
+	fz := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, fill)), n, c, 2*oh, 2*ow)
+	g.rets = append(g.rets, g.b.op("stablehlo.select", xt, []*hlo.Value{pred, v, fz}))
+	return module(g.b.ret(g.rets...)), g.args, fusible
+}
+
+func TestPoolCompoundsMatchUnfused(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	iters := 200
+	if testing.Short() {
+		iters = 50
+	}
+	compounds, expected := 0, 0
+	for it := 0; it < iters; it++ {
+		m, args, fusible := poolGenProgram(r)
+		fused, err := compile(m, true)
+		if err != nil {
+			t.Fatalf("program %d: %v\n%s", it, err, m)
+		}
+		plain, err := compile(m, false)
+		if err != nil {
+			t.Fatalf("program %d: %v", it, err)
+		}
+		made := false
+		for _, s := range fused.entry.body.steps {
+			if s.compound != nil {
+				made = true
+			}
+		}
+		if made {
+			compounds++
+		}
+		if fusible {
+			expected++
+		}
+		if made && !fusible {
+			t.Fatalf("program %d made a compound step it must not:\n%s\nsteps: %s", it, m, describeSteps(fused))
+		}
+		want := run(t, plain, args...)
+		got := run(t, fused, args...)
+		for i := range want {
+			if !got[i].Equal(want[i]) {
+				t.Fatalf("program %d, result %d differs fused vs unfused:\n%s\nsteps: %s\ngot  %v\nwant %v", it, i, m, describeSteps(fused), head(got[i]), head(want[i]))
+			}
+		}
+	}
+	t.Logf("%d compounds, %d programs could fuse, of %d", compounds, expected, iters)
+	if compounds < expected*9/10 {
+		t.Fatalf("only %d of %d fusible programs made a compound step", compounds, expected)
+	}
+}

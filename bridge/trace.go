@@ -44,6 +44,10 @@ type Traced struct {
 	// Created are the tensors the function made from host data: captures
 	// of the graph that the plain function makes anew on every call.
 	Created map[*lazy.Tensor]bool
+	// ir is, per node ID of Graph, the IR node the call was converted from
+	// (fx.FromTraceIR), for CompileTraced; it holds the traced inputs'
+	// buffers, so the first compile drops it.
+	ir []*lazy.Node
 }
 
 type recorder struct {
@@ -167,10 +171,10 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	if err != nil {
 		return nil, err
 	}
-	g, err := fx.FromTrace(t)
+	g, ir, err := fx.FromTraceIR(t)
 	if err != nil {
 		return nil, err
 	}
 	kept = true
-	return &Traced{Graph: g, Outputs: outs, Created: rec.created}, nil
+	return &Traced{Graph: g, Outputs: outs, Created: rec.created, ir: ir}, nil
 }

@@ -606,7 +606,7 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	if host := partitioner.Discover(tr.Graph, dev); len(host) > 0 {
 		return newStaged(s, tr.Graph, host, dev)
 	}
-	p, err := bridge.Compile(tr.Graph, dev)
+	p, err := bridge.CompileTraced(tr, dev)
 	if err != nil {
 		return nil, 0, err
 	}

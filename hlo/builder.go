@@ -23,19 +23,18 @@ type Builder struct {
 	m     *Module
 	err   error
 	funcs []*FuncBuilder
-	// defs maps each value made by this builder to the scope that defines
-	// it, for scoping checks.
-	defs map[*Value]*Scope
 	locs bool
 	// ic and args are reused by emit for each op's inference.
 	ic   inferCtx
 	args []Type
+	// given holds an op's declared result types during emit1.
+	given []Type
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an
 // anonymous module).
 func NewBuilder(name string) *Builder {
-	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true, args: make([]Type, 0, 4)}
+	return &Builder{m: &Module{Name: name}, locs: true, args: make([]Type, 0, 4)}
 }
 
 // SetLocations chooses whether ops record the Go caller's file:line as
@@ -234,7 +233,7 @@ func (f *FuncBuilder) ArgWithAttrs(t Type, attrs ...NamedAttr) *Value {
 		}
 		f.f.ArgAttrs = append(f.f.ArgAttrs, d)
 	}
-	b.defs[v] = f.Scope
+	v.scope = f.Scope
 	return v
 }
 
@@ -324,9 +323,9 @@ func (s *Scope) checkOperands(op string, vs []*Value) bool {
 			s.b.failf(op, "operand #%d is nil", i)
 			return false
 		}
-		def, ok := s.b.defs[v]
+		def := v.scope
 		switch {
-		case !ok:
+		case def == nil || def.b != s.b:
 			s.b.failf(op, "operand #%d of type %s was not made by this builder", i, v.Type)
 			return false
 		case def.fn != s.fn:
@@ -382,16 +381,19 @@ func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regi
 	s.setLoc(op)
 	s.block.Ops = append(s.block.Ops, op)
 	for _, r := range op.Results {
-		s.b.defs[r] = s
+		r.scope = s
 	}
 	return op.Results
 }
 
-// emit1 is emit for single-result ops.
+// emit1 is emit for single-result ops. A given type is passed on in a
+// list the builder holds (the op keeps the type, not the list), so the
+// caller's list stays on its stack.
 func (s *Scope) emit1(name string, operands []*Value, attrs []NamedAttr, given ...Type) *Value {
 	var g []Type
 	if len(given) > 0 {
-		g = given
+		s.b.given = append(s.b.given[:0], given...)
+		g = s.b.given
 	}
 	return s.emit(name, operands, attrs, nil, g, 1)[0]
 }
@@ -412,7 +414,7 @@ func (s *Scope) region(op string, argTypes []Type, fill func(sub *Scope, args []
 	for i, t := range argTypes {
 		a := &Value{Type: t, Index: i}
 		blk.Args = append(blk.Args, a)
-		b.defs[a] = sub
+		a.scope = sub
 	}
 	res := fill(sub, append([]*Value{}, blk.Args...))
 	if b.err != nil {

@@ -92,6 +92,9 @@ type Value struct {
 	// ID is a dense number assigned by Func.Number; executors and printers
 	// use it to index side tables.
 	ID int
+	// scope is the builder scope that made the value (nil for values the
+	// builder did not make), for the builder's operand checks.
+	scope *Scope
 }
 
 // NamedAttr is one name = value attribute.

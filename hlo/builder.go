@@ -23,7 +23,7 @@ type Builder struct {
 	m     *Module
 	err   error
 	funcs []*FuncBuilder
-	locs bool
+	locs  bool
 	// ic and args are reused by emit for each op's inference.
 	ic   inferCtx
 	args []Type

@@ -325,7 +325,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			cost += max(e.Elementwise.Cost, 1)
 		}
 		invariant := true
-		m.srcs = srcs[len(srcs):len(srcs):len(srcs)+len(op.Operands)]
+		m.srcs = srcs[len(srcs) : len(srcs) : len(srcs)+len(op.Operands)]
 		srcs = srcs[:len(srcs)+len(op.Operands)]
 		for _, v := range op.Operands {
 			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {

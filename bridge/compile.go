@@ -23,10 +23,10 @@ type outRef struct {
 
 // Program is a compiled fx graph ready to replay.
 type Program struct {
-	dev   *lazy.Device
-	graph *lazy.Graph // kept to recompile after an eviction
-	// exe is the executable; a replay that finds it evicted compiles again
-	// and publishes the new one here (concurrent replays may do so too).
+	dev *lazy.Device
+	// exe is the executable; a replay that finds it evicted compiles its
+	// module again and publishes the new one here (concurrent replays may
+	// do so too).
 	exe    atomic.Pointer[lazy.Executable]
 	params []source // one per executable parameter
 	// overwritten[i] says parameter i's tensor is overwritten by a
@@ -219,7 +219,7 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 	for i, o := range p.outs {
 		p.identity = p.identity && o.root == i
 	}
-	p.graph, p.Hash = lg, lg.Hash
+	p.Hash = lg.Hash
 	exe, fresh, err := lazy.CompileGraph(dev, lg, "jit")
 	if err != nil {
 		return nil, err

@@ -126,6 +126,7 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	}
 	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{},
 		created: map[*lazy.Tensor]bool{}}
+	built := lazy.NodesBuilt()
 	end := lazy.BeginTrace(rec)
 	var outs []*lazy.Tensor
 	func() {
@@ -151,7 +152,8 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	}()
 	var t *fx.Trace
 	if err == nil {
-		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps, HostNodes: rec.hostNodes}
+		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps, HostNodes: rec.hostNodes,
+			SizeHint: int(lazy.NodesBuilt() - built)}
 		for i, o := range outs {
 			if o == nil {
 				end()

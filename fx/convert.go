@@ -29,6 +29,8 @@ type Trace struct {
 	// HostNodes are host-only ops recorded without running (declared
 	// output shapes): kept in the graph even if no output reads them.
 	HostNodes []lazy.Value
+	// SizeHint is about how many IR nodes the trace built (0: unknown).
+	SizeHint int
 }
 
 // HostOp is one host-only op run during a trace.
@@ -61,6 +63,9 @@ func FromTrace(t *Trace) (*Graph, error) {
 func FromTraceIR(t *Trace) (*Graph, []*lazy.Node, error) {
 	c := &converter{t: t, g: &Graph{}, done: lazy.NewNodeMap[*Node](), byData: map[any]*Node{},
 		hostOut: map[any]hostRef{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}, leaves: lazy.NewNodeMap[Ref]()}
+	if n := min(t.SizeHint, 1<<18) + len(t.Args); n > 0 {
+		c.g.Nodes, c.ir, c.names = make([]*Node, 0, n), make([]*lazy.Node, 0, n), make([]pendingName, 0, n)
+	}
 	for i, h := range t.HostOps {
 		for k, id := range h.OutputData {
 			c.hostOut[id] = hostRef{i, k}
@@ -199,7 +204,11 @@ func (c *converter) name(n *Node, op *lazy.OpDef) {
 
 // nameCalls sets the calls' names, all cut from one string.
 func (c *converter) nameCalls() {
-	var b []byte
+	size := 0
+	for _, p := range c.names {
+		size += len(p.op.base) + 8
+	}
+	b := make([]byte, 0, size)
 	ends := make([]int, len(c.names))
 	for i, p := range c.names {
 		b = append(b, p.op.base...)

@@ -215,7 +215,43 @@ func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 	if len(checks) > 0 {
 		nout--
 	}
-	return &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, graph: g, checks: checks}, nil
+	x := &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, checks: checks}
+	// The IR is kept only where it is read again (the pre-check of a
+	// program with checks, the dumps): the compile cache would keep every
+	// program's IR alive, for the collector to walk on every cycle.
+	if len(checks) > 0 || dumping {
+		x.graph = g
+	}
+	return x, nil
+}
+
+// Recompile returns the executable of x's program once the compile cache
+// has evicted x: the cached one when another holder compiled it again, or
+// x's module compiled again (not lowered again, so holders need not keep
+// the IR). UncachedCompile or CachedCompile counts it.
+func (x *Executable) Recompile() (*Executable, error) {
+	c := x.dev.state.cache
+	if y := c.get(x.Hash); y != nil {
+		cCached.add(1)
+		return y, nil
+	}
+	if x.Module == nil {
+		return nil, fmt.Errorf("lazy: program %s was evicted and has no module to compile again", x.Hash)
+	}
+	start := time.Now()
+	g := x.graph
+	if g == nil {
+		g = &Graph{Hash: x.Hash}
+	}
+	y, err := compileModule(x.dev, g, x.Module)
+	if err != nil {
+		return nil, err
+	}
+	cUncached.add(1)
+	tCompile.since(start)
+	logCompile(y, "compiled again", start)
+	c.put(y)
+	return y, nil
 }
 
 func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {

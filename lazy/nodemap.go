@@ -75,3 +75,7 @@ func (m *NodeMap[V]) Set(n *Node, v V) {
 	}
 	m.far[n] = v
 }
+
+// NodesBuilt is the number of IR nodes built so far in the process (the
+// difference of two readings is a size hint for the IR built between).
+func NodesBuilt() uint64 { return nodeSeq.Load() }

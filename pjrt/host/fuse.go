@@ -76,7 +76,7 @@ func isSplat(op *hlo.Op) bool {
 // The ops of a compound step (comps) form one group placed where the
 // last of them is.
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
-	var out []group
+	out := make([]group, 0, len(ops))
 	type openGroup struct {
 		g      group
 		dims   []int64
@@ -273,6 +273,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		nsrc += len(op.Operands)
 	}
 	srcs := make([]fsrc, 0, nsrc)
+	f.members = make([]fmember, 0, len(g.ops))
 	memberOf, inputOf := &t.memberOf, &t.inputOf
 	bytesPerElem := 0
 	cost := 0
@@ -282,7 +283,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			continue
 		}
 		rt := op.Results[0].TensorType()
-		if f.members == nil {
+		if len(f.members) == 0 {
 			f.dims = rt.Dims
 			f.n = int(rt.NumElements())
 		}

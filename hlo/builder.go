@@ -66,13 +66,35 @@ func (b *Builder) Build() (*Module, error) {
 	if err := Verify(b.m); err != nil {
 		return nil, err
 	}
+	b.seal()
 	return b.m, nil
+}
+
+// seal fingerprints the finished module (Module.Built). The sizes of the
+// functions' argument and result types, which no op's inference checked,
+// are checked here; a module with one too large is left to Verify.
+func (b *Builder) seal() {
+	for _, f := range b.m.Funcs {
+		for _, a := range f.Args {
+			if CheckTypeSize(a.Type) != nil {
+				return
+			}
+		}
+		for _, t := range f.ResultTypes {
+			if CheckTypeSize(t) != nil {
+				return
+			}
+		}
+	}
+	s := sealOf(b.m)
+	b.m.sealed = &s
 }
 
 // Finish is Build without the final Verify, for callers that hand the
 // module to something that verifies it anyway (the embedded device checks
-// every module it compiles): the builder inferred every op's types as it
-// went, and verifying costs as much again.
+// every module it compiles, except one still as Finish left it:
+// Module.Built): the builder inferred every op's types as it went, and
+// verifying costs as much again.
 func (b *Builder) Finish() (*Module, error) {
 	if b.err != nil {
 		return nil, b.err
@@ -82,6 +104,7 @@ func (b *Builder) Finish() (*Module, error) {
 			return nil, fmt.Errorf("hlo.Builder: function @%s has no Return", f.f.Name)
 		}
 	}
+	b.seal()
 	return b.m, nil
 }
 

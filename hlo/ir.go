@@ -36,6 +36,9 @@ type Module struct {
 	// index is a *funcIndex that Func keeps (read and replaced atomically;
 	// a stale one is detected and rebuilt).
 	index unsafe.Pointer
+	// sealed is the fingerprint of the module as a Builder finished it
+	// (seal.go); nil for other modules.
+	sealed *seal
 }
 
 // funcIndex maps a function name to its first position in Module.Funcs,

@@ -16,11 +16,11 @@ type NodeMap[V any] struct {
 }
 
 const (
-	nodePageBits = 10
+	nodePageBits = 8
 	nodePage     = 1 << nodePageBits
 	// maxNodePages bounds the page list (a graph reading IR built long
 	// before the rest keeps those nodes in the Go map).
-	maxNodePages = 1 << 12
+	maxNodePages = 1 << 14
 )
 
 // NewNodeMap returns an empty map for nodes built so far.

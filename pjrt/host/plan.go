@@ -118,8 +118,11 @@ func compile(m *hlo.Module, fuse bool) (*Program, error) {
 // compileMem is compile with the memory account of the device (nil: no
 // limit).
 func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
-	if err := hlo.Verify(m); err != nil {
-		return nil, err
+	// A module as the builder finished it was verified while it was built.
+	if !m.Built() {
+		if err := hlo.Verify(m); err != nil {
+			return nil, err
+		}
 	}
 	entry := m.Entry()
 	if entry == nil {

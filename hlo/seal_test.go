@@ -36,15 +36,18 @@ func TestBuiltSeesEdits(t *testing.T) {
 	}
 	body := func(m *Module) *Block { return m.Func("main").Body.Blocks[0] }
 	edits := map[string]func(m *Module){
-		"op removed":        func(m *Module) { b := body(m); b.Ops = append(b.Ops[:1:1], b.Ops[2:]...) },
-		"op appended":       func(m *Module) { b := body(m); b.Ops = append(b.Ops, b.Ops[0]) },
-		"ops swapped":       func(m *Module) { b := body(m); b.Ops[0], b.Ops[1] = b.Ops[1], b.Ops[0] },
-		"operand replaced":  func(m *Module) { op := body(m).Ops[2]; op.Operands[1] = op.Operands[0] },
-		"result type":       func(m *Module) { body(m).Ops[1].Results[0].Type = NewTensorType(F32, 3, 2) },
-		"attribute":         func(m *Module) { body(m).Ops[1].Attrs[0].Value = I64sAttr([]int64{1}) },
-		"attributes":        func(m *Module) { op := body(m).Ops[1]; op.Attrs = op.Attrs[:0] },
-		"op renamed":        func(m *Module) { body(m).Ops[2].Name = "stablehlo.subtract" },
-		"region body":       func(m *Module) { r := body(m).Ops[len(body(m).Ops)-2].Regions[0]; r.Blocks[0].Ops = r.Blocks[0].Ops[1:] },
+		"op removed":       func(m *Module) { b := body(m); b.Ops = append(b.Ops[:1:1], b.Ops[2:]...) },
+		"op appended":      func(m *Module) { b := body(m); b.Ops = append(b.Ops, b.Ops[0]) },
+		"ops swapped":      func(m *Module) { b := body(m); b.Ops[0], b.Ops[1] = b.Ops[1], b.Ops[0] },
+		"operand replaced": func(m *Module) { op := body(m).Ops[2]; op.Operands[1] = op.Operands[0] },
+		"result type":      func(m *Module) { body(m).Ops[1].Results[0].Type = NewTensorType(F32, 3, 2) },
+		"attribute":        func(m *Module) { body(m).Ops[1].Attrs[0].Value = I64sAttr([]int64{1}) },
+		"attributes":       func(m *Module) { op := body(m).Ops[1]; op.Attrs = op.Attrs[:0] },
+		"op renamed":       func(m *Module) { body(m).Ops[2].Name = "stablehlo.subtract" },
+		"region body": func(m *Module) {
+			r := body(m).Ops[len(body(m).Ops)-2].Regions[0]
+			r.Blocks[0].Ops = r.Blocks[0].Ops[1:]
+		},
 		"function result":   func(m *Module) { m.Func("main").ResultTypes[0] = NewTensorType(F32, 3) },
 		"function argument": func(m *Module) { f := m.Func("helper"); f.Args[0] = &Value{Type: NewTensorType(F32, 2, 3)} },
 		"function added":    func(m *Module) { m.Funcs = append(m.Funcs, m.Funcs[0]) },

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -44,7 +43,9 @@ type Client struct {
 	devices []pjrt.Device
 	// devMem[i] is device i's memory account; they share the limit.
 	devMem []*kernel.Mem
-	closed atomic.Bool
+	// accounts count the storage of large buffers (storage.go).
+	accounts storageAccounts
+	closed   atomic.Bool
 }
 
 // NewClient returns an embedded client with n virtual devices and the
@@ -109,11 +110,10 @@ func (c *Client) ResetPeakBytes(device int) error {
 // Buffer is a literal held by the embedded device.
 type Buffer struct {
 	lit     *hlo.Literal
-	dev     int
 	client  *Client
+	acc     *storageAccount // the account b holds a reference on, or nil (small buffers)
+	dev     int32           // (32 bits: a buffer and its output list fit a 48-byte allocation)
 	deleted atomic.Bool
-	tracked bool            // counted in the device's bytes in use
-	cleanup runtime.Cleanup // releases a tracked buffer's bytes when Go collects it
 }
 
 func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
@@ -125,40 +125,19 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 // initBuffer makes b the buffer of l, counting its bytes in use on its
 // device.
 func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
-	b.lit, b.dev, b.client = l, dev, c
+	b.lit, b.dev, b.client = l, int32(dev), c
 	if n := int64(len(l.Data)); n >= trackedBytes {
-		c.devMem[dev].Add(n)
-		b.track(n)
+		b.acc = c.accounts.acquire(l, c.devMem[dev], n, false)
 	}
-}
-
-// trackedBytes is the size from which a buffer counts in its device's
-// bytes in use. A buffer nobody deletes is released when Go collects it,
-// through a cleanup that costs about as much as copying a few KiB, so
-// smaller buffers are not counted at all: they never add up in the
-// account, and a small tensor's memory is Go's to free.
-const trackedBytes = 16 << 10
-
-// track makes the collection of an undeleted buffer give its n bytes back.
-func (b *Buffer) track(n int64) {
-	b.cleanup = runtime.AddCleanup(b, releaseBytes, release{b.client.devMem[b.dev], n})
-	b.tracked = true
 }
 
 // accounted is the bytes b counts in its device's bytes in use.
 func (b *Buffer) accounted() int64 {
-	if !b.tracked || b.deleted.Load() {
+	if b.acc == nil || b.deleted.Load() {
 		return 0
 	}
 	return int64(len(b.lit.Data))
 }
-
-type release struct {
-	m *kernel.Mem
-	n int64
-}
-
-func releaseBytes(r release) { r.m.Release(r.n) }
 
 // oneOut is a program's only output buffer with the output list.
 type oneOut struct {
@@ -179,13 +158,15 @@ func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, erro
 	if !ok || hlo.NumElements(lit.Dims) < 0 || int64(len(lit.Data)) != n {
 		return nil, fmt.Errorf("host: BufferFromHost: literal %s holds %d bytes, its shape needs %d", lit.ShapeString(), len(lit.Data), n)
 	}
-	b := &Buffer{dev: device, client: c}
+	b := &Buffer{dev: int32(device), client: c}
 	if n >= trackedBytes {
 		m := c.devMem[device]
 		if !m.Reserve(n) {
 			return nil, m.OutOfMemory(nil, "BufferFromHost", lit.ShapeString(), n)
 		}
-		b.track(n)
+		b.lit = lit.Clone()
+		b.acc = c.accounts.acquire(b.lit, m, n, true)
+		return b, nil
 	}
 	b.lit = lit.Clone()
 	return b, nil
@@ -196,7 +177,7 @@ func (c *Client) WrapLiteral(lit *hlo.Literal, device int) *Buffer { return c.wr
 
 func (b *Buffer) DType() hlo.DType { return b.lit.DType }
 func (b *Buffer) Dims() []int64    { return b.lit.Dims }
-func (b *Buffer) Device() int      { return b.dev }
+func (b *Buffer) Device() int      { return int(b.dev) }
 
 // Literal returns the buffer's storage (shared, not to be modified).
 func (b *Buffer) Literal() *hlo.Literal { return b.lit }
@@ -211,9 +192,8 @@ func (b *Buffer) ToHost() (*hlo.Literal, error) {
 
 // Delete releases the buffer.
 func (b *Buffer) Delete() {
-	if b.deleted.CompareAndSwap(false, true) && b.tracked {
-		b.cleanup.Stop()
-		b.client.devMem[b.dev].Release(int64(len(b.lit.Data)))
+	if b.deleted.CompareAndSwap(false, true) && b.acc != nil {
+		b.acc.release()
 	}
 }
 
@@ -283,19 +263,18 @@ func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 			return a.out[:]
 		}
 	}
-	// Untracked buffers (small, or counted nowhere) share one allocation;
-	// a tracked one is its own, so that Go collecting it gives its bytes
-	// back whatever happens to the others.
-	small := 0
+	// The buffers of literal results share one allocation (the accounts
+	// of large ones are their storage's, see storage.go).
+	n := 0
 	for _, v := range res {
-		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
-			small++
+		if _, ok := v.(*hlo.Literal); ok {
+			n++
 		}
 	}
-	block := make([]Buffer, small)
+	block := make([]Buffer, n)
 	out := make([]pjrt.Buffer, 0, e.nOut)
 	for _, v := range res {
-		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+		if l, ok := v.(*hlo.Literal); ok {
 			b := &block[0]
 			block = block[1:]
 			e.client.initBuffer(b, l, dev)

@@ -145,8 +145,7 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 	// graph (a traced function asks once per node). A constant's value
 	// is not part of the key: a new constant in every first call (a
 	// learning rate, a step number) would lower a trial each time.
-	kh := newHasher()
-	kh.str(op.Name)
+	kh := op.nameHasher()
 	attrs.hash(&kh, false)
 	kh.int(len(in))
 	for _, s := range in {

@@ -3,6 +3,7 @@ package linalg
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -292,15 +293,14 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	}
 	mTasks, nTasks, mc := 1, 1, m
 	// With A read in place, splitting the columns shares nothing but A
-	// (read-only): each task packs, or reads packed, only its own B
+	// (read-only): each claim packs, or reads packed, only its own B
 	// panels, and reuses them for every row block.
 	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
+	claimMin := 0
 	if workers > 1 {
 		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
-			// At least one task per worker; more (of at least eight
-			// panels each) let a faster core take over part of a slower
-			// one's share, at the price of reading A once more per task.
-			nTasks = min(nPanels, max(workers, min(4*workers, nPanels/8)))
+			claimMin = colClaimMin(m, k, nr, int(unsafe.Sizeof(T(0))))
+			nTasks = workers
 		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))
 			mc = roundUp(ceilDiv(m, mTasks), mr)
@@ -328,6 +328,15 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 			defer release()
 		}
 	}
+	var edgeA []T
+	if claimMin > 0 && m%mr != 0 && gemmMC%mr == 0 {
+		// The partial last row panel, packed once for all claims.
+		buf, pool := getBuf[T]()
+		buf.a = grow(buf.a, k*mr)
+		edgeA = buf.a
+		packEdgeA(edgeA, a, aOff, ars, m, k, mr)
+		defer pool.Put(buf)
+	}
 	j := getJob[T]()
 	*j = gemm2DJob[T]{
 		kern: kern, m: m, n: n, k: k,
@@ -337,6 +346,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		o: *o, pb: pb, inPlaceA: inPlaceA,
 		nTasks: nTasks, nPanels: nPanels, mc: mc,
 		nPad: roundUp(n, nr), kc: slabK(k),
+		claimMin: claimMin, workers: workers, edgeA: edgeA,
 		task: j.task,
 	}
 	runTasks(mTasks*nTasks, workers, j.task)
@@ -388,7 +398,13 @@ type gemm2DJob[T float] struct {
 	inPlaceA            bool
 	nTasks, nPanels, mc int
 	nPad, kc            int
-	task                func(t int)
+	// claimMin > 0: tasks claim column panels from next (see claim),
+	// at least claimMin at a time; edgeA, when set, is the partial last
+	// row panel of A packed for every K slab (slab pc at edgeA[pc*mr:]).
+	claimMin, workers int
+	next              atomic.Int64
+	edgeA             []T
+	task              func(t int)
 }
 
 var gemmJobs = floatPools{
@@ -411,27 +427,65 @@ func putJob[T float](j *gemm2DJob[T]) {
 	poolOf[T](&gemmJobs).Put(j)
 }
 
-// run computes task t: rows [i0, i1) by column panels [p0, p1) of C.
+// run computes task t: rows [i0, i1) by column panels [p0, p1) of C, or,
+// when tasks claim panels, every claim it gets.
 func (j *gemm2DJob[T]) run(t int) {
+	buf, pool := getBuf[T]()
+	var epi func(seg []T, flat int)
+	var done func()
+	if j.o.newEpi != nil {
+		epi, done = j.o.newEpi()
+	}
+	if j.claimMin > 0 {
+		for {
+			p0, p1, ok := j.claim()
+			if !ok {
+				break
+			}
+			j.block(0, j.m, p0, p1, buf, epi)
+		}
+	} else {
+		nTasks, nPanels, mc := j.nTasks, j.nPanels, j.mc
+		i0 := (t / nTasks) * mc
+		jn := t % nTasks
+		j.block(i0, min(j.m, i0+mc), jn*nPanels/nTasks, (jn+1)*nPanels/nTasks, buf, epi)
+	}
+	pool.Put(buf)
+	if done != nil {
+		done()
+	}
+}
+
+// claim takes the next column panels [p0, p1) of a product whose tasks
+// claim them: a share of what is left that shrinks as it runs out
+// (guided scheduling), so that the first claims are wide and the last
+// narrow: a worker that starts late or is taken off its core meanwhile
+// holds up at most a narrow claim, while the others take the rest.
+func (j *gemm2DJob[T]) claim() (p0, p1 int, ok bool) {
+	for {
+		cur := j.next.Load()
+		left := int64(j.nPanels) - cur
+		if left <= 0 {
+			return 0, 0, false
+		}
+		q := min(left, max(int64(j.claimMin), (left+int64(2*j.workers)-1)/int64(2*j.workers)))
+		if j.next.CompareAndSwap(cur, cur+q) {
+			return int(cur), int(cur + q), true
+		}
+	}
+}
+
+// block computes rows [i0, i1) by column panels [p0, p1) of C.
+func (j *gemm2DJob[T]) block(i0, i1, p0, p1 int, buf *packBuf[T], epi func(seg []T, flat int)) {
 	kern, o := j.kern, &j.o
-	m, n, k := j.m, j.n, j.k
+	n, k := j.n, j.k
 	a, aOff, ars, acs := j.a, j.aOff, j.ars, j.acs
 	b, bOff, brs, bcs := j.b, j.bOff, j.brs, j.bcs
 	c, cOff, ldc := j.c, j.cOff, j.ldc
 	mr, nr := kern.mr, kern.nr
 	pb, inPlaceA := j.pb, j.inPlaceA
-	nTasks, nPanels, mc, nPad, kc := j.nTasks, j.nPanels, j.mc, j.nPad, j.kc
-	i0 := (t / nTasks) * mc
-	i1 := min(m, i0+mc)
-	jn := t % nTasks
-	p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
+	nPad, kc := j.nPad, j.kc
 	j0, j1 := p0*nr, min(n, p1*nr)
-	buf, pool := getBuf[T]()
-	var epi func(seg []T, flat int)
-	var done func()
-	if o.newEpi != nil {
-		epi, done = o.newEpi()
-	}
 	for pc := 0; pc < k; pc += kc {
 		kcur := min(kc, k-pc)
 		// bp holds panels [p0, p1) of this slab, panel jp at
@@ -457,10 +511,14 @@ func (j *gemm2DJob[T]) run(t int) {
 				// panel is packed (the kernel would read past A).
 				src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
 				if mcur%mr != 0 {
-					buf.a = grow(buf.a, mr*kcur)
-					src.edge = buf.a
-					ip := mPanels - 1
-					packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					if j.edgeA != nil {
+						src.edge = j.edgeA[pc*mr : (pc+kcur)*mr]
+					} else {
+						buf.a = grow(buf.a, mr*kcur)
+						src.edge = buf.a
+						ip := mPanels - 1
+						packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					}
 				}
 			} else {
 				buf.a = grow(buf.a, mPanels*mr*kcur)
@@ -478,10 +536,37 @@ func (j *gemm2DJob[T]) run(t int) {
 			}
 		}
 	}
-	pool.Put(buf)
-	if done != nil {
-		done()
+}
+
+// packEdgeA packs the rows past the last full mr-row panel of a row-major
+// A (m x k at a[off:], row stride lda) for every K slab: slab pc (slabK
+// deep) at dst[pc*mr:], in packPanelA's layout.
+func packEdgeA[T float](dst, a []T, off, lda, m, k, mr int) {
+	r0 := m - m%mr
+	kc := slabK(k)
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
+		packPanelA(dst[pc*mr:(pc+kcur)*mr], a, off+r0*lda+pc, lda, 1, kcur, m-r0, mr)
 	}
+}
+
+// Column claims: at least claimMinWork multiply-adds, and at least
+// colClaimBig panels when A does not fit in aInCache bytes (a claim reads
+// all of A: from each core's L2 while it fits there, else from L3).
+const (
+	claimMinWork = 1 << 19
+	aInCache     = 1 << 20
+	colClaimBig  = 2
+)
+
+// colClaimMin is the fewest column panels a claim of an m x k A against
+// nr-wide panels takes, for elements of size bytes.
+func colClaimMin(m, k, nr, size int) int {
+	q := ceilDiv(claimMinWork, m*k*nr)
+	if m*k*size > aInCache {
+		q = max(q, colClaimBig)
+	}
+	return q
 }
 
 // aPanels is where a block's A row panels are: packed (panel ip at

@@ -152,9 +152,10 @@ func gemmEx[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]
 	}
 }
 
-// runTasks runs task(t) for every t in [0, n) on up to workers goroutines,
-// each taking the next task when it finishes one (so that a worker the OS
-// delays holds up no more than one task).
+// runTasks runs task(t) for every t in [0, n) on the caller and up to
+// workers-1 pool workers, each taking the next task when it finishes one
+// (so that a worker the OS delays holds up no more than one task, and one
+// that starts late only takes what is left: kernel.Help).
 func runTasks(n, workers int, task func(t int)) {
 	if n <= 1 || workers <= 1 {
 		for t := 0; t < n; t++ {
@@ -165,29 +166,29 @@ func runTasks(n, workers int, task func(t int)) {
 	r := runners.Get().(*taskRunner)
 	r.task, r.n = task, int64(n)
 	r.next.Store(0)
-	kernel.ParallelFor(min(n, workers), 1, r.fn)
+	kernel.Help(min(n, workers)-1, r.fn)
 	r.task = nil
 	runners.Put(r)
 }
 
-// taskRunner hands tasks [0, n) to ParallelFor's chunks as they free up.
-// Runners are pooled with their chunk function bound once, so that
+// taskRunner hands tasks [0, n) to the goroutines of a kernel.Help call as
+// they free up. Runners are pooled with their function bound once, so that
 // runTasks allocates nothing per call.
 type taskRunner struct {
 	next atomic.Int64
 	n    int64
 	task func(t int)
-	fn   func(lo, hi int)
+	fn   func()
 }
 
 var runners = sync.Pool{New: func() any {
 	r := new(taskRunner)
-	r.fn = r.chunk
+	r.fn = r.claim
 	return r
 }}
 
-// chunk runs tasks until none is left.
-func (r *taskRunner) chunk(lo, hi int) {
+// claim runs tasks until none is left.
+func (r *taskRunner) claim() {
 	for {
 		t := r.next.Add(1) - 1
 		if t >= r.n {

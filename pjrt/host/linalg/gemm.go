@@ -223,7 +223,8 @@ func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
 	}
 }
 
-// packWholeB packs all of B with up to workers goroutines.
+// packWholeB packs all of B with up to workers goroutines, in tasks of
+// about 8192 elements.
 func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 	nPanels := ceilDiv(n, nr)
 	if workers <= 1 || k*n < 1<<14 {
@@ -232,19 +233,22 @@ func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 	}
 	j := getPackJob[T]()
 	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr = dst, b, off, rs, cs, k, n, nr
-	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), j.fn)
+	j.per, j.nPanels = max(1, (1<<13)/(k*nr)), nPanels
+	runTasks(ceilDiv(nPanels, j.per), workers, j.fn)
 	putPackJob(j)
 }
 
-// packJob is a parallel packWholeB, pooled like gemm2DJob.
+// packJob is a parallel packWholeB, pooled like gemm2DJob: task t packs
+// panels [t*per, (t+1)*per).
 type packJob[T float] struct {
 	dst, b                []T
 	off, rs, cs, k, n, nr int
-	fn                    func(lo, hi int)
+	per, nPanels          int
+	fn                    func(t int)
 }
 
-func (j *packJob[T]) run(lo, hi int) {
-	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, lo, hi)
+func (j *packJob[T]) run(t int) {
+	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, t*j.per, min(j.nPanels, (t+1)*j.per))
 }
 
 var packJobs = floatPools{

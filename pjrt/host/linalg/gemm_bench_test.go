@@ -23,6 +23,7 @@ var gemmBenchShapes = []struct {
 	{"mlp64x784x512", 64, 512, 784, true},
 	{"mlp64x512x512", 64, 512, 512, true},
 	{"mlp64x512x10", 64, 10, 512, true},
+	{"head64x96x512", 64, 96, 512, false},
 	{"skinny2048x64x64", 2048, 64, 64, false},
 	{"skinny64x2048x64", 64, 2048, 64, false},
 }

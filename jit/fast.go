@@ -53,12 +53,12 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	if e == nil {
 		return s.slow(args)
 	}
-	s.calls.Add(1)
 	outs, ok, err := s.replayOrLazy(e, args)
-	if err != nil {
-		panic(&Error{Fn: s.name, Err: err})
-	}
 	if !ok {
+		s.lazyCalls.Add(1)
+		if err != nil {
+			panic(&Error{Fn: s.name, Err: err})
+		}
 		return tensorResult(s.fn.Call(tensorValues(args)))
 	}
 	if p := e.results[0]; p.kind != planNil {

@@ -71,6 +71,9 @@ type entry struct {
 	// fresh are the result slots holding tensors the function made from
 	// host data: each replay returns new tensors holding their data.
 	fresh []int
+	// plain is run when it is a device program and a replay needs none of
+	// runEntry's locks and fresh results: replayOrLazy calls it directly.
+	plain *bridge.Program
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -104,7 +107,9 @@ type fnState struct {
 	events      []string
 	dropped     int // events past maxEvents
 
-	calls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
+	// lazyCalls are the calls not served by a replay (Stats.Calls adds
+	// replays: a replay counts once, with one atomic add).
+	lazyCalls, traces, compiles, replays, recompiles, breaks, hostFallbacks atomic.Int64
 }
 
 var (
@@ -235,15 +240,16 @@ func (s *fnState) fail(err error) []reflect.Value {
 
 // call is the compiled function's body.
 func (s *fnState) call(args []reflect.Value) []reflect.Value {
-	s.calls.Add(1)
 	if lazy.Tracing() {
 		// Called from inside another traced function: inline.
+		s.lazyCalls.Add(1)
 		return s.fn.Call(args)
 	}
 	w := walkerPool.Get().(*walker)
 	w.reset()
 	defer walkerPool.Put(w)
 	if err := encodeArgs(w, s.codecs, args); err != nil {
+		s.lazyCalls.Add(1)
 		return s.fail(err)
 	}
 	w.baseLen = len(w.key)
@@ -252,15 +258,17 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	if e == nil {
 		var err error
 		if e, err = s.trace(args, w); err != nil {
+			s.lazyCalls.Add(1)
 			return s.fail(err)
 		}
 		s.last.Store(e)
 	}
 	outs, ok, err := s.replayOrLazy(e, w.tensors)
-	if err != nil {
-		return s.fail(err)
-	}
 	if !ok {
+		s.lazyCalls.Add(1)
+		if err != nil {
+			return s.fail(err)
+		}
 		return s.fn.Call(args)
 	}
 	res := make([]reflect.Value, s.typ.NumOut())
@@ -289,7 +297,7 @@ func (s *fnState) find(key []byte) *entry {
 }
 
 // replayOrLazy replays e on args, the call's tensors, and counts the
-// replay. ok is false when the call must run the function itself, in lazy
+// replay (and so the call). ok is false when the call must run the function itself, in lazy
 // mode: for a graph break, or when a host op's data-dependent result
 // changed a later partition's shapes beyond what its recorded graph allows
 // (every op still goes through the compile cache).
@@ -297,7 +305,12 @@ func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tens
 	if e.run == nil {
 		return nil, false, nil
 	}
-	if outs, err = s.runEntry(e, args); err != nil {
+	if e.plain != nil && lazy.DebugLevel() < 3 {
+		outs, err = e.plain.Run(args, e.captures)
+	} else {
+		outs, err = s.runEntry(e, args)
+	}
+	if err != nil {
 		var re *respecializeError
 		if errors.As(err, &re) {
 			s.traceMu.Lock()
@@ -452,6 +465,9 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	out := traced.Graph.Output()
 	e.fresh = identify(e.results, tensors, e.captures, rp.tensors, traced.Created,
 		func(slot int) bool { return out.Args[slot].Node.Kind == fx.Placeholder })
+	if p, ok := run.(*bridge.Program); ok && !e.mutates && e.rng == nil && len(e.fresh) == 0 {
+		e.plain = p
+	}
 	if lazy.DebugLevel() >= 1 {
 		log.Printf("xlajit: jit trace %s: %s (%d device program(s))", s.name, guardString(guard, notes), compiled)
 	}

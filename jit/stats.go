@@ -43,7 +43,8 @@ func lookup(f any) compiled {
 }
 
 func (s *fnState) statsNow() Stats {
-	return Stats{s.calls.Load(), s.traces.Load(), s.compiles.Load(), s.replays.Load(), s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
+	replays := s.replays.Load()
+	return Stats{s.lazyCalls.Load() + replays, s.traces.Load(), s.compiles.Load(), replays, s.recompiles.Load(), s.breaks.Load(), s.hostFallbacks.Load()}
 }
 
 func (s *fnState) explain() string {

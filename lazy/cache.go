@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/internal/refs"
 	"github.com/xlajit/xlajit/pjrt"
 )
 
@@ -250,8 +251,7 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	} else {
 		out, err = x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	}
-	cExecute.add(1)
-	tExecute.sinceNano(start)
+	tExecute.sinceNano(start) // counts ExecuteCount too
 	if err == nil && len(x.checks) > 0 {
 		return verifyChecks(x.checks, out)
 	}
@@ -275,7 +275,10 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
 	sc := runPool.Get().(*runScratch)
 	defer sc.put()
-	sc.bufs = append(sc.bufs[:0], make([]pjrt.Buffer, len(ins))...)
+	if cap(sc.bufs) < len(ins) {
+		sc.bufs = make([]pjrt.Buffer, len(ins))
+	}
+	sc.bufs = sc.bufs[:len(ins)] // every element is set below; put dropped the last run's
 	bufs := sc.bufs
 	for _, t := range ins {
 		if t.data == nil {
@@ -305,7 +308,9 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	if err != nil {
 		return nil, err
 	}
-	cDonated.add(int64(len(donate)))
+	if len(donate) > 0 {
+		cDonated.add(int64(len(donate)))
+	}
 	if len(outs) == 1 {
 		// One allocation for the result, its data and the result list.
 		a := &oneResult{}
@@ -332,11 +337,13 @@ type runScratch struct {
 	donate []int
 }
 
+// runPool keeps scratch per P: taking and giving back one takes no locked
+// instruction, where a shared slot would take two per execution.
 var runPool = sync.Pool{New: func() any { return new(runScratch) }}
 
 // put drops the buffers' references and pools sc.
 func (sc *runScratch) put() {
-	clear(sc.bufs)
+	refs.Drop(sc.bufs)
 	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
 	runPool.Put(sc)
 }

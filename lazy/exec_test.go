@@ -97,6 +97,30 @@ func TestCachedCut(t *testing.T) {
 	}
 }
 
+// ExecuteCount and ExecuteTime's samples are one count: every execution
+// is in both, also when a counting scope keeps or drops it.
+func TestExecuteCountIsExecuteTimeSamples(t *testing.T) {
+	n0, _ := lazy.TimerData(lazy.MetricExecuteTime)
+	c0 := lazy.Counter(lazy.MetricExecuteCount)
+	for i := 0; i < 3; i++ {
+		y, _ := smallGraph(float32(20 + i))
+		y.Float32s()
+	}
+	end := lazy.BeginCountScope()
+	y, _ := smallGraph(30)
+	y.Float32s()
+	end(true)
+	end = lazy.BeginCountScope()
+	y, _ = smallGraph(31)
+	y.Float32s()
+	end(false)
+	n1, _ := lazy.TimerData(lazy.MetricExecuteTime)
+	c1 := lazy.Counter(lazy.MetricExecuteCount)
+	if c1-c0 != n1-n0 || c1-c0 != 4 {
+		t.Errorf("4 kept executions: ExecuteCount +%d, ExecuteTime samples +%d", c1-c0, n1-n0)
+	}
+}
+
 func TestDonationInLazyMode(t *testing.T) {
 	x := lazy.FromSlice([]float32{1, 2, 3})
 	old := x.Buffer()

@@ -33,8 +33,8 @@ const (
 type counter struct{ v atomic.Int64 }
 
 type timer struct {
-	n     atomic.Int64
-	total atomic.Int64 // ns
+	n     *atomic.Int64 // samples: its own, or a counter's (countingTimer)
+	total atomic.Int64  // ns
 }
 
 var (
@@ -69,9 +69,18 @@ func getTimer(name string) *timer {
 	metricsMu.Lock()
 	defer metricsMu.Unlock()
 	if t = timers[name]; t == nil {
-		t = &timer{}
+		t = &timer{n: new(atomic.Int64)}
 		timers[name] = t
 	}
+	return t
+}
+
+// countingTimer returns the named timer whose sample count is c: a timed
+// event counts in both with one atomic add (ExecuteCount is ExecuteTime's
+// samples). Only the timer may count c then.
+func countingTimer(name string, c *counter) *timer {
+	t := getTimer(name)
+	t.n = &c.v
 	return t
 }
 
@@ -85,7 +94,7 @@ var (
 	cPersistHit = getCounter(MetricPersistentCacheHit)
 	cDonated    = getCounter(MetricDonatedBuffers)
 	tCompile    = getTimer(MetricCompileTime)
-	tExecute    = getTimer(MetricExecuteTime)
+	tExecute    = countingTimer(MetricExecuteTime, cExecute)
 )
 
 // AddCounter adds delta to the named counter (used by jit for the Jit*
@@ -120,7 +129,13 @@ func (t *timer) since(start time.Time) {
 
 // sinceNano records a duration measured with nanotime.
 func (t *timer) sinceNano(start int64) {
-	t.addIn(currentScope(), 1, nanotime()-start)
+	d := nanotime() - start
+	if !scopes.any() {
+		t.n.Add(1)
+		t.total.Add(d)
+		return
+	}
+	t.addIn(currentScope(), 1, d)
 }
 
 // Snapshot is a copy of every counter.

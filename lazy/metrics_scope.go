@@ -44,8 +44,15 @@ func BeginCountScope() (end func(keep bool)) {
 // currentScope returns the calling goroutine's innermost scope, or nil.
 func currentScope() *countScope { return scopes.get() }
 
-// add counts delta into the calling goroutine's scope, or globally.
-func (c *counter) add(delta int64) { c.addIn(currentScope(), delta) }
+// add counts delta into the calling goroutine's scope, or globally. With
+// no scope anywhere (a replay's usual case) it is one atomic add, inlined.
+func (c *counter) add(delta int64) {
+	if !scopes.any() {
+		c.v.Add(delta)
+		return
+	}
+	c.addIn(currentScope(), delta)
+}
 
 func (c *counter) addIn(sc *countScope, delta int64) {
 	if sc == nil {

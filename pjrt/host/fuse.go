@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/internal/refs"
 	"github.com/xlajit/xlajit/pjrt/host/elementwise"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -209,9 +210,18 @@ type fusion struct {
 	// argInPlace (per output, or nil): the entry argument inputs whose
 	// storage the output may take when the execution donated them.
 	argInPlace [][]int
-	single     bool  // one member: run its TileFn on whole literals
-	bufSize    []int // per scratch buffer: bytes per element
-	states     freeList[fuseState]
+	single     bool // one member: run its TileFn on whole literals
+	// direct is the member run on whole literals when an execution pool
+	// gives scratch for its operand list (runSingle): the only member when
+	// single, or the only computing one when the others are splatted
+	// constants whose compile-time tile holds all n elements (x+1 on a
+	// small tensor). -1: run tile by tile.
+	direct int
+	// fixedLit (per member, when direct) is a fixed member's tile as a
+	// literal of the step's shape, or nil.
+	fixedLit []*hlo.Literal
+	bufSize  []int // per scratch buffer: bytes per element
+	states   freeList[fuseState]
 }
 
 // takeTables lends the planner's per-function fusion tables (made on
@@ -407,7 +417,39 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 	}
 	f.grain = kernel.ElementGrain(cost)
+	f.direct = f.directMember()
 	return f, nil
+}
+
+// directMember returns the member runSingle runs (see fusion.direct), or
+// -1, and makes the fixed members' literals it reads.
+func (f *fusion) directMember() int {
+	if f.single {
+		return 0
+	}
+	if len(f.outVals) != 1 || f.n > f.tile {
+		return -1
+	}
+	d := -1
+	for j := range f.members {
+		if f.members[j].fixed != nil {
+			continue
+		}
+		if d >= 0 {
+			return -1 // two computing members: tile by tile
+		}
+		d = j
+	}
+	if d < 0 || f.members[d].out != 0 {
+		return -1
+	}
+	f.fixedLit = make([]*hlo.Literal, len(f.members))
+	for j := range f.members {
+		if m := &f.members[j]; m.fixed != nil {
+			f.fixedLit[j] = &hlo.Literal{DType: m.dt, Dims: f.dims, Data: m.fixed[:f.n*m.size]}
+		}
+	}
+	return d
 }
 
 // fixedKey identifies a splatted constant's element (up to 16 bytes,
@@ -672,7 +714,7 @@ func (f *fusion) newState() *fuseState {
 
 // run executes the fused step of s on frame.
 func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
-	if f.single && x.Pool != nil {
+	if f.direct >= 0 && x.Pool != nil {
 		return f.runSingle(x, frame, s)
 	}
 	st := f.getState()
@@ -701,7 +743,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 			st.srcs[0][k] = st.ins[src.idx]
 		}
 		f.runTile(m, st.outs[0], st.srcs[0])
-		clear(st.srcs[0])
+		refs.Drop(st.srcs[0])
 	case f.n <= f.grain || f.n <= f.tile:
 		f.chunk(st, st, 0, f.n)
 	default:
@@ -711,8 +753,8 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	for j, id := range s.out {
 		frame[id] = st.outs[j]
 	}
-	clear(st.ins)
-	clear(st.outs)
+	refs.Drop(st.ins)
+	refs.Drop(st.outs)
 	f.states.put(st)
 	return nil
 }
@@ -736,15 +778,19 @@ func (f *fusion) input(frame []kernel.Value, s *step, k int) (*hlo.Literal, erro
 	return l, nil
 }
 
-// runSingle runs a one-member fusion's TileFn on whole literals, its
+// runSingle runs the direct member's TileFn on whole literals, its
 // operand list in the execution pool's scratch (no per-step state).
 func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
-	m := &f.members[0]
+	m := &f.members[f.direct]
 	srcs := x.Pool.Scratch(len(m.srcs))
 	for k, src := range m.srcs {
+		if src.kind == srcMember {
+			srcs[k] = f.fixedLit[src.idx]
+			continue
+		}
 		l, err := f.input(frame, s, src.idx)
 		if err != nil {
-			clear(srcs)
+			refs.Drop(srcs)
 			return err
 		}
 		srcs[k] = l
@@ -758,7 +804,7 @@ func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 		dst = allocLiteral(x, m.dt, f.dims)
 	}
 	f.runTile(m, dst, srcs)
-	clear(srcs)
+	refs.Drop(srcs)
 	frame[s.out[0]] = dst
 	return nil
 }

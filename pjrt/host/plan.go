@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/internal/refs"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
@@ -862,7 +863,7 @@ func (fp *funcPlan) runOn(x *kernel.Ctx, frame, args, res []kernel.Value) ([]ker
 	x.Frame = frame
 	res, err := fp.body.run(x, args, res)
 	x.Frame = saved
-	clear(frame)
+	refs.Drop(frame)
 	return res, err
 }
 
@@ -958,11 +959,11 @@ func (p *Program) getRun() *runState {
 }
 
 func (p *Program) putRun(r *runState) {
-	clear(r.in)
-	clear(r.res)
-	clear(r.donated)
-	clear(r.stable)
-	clear(r.inDonated)
+	refs.Drop(r.in)
+	refs.Drop(r.res)
+	refs.Drop(r.donated)
+	refs.Drop(r.stable)
+	refs.Drop(r.inDonated)
 	r.in, r.res, r.donated, r.stable, r.inDonated = r.in[:0], r.res[:0], r.donated[:0], r.stable[:0], r.inDonated[:0]
 	r.x = kernel.Ctx{}
 	r.kept = p.retain(&r.pool)
@@ -990,7 +991,13 @@ func (r *runState) poolDonated(results []kernel.Value) {
 // args is r.in, filled and checked by the caller. The results (in r.res)
 // are valid until putRun.
 func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) ([]kernel.Value, error) {
-	r.x = kernel.Ctx{NumReplicas: 1, NumPartitions: 1, Program: p, Pool: &r.pool, Mem: mem, Cancel: cancel, Donated: r.donated, StableArgs: r.stable, InDonated: r.inDonated[:0]}
+	// r.x is zero (a new run state, or putRun's reset): set field by field,
+	// which costs a few stores where a composite literal copies the whole
+	// context through a write-barrier-checked block move.
+	x := &r.x
+	x.NumReplicas, x.NumPartitions = 1, 1
+	x.Program, x.Pool, x.Mem, x.Cancel = p, &r.pool, mem, cancel
+	x.Donated, x.StableArgs, x.InDonated = r.donated, r.stable, r.inDonated[:0]
 	if len(r.frame) != p.entry.nslots {
 		r.frame = make([]kernel.Value, p.entry.nslots)
 	}

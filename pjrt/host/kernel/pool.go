@@ -195,14 +195,28 @@ const smallBytes = 32
 // one allocation when its payload is small (a loss, a count), else as
 // hlo.NewLiteral.
 func NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
-	n := hlo.NumElements(dims) * int64(dt.Size())
-	if len(dims) > 4 || n < 0 || n > smallBytes {
+	if len(dims) > 4 {
+		return hlo.NewLiteral(dt, dims...)
+	}
+	// The size with no overflow check: each dimension is at most
+	// smallBytes here, so four of them and an element size cannot
+	// overflow.
+	n := int64(dt.Size())
+	for _, d := range dims {
+		if d < 0 || d > smallBytes {
+			return hlo.NewLiteral(dt, dims...)
+		}
+		n *= d
+	}
+	if n > smallBytes {
 		return hlo.NewLiteral(dt, dims...)
 	}
 	s := &smallLit{}
-	k := copy(s.dims[:], dims)
+	for i, d := range dims {
+		s.dims[i] = d
+	}
 	s.lit.DType = dt
-	s.lit.Dims = s.dims[:k:k]
+	s.lit.Dims = s.dims[:len(dims):len(dims)]
 	s.lit.Data = s.data[:n:n]
 	return &s.lit
 }

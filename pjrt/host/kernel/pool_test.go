@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"math/rand"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -66,5 +68,31 @@ func TestSmallLiteralLayout(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(10, func() { NewLiteral(hlo.F32, []int64{3}) }); n != 1 {
 		t.Errorf("a small literal takes %.0f allocations, want 1", n)
+	}
+}
+
+// NewLiteral (one allocation for small payloads) makes what hlo.NewLiteral
+// makes, for every rank and size around the small-payload bound.
+func TestNewLiteralMatchesHLO(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	types := []hlo.DType{hlo.F32, hlo.F64, hlo.BF16, hlo.I8, hlo.Bool, hlo.C128, hlo.I4}
+	for it := 0; it < 2000; it++ {
+		dims := make([]int64, r.Intn(6))
+		for i := range dims {
+			dims[i] = int64(r.Intn(40))
+			if r.Intn(3) > 0 {
+				dims[i] = int64(r.Intn(4))
+			}
+		}
+		dt := types[r.Intn(len(types))]
+		got, want := NewLiteral(dt, dims), hlo.NewLiteral(dt, dims...)
+		if got.DType != want.DType || !slices.Equal(got.Dims, want.Dims) || len(got.Data) != len(want.Data) || cap(got.Dims) != len(got.Dims) {
+			t.Fatalf("NewLiteral(%s, %v) = %s with %d bytes, want %s with %d", dt, dims, got.ShapeString(), len(got.Data), want.ShapeString(), len(want.Data))
+		}
+		for _, b := range got.Data {
+			if b != 0 {
+				t.Fatalf("NewLiteral(%s, %v) not zeroed", dt, dims)
+			}
+		}
 	}
 }

@@ -49,6 +49,18 @@ type microKernel[T float] struct {
 	// one. It sums in the micro-kernel's order (same bits).
 	edgeRows int
 	edge     func(k int, a, b, c []T, ldc, lda int, store bool)
+	// narrow, when set, is the kernel for products of at most narrow.nr
+	// columns (see forColumns).
+	narrow *microKernel[T]
+}
+
+// forColumns is the kernel for a product with n columns: the narrow one
+// when it fits them (the wide one would mostly multiply padding).
+func (k *microKernel[T]) forColumns(n int) *microKernel[T] {
+	if k.narrow != nil && n <= k.narrow.nr {
+		return k.narrow
+	}
+	return k
 }
 
 // Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps

@@ -39,8 +39,8 @@ var benchWorkers = flag.Int("gemm.workers", 0, "BenchmarkGemm: split products fo
 // split (its re-reads of A, its per-task costs) without the noise of a
 // second core shared with other work.
 func BenchmarkGemm(b *testing.B) {
-	kern := bestF32()
 	for _, s := range gemmBenchShapes {
+		kern := bestF32().forColumns(s.n) // as dot_general picks it
 		for _, mode := range []string{"pack", "kept"} {
 			b.Run(fmt.Sprintf("%s/%s", s.name, mode), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(1, 2))

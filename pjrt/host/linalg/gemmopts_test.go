@@ -266,3 +266,37 @@ func TestColumnClaimSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowKernelBits checks that a kernel's narrow variant, which
+// dot_general picks for products of few columns, gives its wide kernel's
+// bits: A in place or packed, B either way, with edge rows and several
+// K slabs, on one worker or two.
+func TestNarrowKernelBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 16))
+	for _, kern := range kernelsF32() {
+		nk := kern.narrow
+		if nk == nil {
+			continue
+		}
+		if kern.forColumns(nk.nr) != nk || kern.forColumns(nk.nr+1) != kern {
+			t.Fatalf("%s: forColumns does not pick %s up to %d columns only", kern.name, nk.name, nk.nr)
+		}
+		for _, m := range []int{1, 5, 12, 13, 64, 100} {
+			for _, n := range []int{1, 10, 16, 40} {
+				for _, k := range []int{1, 7, 256, 513} {
+					ta, tb := r.IntN(2) == 0, r.IntN(2) == 0
+					a := randMatrix[float32](r, 1, m, k, ta)
+					b := randMatrix[float32](r, 1, k, n, tb)
+					for _, workers := range []int{1, 2} {
+						want, got := make([]float32, m*n), make([]float32, m*n)
+						gemm2D(kern, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, want, 0, n, workers, &gemmOpts[float32]{overwrite: true}, 0)
+						gemm2D(nk, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, got, 0, n, workers, &gemmOpts[float32]{overwrite: true}, 0)
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s m=%d n=%d k=%d ta=%v tb=%v workers=%d: differs from %s", nk.name, m, n, k, ta, tb, workers, kern.name)
+						}
+					}
+				}
+			}
+		}
+	}
+}

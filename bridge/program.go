@@ -38,13 +38,19 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 				ins = append(ins, get(s))
 			}
 		}
+		if len(p.muts) == 0 && p.identity {
+			return exe.RunDonatingInto(nil, ins, p.overwritten)
+		}
+		// The results are only picked from: their list stays on the stack
+		// (for up to 16), returned nowhere.
+		var resBuf [16]*lazy.Tensor
 		var err error
-		if res, err = exe.RunDonating(ins, p.overwritten); err != nil {
+		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
 			return nil, err
 		}
 	}
 	if len(p.muts) == 0 && p.identity {
-		return res, nil
+		return nil, nil // no program: nothing to return
 	}
 	pick := func(r outRef) *lazy.Tensor {
 		if r.root < 0 {

@@ -273,6 +273,12 @@ func (x *Executable) Run(ins []*Tensor) ([]*Tensor, error) { return x.RunDonatin
 // tensor is its only holder, it appears once among the inputs, and no IR
 // was ever built on it (so no pending computation can need it).
 func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
+	return x.RunDonatingInto(nil, ins, overwritten)
+}
+
+// RunDonatingInto is RunDonating appending the results to dst (a caller's
+// buffer: the result list then costs no allocation).
+func (x *Executable) RunDonatingInto(dst []*Tensor, ins []*Tensor, overwritten []bool) ([]*Tensor, error) {
 	sc := runPool.Get().(*runScratch)
 	defer sc.put()
 	if cap(sc.bufs) < len(ins) {
@@ -311,7 +317,7 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	if len(donate) > 0 {
 		cDonated.add(int64(len(donate)))
 	}
-	if len(outs) == 1 {
+	if len(outs) == 1 && dst == nil {
 		// One allocation for the result, its data and the result list.
 		a := &oneResult{}
 		a.t.init(outs[0], bufferShape(outs[0]), x.dev)
@@ -320,12 +326,14 @@ func (x *Executable) RunDonating(ins []*Tensor, overwritten []bool) ([]*Tensor, 
 	}
 	// The results and their data in one allocation.
 	block := make([]tensorWithData, len(outs))
-	res := make([]*Tensor, len(outs))
+	if dst == nil {
+		dst = make([]*Tensor, 0, len(outs))
+	}
 	for i, b := range outs {
 		block[i].init(b, bufferShape(b), x.dev)
-		res[i] = &block[i].t
+		dst = append(dst, &block[i].t)
 	}
-	return res, nil
+	return dst, nil
 }
 
 var bufPool = sync.Pool{New: func() any { return new([]pjrt.Buffer) }}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -44,7 +43,9 @@ type Client struct {
 	devices []pjrt.Device
 	// devMem[i] is device i's memory account; they share the limit.
 	devMem []*kernel.Mem
-	closed atomic.Bool
+	// accounts count the storage of large buffers (storage.go).
+	accounts storageAccounts
+	closed   atomic.Bool
 }
 
 // NewClient returns an embedded client with n virtual devices and the
@@ -112,8 +113,7 @@ type Buffer struct {
 	dev     int
 	client  *Client
 	deleted atomic.Bool
-	tracked bool            // counted in the device's bytes in use
-	cleanup runtime.Cleanup // releases a tracked buffer's bytes when Go collects it
+	acc     *storageAccount // the account b holds a reference on, or nil (small buffers)
 }
 
 func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
@@ -127,38 +127,17 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
 	b.lit, b.dev, b.client = l, dev, c
 	if n := int64(len(l.Data)); n >= trackedBytes {
-		c.devMem[dev].Add(n)
-		b.track(n)
+		b.acc = c.accounts.acquire(l, c.devMem[dev], n, false)
 	}
-}
-
-// trackedBytes is the size from which a buffer counts in its device's
-// bytes in use. A buffer nobody deletes is released when Go collects it,
-// through a cleanup that costs about as much as copying a few KiB, so
-// smaller buffers are not counted at all: they never add up in the
-// account, and a small tensor's memory is Go's to free.
-const trackedBytes = 16 << 10
-
-// track makes the collection of an undeleted buffer give its n bytes back.
-func (b *Buffer) track(n int64) {
-	b.cleanup = runtime.AddCleanup(b, releaseBytes, release{b.client.devMem[b.dev], n})
-	b.tracked = true
 }
 
 // accounted is the bytes b counts in its device's bytes in use.
 func (b *Buffer) accounted() int64 {
-	if !b.tracked || b.deleted.Load() {
+	if b.acc == nil || b.deleted.Load() {
 		return 0
 	}
 	return int64(len(b.lit.Data))
 }
-
-type release struct {
-	m *kernel.Mem
-	n int64
-}
-
-func releaseBytes(r release) { r.m.Release(r.n) }
 
 // oneOut is a program's only output buffer with the output list.
 type oneOut struct {
@@ -185,7 +164,9 @@ func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, erro
 		if !m.Reserve(n) {
 			return nil, m.OutOfMemory(nil, "BufferFromHost", lit.ShapeString(), n)
 		}
-		b.track(n)
+		b.lit = lit.Clone()
+		b.acc = c.accounts.acquire(b.lit, m, n, true)
+		return b, nil
 	}
 	b.lit = lit.Clone()
 	return b, nil
@@ -211,9 +192,8 @@ func (b *Buffer) ToHost() (*hlo.Literal, error) {
 
 // Delete releases the buffer.
 func (b *Buffer) Delete() {
-	if b.deleted.CompareAndSwap(false, true) && b.tracked {
-		b.cleanup.Stop()
-		b.client.devMem[b.dev].Release(int64(len(b.lit.Data)))
+	if b.deleted.CompareAndSwap(false, true) && b.acc != nil {
+		b.acc.release()
 	}
 }
 
@@ -283,19 +263,18 @@ func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 			return a.out[:]
 		}
 	}
-	// Untracked buffers (small, or counted nowhere) share one allocation;
-	// a tracked one is its own, so that Go collecting it gives its bytes
-	// back whatever happens to the others.
-	small := 0
+	// The buffers of literal results share one allocation (the accounts
+	// of large ones are their storage's, see storage.go).
+	n := 0
 	for _, v := range res {
-		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
-			small++
+		if _, ok := v.(*hlo.Literal); ok {
+			n++
 		}
 	}
-	block := make([]Buffer, small)
+	block := make([]Buffer, n)
 	out := make([]pjrt.Buffer, 0, e.nOut)
 	for _, v := range res {
-		if l, ok := v.(*hlo.Literal); ok && int64(len(l.Data)) < trackedBytes {
+		if l, ok := v.(*hlo.Literal); ok {
 			b := &block[0]
 			block = block[1:]
 			e.client.initBuffer(b, l, dev)

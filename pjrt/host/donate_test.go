@@ -3,7 +3,9 @@ package host
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
@@ -203,4 +205,60 @@ func TestDonatedInPlaceAccounting(t *testing.T) {
 			t.Errorf("%d bytes in use after deleting everything", mi.BytesInUse)
 		}
 	}
+}
+
+// A donated argument whose storage becomes a result hands its account to
+// the result's buffer: a loop of in-place updates keeps one copy counted,
+// allocates no cleanup per step, and buffers nobody deletes give their
+// bytes back when Go collects their storage.
+func TestDonatedAccountHandedToResult(t *testing.T) {
+	const n = 1 << 16 // 256 KiB of f32, counted
+	ft := hlo.NewTensorType(hlo.F32, n)
+	b := newFunc("main", ft, ft)
+	half := b.splat(b.constant(scalarF32(0.5)), n)
+	m := module(b.ret(b.op("stablehlo.subtract", ft, []*hlo.Value{b.arg(0), b.op("stablehlo.multiply", ft, []*hlo.Value{half, b.arg(1)})})))
+	c := NewClient(1)
+	x, err := c.Compile(m, pjrt.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := hlo.NewLiteral(hlo.F32, n)
+	in.SetFloat(0, 8)
+	w, _ := c.BufferFromHost(in, 0)
+	g, _ := c.BufferFromHost(hlo.NewLiteral(hlo.F32, n), 0)
+	g.(*Buffer).lit.SetFloat(0, 2)
+	args, opts := []pjrt.Buffer{nil, nil}, pjrt.ExecuteOptions{Donate: []int{0}}
+	step := func() {
+		args[0], args[1] = w, g
+		out, err := x.Execute(args, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].(*Buffer).lit != w.(*Buffer).lit {
+			t.Fatal("the update did not run in the donated storage")
+		}
+		w = out[0]
+	}
+	step()
+	allocs := testing.AllocsPerRun(20, step)
+	if mi, _ := c.MemoryInfo(0); mi.BytesInUse != 2*4*n {
+		t.Errorf("%d bytes in use after 22 in-place steps, want %d (w and g once)", mi.BytesInUse, 2*4*n)
+	}
+	if allocs > 1 && !raceBuild { // the race detector drops pooled objects at random
+		t.Errorf("an in-place step allocates %.0f objects, want 1 (the result's buffer; no cleanup)", allocs)
+	}
+	if got := w.(*Buffer).lit.Float(0); got != 8-22 {
+		t.Errorf("w[0] = %v after 22 steps of w - 0.5*2, want %v", got, 8-22)
+	}
+	// Dropped without Delete: the storage's cleanup gives the bytes back.
+	w, g, args = nil, nil, nil
+	for i := 0; i < 20; i++ {
+		runtime.GC()
+		if mi, _ := c.MemoryInfo(0); mi.BytesInUse == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mi, _ := c.MemoryInfo(0)
+	t.Errorf("%d bytes in use after dropping every buffer and collecting", mi.BytesInUse)
 }

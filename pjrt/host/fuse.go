@@ -202,6 +202,8 @@ type fusion struct {
 	inVals   []*hlo.Value   // external inputs
 	consts   []*hlo.Literal // per input: its literal when a constant op makes it, else nil (read from the frame)
 	inScalar []bool
+	inDType  []hlo.DType // per input: its element type and bytes (fusion.input's check)
+	inBytes  []int
 	lastRead []int // per input: the last member reading it
 	outVals  []*hlo.Value
 	outType  []*hlo.TensorType
@@ -418,6 +420,15 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	}
 	f.grain = kernel.ElementGrain(cost)
 	f.direct = f.directMember()
+	for k, v := range f.inVals {
+		dt := v.TensorType().DType
+		n := f.n
+		if f.inScalar[k] {
+			n = 1
+		}
+		f.inDType = append(f.inDType, dt)
+		f.inBytes = append(f.inBytes, n*dt.Size())
+	}
 	return f, nil
 }
 
@@ -601,7 +612,7 @@ func (f *fusion) planArgInPlace(s *step) {
 // donatedOutput returns the storage output j takes in place from a donated
 // argument among ins (one not taken by an earlier output of outs), or nil.
 func (f *fusion) donatedOutput(x *kernel.Ctx, j int, ins, outs []*hlo.Literal) *hlo.Literal {
-	if f.argInPlace == nil {
+	if f.argInPlace == nil || len(x.Donated) == 0 {
 		return nil
 	}
 	for _, k := range f.argInPlace[j] {
@@ -636,7 +647,7 @@ func (f *fusion) donatedBytes(x *kernel.Ctx, frame []kernel.Value, s *step) int6
 // donatedSingle is donatedOutput for a one-member fusion reading the
 // frame.
 func (f *fusion) donatedSingle(x *kernel.Ctx, frame []kernel.Value, s *step) *hlo.Literal {
-	if f.argInPlace == nil {
+	if f.argInPlace == nil || len(x.Donated) == 0 {
 		return nil
 	}
 	for _, k := range f.argInPlace[0] {
@@ -767,6 +778,9 @@ func (f *fusion) input(frame []kernel.Value, s *step, k int) (*hlo.Literal, erro
 		return f.consts[k], nil
 	}
 	l, ok := frame[id].(*hlo.Literal)
+	if ok && l.DType == f.inDType[k] && len(l.Data) == f.inBytes[k] {
+		return l, nil
+	}
 	dt := f.inVals[k].TensorType().DType
 	want := f.n
 	if f.inScalar[k] {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 	"weak"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -42,9 +43,16 @@ var derived = struct {
 	m       map[derivedKey]*derivedEntry
 	kinds   map[weak.Pointer[hlo.Literal]][]any // the kinds kept per literal
 	watched map[weak.Pointer[hlo.Literal]]bool  // literals with a cleanup registered
-	bytes   int64
-	clock   uint64
-}{m: map[derivedKey]*derivedEntry{}, kinds: map[weak.Pointer[hlo.Literal]][]any{}, watched: map[weak.Pointer[hlo.Literal]]bool{}}
+	// addrs counts the literals with entries by address, so that
+	// ForgetDerived tells a literal without any from its address alone (a
+	// weak pointer to a literal that has none allocates); a collected
+	// literal's address may linger until its cleanup, making a lookup.
+	addrs  map[uintptr]int
+	addrOf map[weak.Pointer[hlo.Literal]]uintptr
+	bytes  int64
+	clock  uint64
+}{m: map[derivedKey]*derivedEntry{}, kinds: map[weak.Pointer[hlo.Literal]][]any{}, watched: map[weak.Pointer[hlo.Literal]]bool{},
+	addrs: map[uintptr]int{}, addrOf: map[weak.Pointer[hlo.Literal]]uintptr{}}
 
 // IsStable reports whether l is an entry argument of this execution that
 // cannot change while it lives (see Ctx.StableArgs).
@@ -97,6 +105,11 @@ func KeepDerived(x *Ctx, l *hlo.Literal, kind any, v any, bytes int64) {
 			derived.watched[w] = true
 			runtime.AddCleanup(l, collected, w)
 		}
+		if len(derived.kinds[w]) == 0 {
+			a := uintptr(unsafe.Pointer(l))
+			derived.addrs[a]++
+			derived.addrOf[w] = a
+		}
 		derived.kinds[w] = append(derived.kinds[w], kind)
 	}
 	for derived.bytes+bytes > DerivedBudget {
@@ -139,6 +152,11 @@ func dropEntry(k derivedKey) {
 	}
 	if len(kinds) == 0 {
 		delete(derived.kinds, k.lit)
+		a := derived.addrOf[k.lit]
+		delete(derived.addrOf, k.lit)
+		if derived.addrs[a]--; derived.addrs[a] <= 0 {
+			delete(derived.addrs, a)
+		}
 	} else {
 		derived.kinds[k.lit] = kinds
 	}
@@ -148,10 +166,10 @@ func dropEntry(k derivedKey) {
 // reused).
 func ForgetDerived(l *hlo.Literal) {
 	derived.Lock()
-	none := len(derived.kinds) == 0
+	none := derived.addrs[uintptr(unsafe.Pointer(l))] == 0
 	derived.Unlock()
 	if none {
-		return // nothing kept: no weak pointer to make (it allocates)
+		return // nothing kept for l: no weak pointer to make (it allocates)
 	}
 	forgetWeak(weak.Make(l))
 }

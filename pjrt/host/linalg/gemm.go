@@ -474,10 +474,11 @@ func (j *gemm2DJob[T]) run(t int) {
 }
 
 // claim takes the next column panels [p0, p1) of a product whose tasks
-// claim them: a share of what is left that shrinks as it runs out
-// (guided scheduling), so that the first claims are wide and the last
-// narrow: a worker that starts late or is taken off its core meanwhile
-// holds up at most a narrow claim, while the others take the rest.
+// claim them: what is left divided by the workers, at least claimMin
+// (guided self-scheduling), so that the first claims are wide and the
+// last narrow: a worker that starts late or is taken off its core
+// meanwhile holds up at most its share of what was left when it claimed,
+// while the others take the rest.
 func (j *gemm2DJob[T]) claim() (p0, p1 int, ok bool) {
 	for {
 		cur := j.next.Load()
@@ -485,7 +486,7 @@ func (j *gemm2DJob[T]) claim() (p0, p1 int, ok bool) {
 		if left <= 0 {
 			return 0, 0, false
 		}
-		q := min(left, max(int64(j.claimMin), (left+int64(2*j.workers)-1)/int64(2*j.workers)))
+		q := min(left, max(int64(j.claimMin), (left+int64(j.workers)-1)/int64(j.workers)))
 		if j.next.CompareAndSwap(cur, cur+q) {
 			return int(cur), int(cur + q), true
 		}

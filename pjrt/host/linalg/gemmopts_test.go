@@ -261,7 +261,7 @@ func TestColumnClaimSizes(t *testing.T) {
 				t.Errorf("%+v: claims grow: %v", c, sizes)
 			}
 		}
-		if first := sizes[0]; c.nPanels >= 4*c.workers && first > ceilDiv(c.nPanels, 2*c.workers) && first > c.min {
+		if first := sizes[0]; c.nPanels >= 4*c.workers && first > ceilDiv(c.nPanels, c.workers) && first > c.min {
 			t.Errorf("%+v: first claim %d panels of %d", c, first, c.nPanels)
 		}
 	}

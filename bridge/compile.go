@@ -34,6 +34,9 @@ type Program struct {
 	overwritten []bool
 	// identity: output i is executable output i (no pass-through).
 	identity bool
+	// direct: the arguments are the parameters, the outputs are the
+	// results and nothing is written back (Run's short path).
+	direct bool
 	// paramsAreArgs: parameter i is argument i, for every argument.
 	paramsAreArgs bool
 	outs          []outRef // one per fx output
@@ -191,6 +194,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 	}
 	p.exe.Store(exe)
 	p.Fresh = fresh
+	p.direct = p.paramsAreArgs && p.identity && len(p.muts) == 0
 	return p, nil
 }
 

@@ -15,6 +15,17 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
+	if p.direct {
+		// The arguments are the parameters and the results the outputs,
+		// nothing written back: the executable's run is the replay.
+		if exe := p.exe.Load(); !exe.Evicted() {
+			return exe.RunDonatingInto(nil, args, p.overwritten)
+		}
+	}
+	return p.run(args, captures)
+}
+
+func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	get := func(s source) *lazy.Tensor {
 		if s.capture {
 			return captures[s.index]

@@ -110,10 +110,10 @@ func (c *Client) ResetPeakBytes(device int) error {
 // Buffer is a literal held by the embedded device.
 type Buffer struct {
 	lit     *hlo.Literal
-	dev     int
 	client  *Client
-	deleted atomic.Bool
 	acc     *storageAccount // the account b holds a reference on, or nil (small buffers)
+	dev     int32           // (32 bits: a buffer and its output list fit a 48-byte allocation)
+	deleted atomic.Bool
 }
 
 func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
@@ -125,7 +125,7 @@ func (c *Client) wrap(l *hlo.Literal, dev int) *Buffer {
 // initBuffer makes b the buffer of l, counting its bytes in use on its
 // device.
 func (c *Client) initBuffer(b *Buffer, l *hlo.Literal, dev int) {
-	b.lit, b.dev, b.client = l, dev, c
+	b.lit, b.dev, b.client = l, int32(dev), c
 	if n := int64(len(l.Data)); n >= trackedBytes {
 		b.acc = c.accounts.acquire(l, c.devMem[dev], n, false)
 	}
@@ -158,7 +158,7 @@ func (c *Client) BufferFromHost(lit *hlo.Literal, device int) (pjrt.Buffer, erro
 	if !ok || hlo.NumElements(lit.Dims) < 0 || int64(len(lit.Data)) != n {
 		return nil, fmt.Errorf("host: BufferFromHost: literal %s holds %d bytes, its shape needs %d", lit.ShapeString(), len(lit.Data), n)
 	}
-	b := &Buffer{dev: device, client: c}
+	b := &Buffer{dev: int32(device), client: c}
 	if n >= trackedBytes {
 		m := c.devMem[device]
 		if !m.Reserve(n) {
@@ -177,7 +177,7 @@ func (c *Client) WrapLiteral(lit *hlo.Literal, device int) *Buffer { return c.wr
 
 func (b *Buffer) DType() hlo.DType { return b.lit.DType }
 func (b *Buffer) Dims() []int64    { return b.lit.Dims }
-func (b *Buffer) Device() int      { return b.dev }
+func (b *Buffer) Device() int      { return int(b.dev) }
 
 // Literal returns the buffer's storage (shared, not to be modified).
 func (b *Buffer) Literal() *hlo.Literal { return b.lit }

@@ -23,10 +23,10 @@ type outRef struct {
 
 // Program is a compiled fx graph ready to replay.
 type Program struct {
-	dev   *lazy.Device
-	graph *lazy.Graph // kept to recompile after an eviction
-	// exe is the executable; a replay that finds it evicted compiles again
-	// and publishes the new one here (concurrent replays may do so too).
+	dev *lazy.Device
+	// exe is the executable; a replay that finds it evicted compiles its
+	// module again and publishes the new one here (concurrent replays may
+	// do so too).
 	exe    atomic.Pointer[lazy.Executable]
 	params []source // one per executable parameter
 	// overwritten[i] says parameter i's tensor is overwritten by a
@@ -57,6 +57,8 @@ type Program struct {
 	Fresh bool
 	// Shapes of the placeholders the program was compiled for.
 	argShapes, capShapes []lazy.Shape
+	// copied: the IR was copied from the trace (CompileTraced).
+	copied bool
 }
 
 type mutRef struct {
@@ -78,7 +80,22 @@ func (p *Program) Mutates() bool { return len(p.muts) > 0 }
 // its inputs), hashes it, and finds or compiles the executable under the
 // hash. Nothing executes. The counters show the compile (UncachedCompile
 // or CachedCompile).
-func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
+func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) { return compile(g, nil, dev) }
+
+// CompileTraced is Compile of a trace's graph. The graph's IR over
+// placeholders is the traced IR with placeholders for its inputs, so it
+// is copied node by node (lazy.Rerecord) instead of recorded through each
+// op's shape rule; a node whose op, attributes or operands are no longer
+// those traced makes the whole graph go through the fx Interpreter as in
+// Compile. Either way the IR, its hash and the program are the same. The
+// traced IR is dropped (it holds the traced inputs' buffers).
+func CompileTraced(tr *Traced, dev *lazy.Device) (*Program, error) {
+	ir := tr.ir
+	tr.ir = nil
+	return compile(tr.Graph, ir, dev)
+}
+
+func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 	var nArgs, nCaps int
 	for _, n := range g.Placeholders() {
 		if n.Input == fx.Capture {
@@ -108,18 +125,9 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 			return nil, fmt.Errorf("bridge: graph has no placeholder for argument %d", i)
 		}
 	}
-	in := fx.Interpreter{G: g, Device: dev}
-	outs, muts, err := in.Run(args, caps)
-	if err != nil {
-		return nil, err
-	}
 	var roots []lazy.Value
 	rootOf := map[lazy.Value]int{}
-	ref := func(t *lazy.Tensor) outRef {
-		if src, ok := byData[t.DataID()]; ok && !t.IsPending() {
-			return outRef{root: -1, src: src}
-		}
-		v := t.Value()
+	root := func(v lazy.Value) outRef {
 		k, ok := rootOf[v]
 		if !ok {
 			k = len(roots)
@@ -128,13 +136,40 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 		}
 		return outRef{root: k}
 	}
-	for _, o := range outs {
-		p.outs = append(p.outs, ref(o))
-	}
 	out := g.Output()
-	for i, m := range muts {
-		t := out.Mutations[i].Target
-		p.muts = append(p.muts, mutRef{target: source{capture: t.Input == fx.Capture, index: t.Index}, val: ref(m)})
+	if env, ok := rerecord(g, ir, args, caps); ok {
+		p.copied = true
+		ref := func(r fx.Ref) outRef {
+			if n := r.Node; n.Kind == fx.Placeholder {
+				return outRef{root: -1, src: source{capture: n.Input == fx.Capture, index: n.Index}}
+			}
+			return root(lazy.Value{Node: env[r.Node.ID], Index: r.Index})
+		}
+		for _, r := range out.Args {
+			p.outs = append(p.outs, ref(r))
+		}
+		for _, m := range out.Mutations {
+			p.muts = append(p.muts, mutRef{target: source{capture: m.Target.Input == fx.Capture, index: m.Target.Index}, val: ref(m.Value)})
+		}
+	} else {
+		in := fx.Interpreter{G: g, Device: dev}
+		outs, muts, err := in.Run(args, caps)
+		if err != nil {
+			return nil, err
+		}
+		ref := func(t *lazy.Tensor) outRef {
+			if src, ok := byData[t.DataID()]; ok && !t.IsPending() {
+				return outRef{root: -1, src: src}
+			}
+			return root(t.Value())
+		}
+		for _, o := range outs {
+			p.outs = append(p.outs, ref(o))
+		}
+		for i, m := range muts {
+			t := out.Mutations[i].Target
+			p.muts = append(p.muts, mutRef{target: source{capture: t.Input == fx.Capture, index: t.Index}, val: ref(m)})
+		}
 	}
 	p.move = movable(p.outs, p.muts)
 	p.written = map[source]bool{}
@@ -187,7 +222,7 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) {
 	for i, o := range p.outs {
 		p.identity = p.identity && o.root == i
 	}
-	p.graph, p.Hash = lg, lg.Hash
+	p.Hash = lg.Hash
 	exe, fresh, err := lazy.CompileGraph(dev, lg, "jit")
 	if err != nil {
 		return nil, err
@@ -217,4 +252,50 @@ func movable(outs []outRef, muts []mutRef) []bool {
 		move[i] = m.val.root >= 0 && uses[m.val.root] == 1
 	}
 	return move
+}
+
+// rerecord records g's IR over the placeholder tensors by copying each
+// call's traced IR node (ir, per node ID) with the copies of its operands:
+// env holds each node's copy by ID. ok is false when g has no traced IR
+// or a node differs from its IR (the caller records through the
+// Interpreter instead).
+func rerecord(g *fx.Graph, ir []*lazy.Node, args, caps []*lazy.Tensor) (env []*lazy.Node, ok bool) {
+	if len(ir) != len(g.Nodes) || g.Output() == nil {
+		return nil, false
+	}
+	env = make([]*lazy.Node, len(g.Nodes))
+	var in []lazy.Value
+	for i, n := range g.Nodes {
+		if n.ID != i {
+			return nil, false
+		}
+		switch n.Kind {
+		case fx.Placeholder:
+			src := args
+			if n.Input == fx.Capture {
+				src = caps
+			}
+			env[i] = src[n.Index].Value().Node
+		case fx.Call:
+			o := ir[i]
+			if o == nil || n.Op != o.Op() || !sameAttrs(n.Attrs, o.Attrs()) {
+				return nil, false
+			}
+			in = in[:0]
+			for _, a := range n.Args {
+				in = append(in, lazy.Value{Node: env[a.Node.ID], Index: a.Index})
+			}
+			c, ok := lazy.Rerecord(o, in)
+			if !ok {
+				return nil, false
+			}
+			env[i] = c
+		}
+	}
+	return env, true
+}
+
+// sameAttrs reports whether a and b are one attribute list (not a copy).
+func sameAttrs(a, b lazy.Attrs) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -36,7 +36,7 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if exe := p.exe.Load(); exe != nil {
 		if exe.Evicted() {
 			var err error
-			if exe, _, err = lazy.CompileGraph(p.dev, p.graph, "jit"); err != nil {
+			if exe, err = exe.Recompile(); err != nil {
 				return nil, err
 			}
 			p.exe.Store(exe)

@@ -44,6 +44,10 @@ type Traced struct {
 	// Created are the tensors the function made from host data: captures
 	// of the graph that the plain function makes anew on every call.
 	Created map[*lazy.Tensor]bool
+	// ir is, per node ID of Graph, the IR node the call was converted from
+	// (fx.FromTraceIR), for CompileTraced; it holds the traced inputs'
+	// buffers, so the first compile drops it.
+	ir []*lazy.Node
 }
 
 type recorder struct {
@@ -122,6 +126,7 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	}
 	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{},
 		created: map[*lazy.Tensor]bool{}}
+	built := lazy.NodesBuilt()
 	end := lazy.BeginTrace(rec)
 	var outs []*lazy.Tensor
 	func() {
@@ -147,7 +152,8 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	}()
 	var t *fx.Trace
 	if err == nil {
-		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps, HostNodes: rec.hostNodes}
+		t = &fx.Trace{Args: args, ArgStates: states, Synced: rec.synced, HostOps: rec.hostOps, HostNodes: rec.hostNodes,
+			SizeHint: int(lazy.NodesBuilt() - built)}
 		for i, o := range outs {
 			if o == nil {
 				end()
@@ -167,10 +173,10 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	if err != nil {
 		return nil, err
 	}
-	g, err := fx.FromTrace(t)
+	g, ir, err := fx.FromTraceIR(t)
 	if err != nil {
 		return nil, err
 	}
 	kept = true
-	return &Traced{Graph: g, Outputs: outs, Created: rec.created}, nil
+	return &Traced{Graph: g, Outputs: outs, Created: rec.created, ir: ir}, nil
 }

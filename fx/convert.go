@@ -29,6 +29,8 @@ type Trace struct {
 	// HostNodes are host-only ops recorded without running (declared
 	// output shapes): kept in the graph even if no output reads them.
 	HostNodes []lazy.Value
+	// SizeHint is about how many IR nodes the trace built (0: unknown).
+	SizeHint int
 }
 
 // HostOp is one host-only op run during a trace.
@@ -48,15 +50,29 @@ type HostOp struct {
 // mutated tensors that are not arguments), a call node per IR node
 // (including host ops), and the output node with results and mutations.
 func FromTrace(t *Trace) (*Graph, error) {
-	c := &converter{t: t, g: &Graph{}, done: map[*lazy.Node]*Node{}, byData: map[any]*Node{},
-		hostOut: map[any]hostRef{}, counts: map[string]int{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}, leaves: map[*lazy.Node]Ref{}}
+	g, _, err := FromTraceIR(t)
+	return g, err
+}
+
+// FromTraceIR is FromTrace also returning, per node ID, the IR node each
+// call node was converted from (nil for placeholders, host ops that ran
+// and the output), so that the graph can be recorded again over
+// placeholders by copying that IR (lazy.Rerecord) rather than by running
+// each op's shape rule. The IR holds the traced inputs' buffers: keep it
+// no longer than the compile.
+func FromTraceIR(t *Trace) (*Graph, []*lazy.Node, error) {
+	c := &converter{t: t, g: &Graph{}, done: lazy.NewNodeMap[*Node](), byData: map[any]*Node{},
+		hostOut: map[any]hostRef{}, captureOf: map[*lazy.Tensor]*Node{}, argOf: map[*lazy.Tensor]*Node{}, leaves: lazy.NewNodeMap[Ref]()}
+	if n := min(t.SizeHint, 1<<18) + len(t.Args); n > 0 {
+		c.g.Nodes, c.ir, c.names = make([]*Node, 0, n), make([]*lazy.Node, 0, n), make([]pendingName, 0, n)
+	}
 	for i, h := range t.HostOps {
 		for k, id := range h.OutputData {
 			c.hostOut[id] = hostRef{i, k}
 		}
 	}
 	for i, a := range t.Args {
-		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}, Sharding: t.ArgStates[i].Sharding()})
+		n := c.add(&Node{Name: fmt.Sprintf("arg%d", i), Kind: Placeholder, Input: Arg, Index: i, Shapes: []lazy.Shape{a.Shape()}, Sharding: t.ArgStates[i].Sharding()}, nil)
 		if id := t.ArgStates[i].DataID(); id != nil && c.byData[id] == nil {
 			c.byData[id] = n
 		}
@@ -64,21 +80,21 @@ func FromTrace(t *Trace) (*Graph, error) {
 			c.argOf[a] = n // the same tensor passed twice reads as its first position
 		}
 		if v := t.ArgStates[i].Pending(); v.Node != nil {
-			return nil, fmt.Errorf("fx: argument %d is pending; sync inputs before tracing", i)
+			return nil, nil, fmt.Errorf("fx: argument %d is pending; sync inputs before tracing", i)
 		}
 	}
 	out := &Node{Name: "output", Kind: Output}
 	for _, v := range t.Outputs {
 		r, err := c.ref(v)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.Args = append(out.Args, r)
 	}
 	for i, m := range t.Mutated {
 		r, err := c.ref(t.MutValues[i])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		target := c.placeholderFor(m, t.MutStates[i])
 		out.Mutations = append(out.Mutations, Mutation{Target: target, Value: r})
@@ -89,68 +105,123 @@ func FromTrace(t *Trace) (*Graph, error) {
 	// checks the shapes.
 	for i := range t.HostOps {
 		if _, err := c.hostNode(i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, v := range t.HostNodes {
 		if _, err := c.ref(v); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	c.nameCalls()
 	// Placeholders first (args, then captures in first-use order), then calls.
-	var ph, calls []*Node
+	nodes := make([]*Node, 0, len(c.g.Nodes)+1)
+	ir := make([]*lazy.Node, len(c.g.Nodes)+1)
 	for _, n := range c.g.Nodes {
 		if n.Kind == Placeholder {
-			ph = append(ph, n)
-		} else {
-			calls = append(calls, n)
+			nodes = append(nodes, n)
 		}
 	}
-	c.g.Nodes = append(append(ph, calls...), out)
+	for i, n := range c.g.Nodes {
+		if n.Kind != Placeholder {
+			ir[len(nodes)] = c.ir[i]
+			nodes = append(nodes, n)
+		}
+	}
+	c.g.Nodes = append(nodes, out)
 	c.g.Renumber()
-	return c.g, nil
+	return c.g, ir, nil
 }
 
 type hostRef struct{ op, out int }
 
 type converter struct {
-	t         *Trace
-	g         *Graph
-	done      map[*lazy.Node]*Node
-	byData    map[any]*Node
-	hostOut   map[any]hostRef
+	t       *Trace
+	g       *Graph
+	ir      []*lazy.Node // per node of g.Nodes (in the order added), its IR
+	done    *lazy.NodeMap[*Node]
+	byData  map[any]*Node
+	hostOut map[any]hostRef
+	// hostDone are the converted host ops that ran, by index.
 	hostDone  map[int]*Node
-	counts    map[string]int
-	lower     map[string]string // op name -> its lowercase form
 	captureOf map[*lazy.Tensor]*Node
 	// argOf maps each argument tensor to its (first) placeholder: reads
 	// and writes are matched to arguments by tensor, so two arguments that
 	// share a buffer stay two inputs.
 	argOf map[*lazy.Tensor]*Node
 	// leaves are the resolved device-data leaves.
-	leaves map[*lazy.Node]Ref
+	leaves *lazy.NodeMap[Ref]
+	// stack is the walk of node (a chain of thousands of ops is a loop,
+	// not a recursion as deep).
+	stack []frame
+	// names: each call's op and number, named once the graph is complete
+	// (all names cut from one string).
+	names  []pendingName
+	counts map[*lazy.OpDef]*opCount
+	byBase map[string]*opCount
 }
 
-func (c *converter) add(n *Node) *Node {
+type frame struct {
+	ln   *lazy.Node
+	next int
+}
+
+type opCount struct {
+	base string // the op's name in lower case
+	n    int
+}
+
+type pendingName struct {
+	node *Node
+	op   *opCount
+	k    int
+}
+
+func (c *converter) add(n *Node, ir *lazy.Node) *Node {
 	c.g.Nodes = append(c.g.Nodes, n)
+	c.ir = append(c.ir, ir)
 	return n
 }
 
-func (c *converter) name(op string) string {
-	base, ok := c.lower[op]
-	if !ok {
-		base = strings.ToLower(op)
-		if c.lower == nil {
-			c.lower = map[string]string{}
+// name numbers a call of op (add_1, add_2, ...: ops whose names differ
+// in case only share one count); the name is set by nameCalls.
+func (c *converter) name(n *Node, op *lazy.OpDef) {
+	oc := c.counts[op]
+	if oc == nil {
+		if c.counts == nil {
+			c.counts, c.byBase = map[*lazy.OpDef]*opCount{}, map[string]*opCount{}
 		}
-		c.lower[op] = base
+		base := strings.ToLower(op.Name)
+		if oc = c.byBase[base]; oc == nil {
+			oc = &opCount{base: base}
+			c.byBase[base] = oc
+		}
+		c.counts[op] = oc
 	}
-	c.counts[base]++
-	// One allocation: the name's bytes are built in a stack buffer.
-	var buf [48]byte
-	b := append(buf[:0], base...)
-	b = append(b, '_')
-	return string(strconv.AppendInt(b, int64(c.counts[base]), 10))
+	oc.n++
+	c.names = append(c.names, pendingName{n, oc, oc.n})
+}
+
+// nameCalls sets the calls' names, all cut from one string.
+func (c *converter) nameCalls() {
+	size := 0
+	for _, p := range c.names {
+		size += len(p.op.base) + 8
+	}
+	b := make([]byte, 0, size)
+	ends := make([]int, len(c.names))
+	for i, p := range c.names {
+		b = append(b, p.op.base...)
+		b = append(b, '_')
+		b = strconv.AppendInt(b, int64(p.k), 10)
+		ends[i] = len(b)
+	}
+	all := string(b)
+	start := 0
+	for i, p := range c.names {
+		p.node.Name = all[start:ends[i]]
+		start = ends[i]
+	}
 }
 
 // placeholderFor returns the placeholder of a mutated tensor: its argument
@@ -167,7 +238,7 @@ func (c *converter) capture(t *lazy.Tensor, id any) *Node {
 		return n
 	}
 	k := len(c.g.Captures)
-	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}, Sharding: t.Sharding()})
+	n := c.add(&Node{Name: fmt.Sprintf("capture%d", k), Kind: Placeholder, Input: Capture, Index: k, Shapes: []lazy.Shape{t.Shape()}, Sharding: t.Sharding()}, nil)
 	c.g.Captures = append(c.g.Captures, t)
 	c.captureOf[t] = n
 	if id != nil && c.byData[id] == nil {
@@ -200,7 +271,7 @@ func (c *converter) ref(v lazy.Value) (Ref, error) {
 // leaf resolves a device-data leaf: an argument, a value a cut inside the
 // trace computed, a host op's result, or a capture.
 func (c *converter) leaf(ln *lazy.Node) (Ref, error) {
-	if r, ok := c.leaves[ln]; ok {
+	if r := c.leaves.Get(ln); r.Node != nil {
 		return r, nil
 	}
 	var r Ref
@@ -233,14 +304,43 @@ func (c *converter) leaf(ln *lazy.Node) (Ref, error) {
 	default:
 		return Ref{}, fmt.Errorf("fx: device data without a source tensor")
 	}
-	c.leaves[ln] = r
+	c.leaves.Set(ln, r)
 	return r, nil
 }
 
-func (c *converter) node(ln *lazy.Node) (*Node, error) {
-	if n := c.done[ln]; n != nil {
+// node converts the IR below root, operands first, in a loop over an
+// explicit stack: each operand is converted, in order, before the next.
+func (c *converter) node(root *lazy.Node) (*Node, error) {
+	if n := c.done.Get(root); n != nil {
 		return n, nil
 	}
+	base := len(c.stack)
+	c.stack = append(c.stack, frame{ln: root})
+	for len(c.stack) > base {
+		i := len(c.stack) - 1
+		ln := c.stack[i].ln
+		ins := ln.Inputs()
+		if k := c.stack[i].next; k < len(ins) {
+			c.stack[i].next++
+			in := ins[k].Node
+			if in.IsData() {
+				if _, err := c.leaf(in); err != nil {
+					c.stack = c.stack[:base]
+					return nil, err
+				}
+			} else if c.done.Get(in) == nil {
+				c.stack = append(c.stack, frame{ln: in})
+			}
+			continue
+		}
+		c.stack = c.stack[:i]
+		c.build(ln)
+	}
+	return c.done.Get(root), nil
+}
+
+// build converts one IR node whose operands are converted.
+func (c *converter) build(ln *lazy.Node) {
 	// The node and up to two arguments in one allocation.
 	cell := &struct {
 		n    Node
@@ -254,17 +354,16 @@ func (c *converter) node(ln *lazy.Node) (*Node, error) {
 		args = cell.args[:len(ins):len(ins)]
 	}
 	for i, in := range ins {
-		r, err := c.ref(in)
-		if err != nil {
-			return nil, err
+		if in.Node.IsData() {
+			args[i] = c.leaves.Get(in.Node)
+		} else {
+			args[i] = Ref{c.done.Get(in.Node), in.Index}
 		}
-		args[i] = r
 	}
-	cell.n = Node{Name: c.name(ln.Op().Name), Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(),
-		Shapes: ln.Shapes(), Site: ln.Site()}
-	n := c.add(&cell.n)
-	c.done[ln] = n
-	return n, nil
+	cell.n = Node{Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(), Shapes: ln.Shapes(), Site: ln.Site()}
+	n := c.add(&cell.n, ln)
+	c.name(n, ln.Op())
+	c.done.Set(ln, n)
 }
 
 func (c *converter) hostNode(i int) (*Node, error) {
@@ -284,7 +383,8 @@ func (c *converter) hostNode(i int) (*Node, error) {
 		args[k] = r
 	}
 	shapes := h.OutputShapes
-	n := c.add(&Node{Name: c.name(h.Op.Name), Kind: Call, Op: h.Op, Args: args, Attrs: h.Attrs, Shapes: shapes})
+	n := c.add(&Node{Kind: Call, Op: h.Op, Args: args, Attrs: h.Attrs, Shapes: shapes}, nil)
+	c.name(n, h.Op)
 	c.hostDone[i] = n
 	return n, nil
 }

@@ -10,8 +10,9 @@ import (
 // Interpreter runs a graph node by node over lazy tensors (torch.fx's
 // Interpreter). Each value is dropped after its last use. It is the one
 // way graphs run node by node: bridge.Compile records a graph's IR with
-// it, and the jit replays a split graph (device partitions and host nodes
-// between them) with it. An Interpreter may run its graph on several
+// it (bridge.CompileTraced copies a trace's IR instead, to the same
+// result), and the jit replays a split graph (device partitions and host
+// nodes between them) with it. An Interpreter may run its graph on several
 // goroutines at once; G must not change after the first Run.
 type Interpreter struct {
 	G *Graph

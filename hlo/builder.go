@@ -23,19 +23,18 @@ type Builder struct {
 	m     *Module
 	err   error
 	funcs []*FuncBuilder
-	// defs maps each value made by this builder to the scope that defines
-	// it, for scoping checks.
-	defs map[*Value]*Scope
-	locs bool
+	locs  bool
 	// ic and args are reused by emit for each op's inference.
 	ic   inferCtx
 	args []Type
+	// given holds an op's declared result types during emit1.
+	given []Type
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an
 // anonymous module).
 func NewBuilder(name string) *Builder {
-	return &Builder{m: &Module{Name: name}, defs: map[*Value]*Scope{}, locs: true, args: make([]Type, 0, 4)}
+	return &Builder{m: &Module{Name: name}, locs: true, args: make([]Type, 0, 4)}
 }
 
 // SetLocations chooses whether ops record the Go caller's file:line as
@@ -67,13 +66,35 @@ func (b *Builder) Build() (*Module, error) {
 	if err := Verify(b.m); err != nil {
 		return nil, err
 	}
+	b.seal()
 	return b.m, nil
+}
+
+// seal fingerprints the finished module (Module.Built). The sizes of the
+// functions' argument and result types, which no op's inference checked,
+// are checked here; a module with one too large is left to Verify.
+func (b *Builder) seal() {
+	for _, f := range b.m.Funcs {
+		for _, a := range f.Args {
+			if CheckTypeSize(a.Type) != nil {
+				return
+			}
+		}
+		for _, t := range f.ResultTypes {
+			if CheckTypeSize(t) != nil {
+				return
+			}
+		}
+	}
+	s := sealOf(b.m)
+	b.m.sealed = &s
 }
 
 // Finish is Build without the final Verify, for callers that hand the
 // module to something that verifies it anyway (the embedded device checks
-// every module it compiles): the builder inferred every op's types as it
-// went, and verifying costs as much again.
+// every module it compiles, except one still as Finish left it:
+// Module.Built): the builder inferred every op's types as it went, and
+// verifying costs as much again.
 func (b *Builder) Finish() (*Module, error) {
 	if b.err != nil {
 		return nil, b.err
@@ -83,6 +104,7 @@ func (b *Builder) Finish() (*Module, error) {
 			return nil, fmt.Errorf("hlo.Builder: function @%s has no Return", f.f.Name)
 		}
 	}
+	b.seal()
 	return b.m, nil
 }
 
@@ -234,7 +256,7 @@ func (f *FuncBuilder) ArgWithAttrs(t Type, attrs ...NamedAttr) *Value {
 		}
 		f.f.ArgAttrs = append(f.f.ArgAttrs, d)
 	}
-	b.defs[v] = f.Scope
+	v.scope = f.Scope
 	return v
 }
 
@@ -324,9 +346,9 @@ func (s *Scope) checkOperands(op string, vs []*Value) bool {
 			s.b.failf(op, "operand #%d is nil", i)
 			return false
 		}
-		def, ok := s.b.defs[v]
+		def := v.scope
 		switch {
-		case !ok:
+		case def == nil || def.b != s.b:
 			s.b.failf(op, "operand #%d of type %s was not made by this builder", i, v.Type)
 			return false
 		case def.fn != s.fn:
@@ -382,16 +404,19 @@ func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regi
 	s.setLoc(op)
 	s.block.Ops = append(s.block.Ops, op)
 	for _, r := range op.Results {
-		s.b.defs[r] = s
+		r.scope = s
 	}
 	return op.Results
 }
 
-// emit1 is emit for single-result ops.
+// emit1 is emit for single-result ops. A given type is passed on in a
+// list the builder holds (the op keeps the type, not the list), so the
+// caller's list stays on its stack.
 func (s *Scope) emit1(name string, operands []*Value, attrs []NamedAttr, given ...Type) *Value {
 	var g []Type
 	if len(given) > 0 {
-		g = given
+		s.b.given = append(s.b.given[:0], given...)
+		g = s.b.given
 	}
 	return s.emit(name, operands, attrs, nil, g, 1)[0]
 }
@@ -412,7 +437,7 @@ func (s *Scope) region(op string, argTypes []Type, fill func(sub *Scope, args []
 	for i, t := range argTypes {
 		a := &Value{Type: t, Index: i}
 		blk.Args = append(blk.Args, a)
-		b.defs[a] = sub
+		a.scope = sub
 	}
 	res := fill(sub, append([]*Value{}, blk.Args...))
 	if b.err != nil {

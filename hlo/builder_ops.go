@@ -9,7 +9,18 @@ func (s *Scope) Constant(l *Literal) *Value {
 		s.b.failf("stablehlo.constant", "literal is nil")
 		return placeholder()
 	}
-	return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: l.Type(), Value: l}}})
+	if len(l.Dims) > 4 {
+		return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: l.Type(), Value: l}}})
+	}
+	// The attribute list, the attribute and its type in one allocation.
+	c := &struct {
+		attrs [1]NamedAttr
+		dense DenseElementsAttr
+		typ   tensorCell
+	}{}
+	c.dense = DenseElementsAttr{Type: c.typ.init(l.DType, l.Dims), Value: l}
+	c.attrs[0] = NamedAttr{"value", &c.dense}
+	return s.emit1("stablehlo.constant", nil, c.attrs[:])
 }
 
 // ConstantScalar adds a 0-d constant of type dt holding v (rounded or

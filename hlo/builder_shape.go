@@ -9,8 +9,24 @@ func (s *Scope) BroadcastInDim(x *Value, outDims []int64, bdims []int64) *Value 
 	if t == nil {
 		return placeholder()
 	}
-	return s.emit1("stablehlo.broadcast_in_dim", []*Value{x},
-		[]NamedAttr{{"broadcast_dimensions", I64sAttr(bdims)}}, withDims(t, outDims))
+	if len(bdims) > 4 || len(outDims) > 4 {
+		return s.emit1("stablehlo.broadcast_in_dim", []*Value{x},
+			[]NamedAttr{{"broadcast_dimensions", I64sAttr(bdims)}}, withDims(t, outDims))
+	}
+	// The attribute list, the dimensions and the result type in one
+	// allocation.
+	c := &struct {
+		attrs [1]NamedAttr
+		dims  DenseArrayAttr
+		xs    [4]int64
+		typ   tensorCell
+	}{}
+	c.dims = DenseArrayAttr{DType: I64, Ints: c.xs[:len(bdims):len(bdims)]}
+	copy(c.dims.Ints, bdims)
+	c.attrs[0] = NamedAttr{"broadcast_dimensions", &c.dims}
+	typ := c.typ.init(t.DType, outDims)
+	typ.Quant = t.Quant
+	return s.emit1("stablehlo.broadcast_in_dim", []*Value{x}, c.attrs[:], typ)
 }
 
 // Reshape reshapes x to dims (same element count).

@@ -36,6 +36,9 @@ type Module struct {
 	// index is a *funcIndex that Func keeps (read and replaced atomically;
 	// a stale one is detected and rebuilt).
 	index unsafe.Pointer
+	// sealed is the fingerprint of the module as a Builder finished it
+	// (seal.go); nil for other modules.
+	sealed *seal
 }
 
 // funcIndex maps a function name to its first position in Module.Funcs,
@@ -92,6 +95,9 @@ type Value struct {
 	// ID is a dense number assigned by Func.Number; executors and printers
 	// use it to index side tables.
 	ID int
+	// scope is the builder scope that made the value (nil for values the
+	// builder did not make), for the builder's operand checks.
+	scope *Scope
 }
 
 // NamedAttr is one name = value attribute.

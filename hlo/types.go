@@ -108,6 +108,14 @@ func newTensorType(dt DType, dims []int64, q *QuantType) *TensorType {
 	return &c.t
 }
 
+// init makes c the tensor type dt[dims...] (at most four dims) and
+// returns it.
+func (c *tensorCell) init(dt DType, dims []int64) *TensorType {
+	c.t = TensorType{DType: dt, Dims: c.dims[:len(dims):len(dims)]}
+	copy(c.t.Dims, dims)
+	return &c.t
+}
+
 // Rank is the number of dimensions.
 func (t *TensorType) Rank() int { return len(t.Dims) }
 

@@ -6,6 +6,7 @@ import (
 	"log"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -589,20 +590,23 @@ func (s *fnState) event(format string, args ...any) {
 }
 
 func guardString(g []guardItem, notes []string) string {
-	out := ""
+	var b strings.Builder
 	for i, it := range g {
 		if i > 0 {
-			out += ", "
+			b.WriteString(", ")
 		}
-		out += it.path + "=" + it.value
+		b.WriteString(it.path)
+		b.WriteByte('=')
+		b.WriteString(it.value)
 	}
-	if out == "" {
-		out = "no inputs"
+	if b.Len() == 0 {
+		b.WriteString("no inputs")
 	}
 	for _, n := range notes {
-		out += "; " + n
+		b.WriteString("; ")
+		b.WriteString(n)
 	}
-	return out
+	return b.String()
 }
 
 // device picks the device of a trace: that of the first tensor argument.
@@ -622,7 +626,7 @@ func (s *fnState) build(tr *bridge.Traced, tensors []*lazy.Tensor) (runner, int,
 	if host := partitioner.Discover(tr.Graph, dev); len(host) > 0 {
 		return newStaged(s, tr.Graph, host, dev)
 	}
-	p, err := bridge.Compile(tr.Graph, dev)
+	p, err := bridge.CompileTraced(tr, dev)
 	if err != nil {
 		return nil, 0, err
 	}

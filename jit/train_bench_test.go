@@ -136,7 +136,7 @@ func BenchmarkFirstCall(b *testing.B) {
 			return func() { f(x, ws[0], ws[1], ws[2], ws[3], ws[4], ws[5]) }
 		})
 	})
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 50000} {
 		b.Run(fmt.Sprintf("chain=%d", n), func(b *testing.B) {
 			x := lazy.FromSlice([]float32{1, 2, 3, 4})
 			firstCalls(b, func(k int) func() {

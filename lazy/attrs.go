@@ -50,7 +50,11 @@ func (a Attrs) DType(key string) DType { v, _ := a.get(key).(DType); return v }
 // Lit returns a literal attribute.
 func (a Attrs) Lit(key string) *hlo.Literal { v, _ := a.get(key).(*hlo.Literal); return v }
 
-func (a Attrs) hashInto(h *hasher) {
+func (a Attrs) hashInto(h *hasher) { a.hash(h, true) }
+
+// hash is hashInto; literals add their elements only with literalData
+// (what a device supports depends on a constant's type, not its value).
+func (a Attrs) hash(h *hasher, literalData bool) {
 	h.int(len(a))
 	for _, x := range a {
 		h.str(x.Key)
@@ -77,7 +81,9 @@ func (a Attrs) hashInto(h *hasher) {
 			h.u64(7)
 			h.u64(uint64(v.DType))
 			h.ints(v.Dims)
-			h.bytes(v.Data)
+			if literalData {
+				h.bytes(v.Data)
+			}
 		default:
 			panic(bugf("attribute %s has unsupported type %T", x.Key, v))
 		}

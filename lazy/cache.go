@@ -216,7 +216,78 @@ func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 	if len(checks) > 0 {
 		nout--
 	}
-	return &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, graph: g, checks: checks}, nil
+	x := &Executable{Hash: g.Hash, exe: exe, dev: dev, Module: m, NParams: len(e.Args), NOut: nout, checks: checks}
+	// The IR is kept only where it is read again (the pre-check of a
+	// program with checks, the dumps): the compile cache would keep every
+	// program's IR alive, for the collector to walk on every cycle.
+	if len(checks) > 0 || dumping {
+		x.graph = g
+	}
+	return x, nil
+}
+
+// Recompile returns the executable of x's program once the compile cache
+// has evicted x: the cached one when another holder compiled it again, or
+// a copy of x's module (printed and parsed, as the persistent cache keeps
+// modules; compiling numbers a module's values, and x may still run)
+// compiled again: holders need not keep the IR. Concurrent calls for one
+// program compile once. UncachedCompile or CachedCompile counts it.
+func (x *Executable) Recompile() (*Executable, error) {
+	c := x.dev.state.cache
+	for {
+		if y := c.get(x.Hash); y != nil {
+			cCached.add(1)
+			return y, nil
+		}
+		c.mu.Lock()
+		if wg, busy := c.inflight[x.Hash]; busy {
+			c.mu.Unlock()
+			wg.Wait()
+			continue
+		}
+		wg := &sync.WaitGroup{}
+		wg.Add(1)
+		c.inflight[x.Hash] = wg
+		c.mu.Unlock()
+		var y *Executable
+		err := errors.New("lazy: compile panicked")
+		func() {
+			defer func() {
+				c.mu.Lock()
+				delete(c.inflight, x.Hash)
+				c.mu.Unlock()
+				if err == nil {
+					c.put(y)
+				}
+				wg.Done()
+			}()
+			y, err = x.compileAgain()
+		}()
+		return y, err
+	}
+}
+
+func (x *Executable) compileAgain() (*Executable, error) {
+	if x.Module == nil {
+		return nil, fmt.Errorf("lazy: program %s was evicted and has no module to compile again", x.Hash)
+	}
+	start := time.Now()
+	m, err := hlo.ParseModule(x.Hash.String(), []byte(x.Module.String()))
+	if err != nil {
+		return nil, fmt.Errorf("lazy: program %s does not parse back to compile again: %w", x.Hash, err)
+	}
+	g := x.graph
+	if g == nil {
+		g = &Graph{Hash: x.Hash}
+	}
+	y, err := compileModule(x.dev, g, m)
+	if err != nil {
+		return nil, err
+	}
+	cUncached.add(1)
+	tCompile.since(start)
+	logCompile(y, "compiled again", start)
+	return y, nil
 }
 
 func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {

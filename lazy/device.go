@@ -142,10 +142,11 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 	}
 	// The answer depends only on the op, its attributes and the operand
 	// shapes: look it up by those before building and lowering a trial
-	// graph (a traced function asks once per node).
-	kh := newHasher()
-	kh.str(op.Name)
-	attrs.hashInto(&kh)
+	// graph (a traced function asks once per node). A constant's value
+	// is not part of the key: a new constant in every first call (a
+	// learning rate, a step number) would lower a trial each time.
+	kh := op.nameHasher()
+	attrs.hash(&kh, false)
 	kh.int(len(in))
 	for _, s := range in {
 		kh.u64(uint64(s.DType))

@@ -60,9 +60,9 @@ func CollectGraph(roots []Value) *Graph {
 		}
 	}
 	g := &Graph{Roots: roots, ParamOf: map[*Node]int{}}
-	// pos is each visited node's place in the post-order (-1 while its
-	// inputs are being visited).
-	pos := make(map[*Node]int32)
+	// pos is each visited node's place in the post-order plus one (-1
+	// while its inputs are being visited, 0 not seen).
+	pos := NewNodeMap[int32]()
 	dataIdx := map[*deviceData]int{}
 	type frame struct {
 		n    *Node
@@ -70,25 +70,25 @@ func CollectGraph(roots []Value) *Graph {
 	}
 	var stack []frame
 	for _, r := range roots {
-		if _, seen := pos[r.Node]; seen {
+		if pos.Get(r.Node) != 0 {
 			continue
 		}
-		pos[r.Node] = -1
+		pos.Set(r.Node, -1)
 		stack = append(stack, frame{r.Node, 0})
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next < len(top.n.inputs) {
 				in := substitute(top.n.inputs[top.next]).Node
 				top.next++
-				if _, seen := pos[in]; !seen {
-					pos[in] = -1
+				if pos.Get(in) == 0 {
+					pos.Set(in, -1)
 					stack = append(stack, frame{in, 0})
 				}
 				continue
 			}
 			n := top.n
 			stack = stack[:len(stack)-1]
-			pos[n] = int32(len(g.Nodes))
+			pos.Set(n, int32(len(g.Nodes))+1)
 			g.Nodes = append(g.Nodes, n)
 			if n.op.Lower == nil && n.data == nil {
 				g.Host = append(g.Host, n)
@@ -112,7 +112,7 @@ func CollectGraph(roots []Value) *Graph {
 	for _, r := range roots {
 		h.hash(r.Node.hash)
 		h.int(r.Index)
-		h.int(int(pos[r.Node]))
+		h.int(int(pos.Get(r.Node) - 1))
 	}
 	// The parameter order, and which node each operand is: node hashes
 	// see a device-data leaf by its shape only, so without the edges
@@ -126,7 +126,7 @@ func CollectGraph(roots []Value) *Graph {
 		h.int(len(n.inputs))
 		for _, in := range n.inputs {
 			in = substitute(in)
-			h.int(int(pos[in.Node]))
+			h.int(int(pos.Get(in.Node) - 1))
 		}
 	}
 	h.int(0) // donated buffers: none in this graph form
@@ -151,7 +151,7 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 	// debugging only: finding it costs a stack walk per op.
 	b.SetLocations(debugLevel() >= 1)
 	f := b.Func("main")
-	vals := make(map[*Node][]*hlo.Value, len(g.Nodes))
+	vals := NewNodeMap[[]*hlo.Value]()
 	params := make([]*hlo.Value, len(g.Params))
 	for i, p := range g.Params {
 		params[i] = f.ArgWithAttrs(p.out[0].TensorType(), g.argShardingAttrs(i)...)
@@ -172,7 +172,7 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		if n.data != nil {
 			p := take(1)
 			p[0] = params[g.ParamOf[n]]
-			vals[n] = p
+			vals.Set(n, p)
 			continue
 		}
 		if n.op.Lower == nil {
@@ -181,19 +181,19 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		in := take(len(n.inputs))
 		for i, v := range n.inputs {
 			v = substitute(v)
-			in[i] = vals[v.Node][v.Index]
+			in[i] = vals.Get(v.Node)[v.Index]
 		}
 		out, err := lowerNode(b, lc, n, in)
 		if err != nil {
 			return nil, err
 		}
-		vals[n] = out
+		vals.Set(n, out)
 	}
 	var outs []*hlo.Value
 	if !g.checksOnly {
 		outs = make([]*hlo.Value, len(g.Roots))
 		for i, r := range g.Roots {
-			outs[i] = vals[r.Node][r.Index]
+			outs[i] = vals.Get(r.Node)[r.Index]
 		}
 	}
 	res, attrs := lc.lowerChecks(outs)

@@ -67,3 +67,12 @@ func lowerError(n *Node, err error) *Error {
 	}
 	return &Error{Op: n.op.Name, Shapes: shapeStrings(in), Msg: "lowering to StableHLO failed: " + msg, Site: n.Site(), Err: err}
 }
+
+// single is a lowering's single result as a list: the list of the op that
+// defines it when that op has this one result (no allocation).
+func single(v *hlo.Value) []*hlo.Value {
+	if v.Def != nil && len(v.Def.Results) == 1 && v.Def.Results[0] == v {
+		return v.Def.Results
+	}
+	return []*hlo.Value{v}
+}

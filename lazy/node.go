@@ -141,8 +141,7 @@ func captureStack() *callStack {
 }
 
 func (n *Node) computeHash() {
-	h := newHasher()
-	h.str(n.op.Name)
+	h := n.op.nameHasher()
 	if n.data != nil {
 		s := n.out[0]
 		h.u64(uint64(s.DType))

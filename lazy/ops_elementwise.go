@@ -117,7 +117,7 @@ func init() {
 		r := r
 		d := &OpDef{Name: r.name, Infer: inferUnary(r.class), NoGrad: r.vjp == nil}
 		d.Lower = func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{r.lower(lc.S, in[0])}
+			return single(r.lower(lc.S, in[0]))
 		}
 		if r.code == opAbs {
 			d.Infer = func(in []Shape, a Attrs) ([]Shape, error) {
@@ -182,7 +182,7 @@ func init() {
 		binaryClass[r.code] = r.class
 		d := &OpDef{Name: r.name, Infer: inferBinary(r.class), NoGrad: r.vjp == nil}
 		d.Lower = func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{r.lower(lc.S, in[0], in[1])}
+			return single(r.lower(lc.S, in[0], in[1]))
 		}
 		if r.vjp != nil {
 			d.VJP = func(x, y, dy []*Tensor, a Attrs) []*Tensor {
@@ -207,7 +207,7 @@ func init() {
 			return []Shape{in[0].with(Bool)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Compare(hlo.CompareDir(n.attrs.Str("dir")), in[0], in[1])}
+			return single(lc.S.Compare(hlo.CompareDir(n.attrs.Str("dir")), in[0], in[1]))
 		},
 		NoGrad: true,
 	})
@@ -226,7 +226,7 @@ func init() {
 			return []Shape{in[1]}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Select(in[0], in[1], in[2])}
+			return single(lc.S.Select(in[0], in[1], in[2]))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			z := ZerosLike(dy[0])
@@ -243,7 +243,7 @@ func init() {
 			return []Shape{in[0].with(dt)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Convert(in[0], n.attrs.DType("dtype"))}
+			return single(lc.S.Convert(in[0], n.attrs.DType("dtype")))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			if !x[0].DType().IsFloat() || !y[0].DType().IsFloat() {
@@ -264,7 +264,7 @@ func init() {
 			t := tensorType(in[0])
 			lo := lc.splat(t, n.attrs.Float("lo"))
 			hi := lc.splat(t, n.attrs.Float("hi"))
-			return []*hlo.Value{lc.S.Clamp(lo, in[0], hi)}
+			return single(lc.S.Clamp(lo, in[0], hi))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			in := x[0].GeScalar(a.Float("lo")).And(x[0].LeScalar(a.Float("hi")))

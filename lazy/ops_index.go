@@ -80,7 +80,7 @@ func init() {
 				InsertedWindowDims: []int64{int64(axis)}, InputBatchingDims: b, ScatterIndicesBatchingDims: b,
 				ScatterDimsToOperandDims: []int64{int64(axis)}, IndexVectorDim: int64(r),
 			}, func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value {
-				return []*hlo.Value{s.Add(args[0], args[1])}
+				return single(s.Add(args[0], args[1]))
 			})
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
@@ -108,7 +108,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, sizes...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.DynamicSlice(in[0], in[1:], n.attrs.Ints("sizes"))}
+			return single(lc.S.DynamicSlice(in[0], in[1:], n.attrs.Ints("sizes")))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			out := make([]*Tensor, len(x))
@@ -136,7 +136,7 @@ func init() {
 			return []Shape{in[0]}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.DynamicUpdateSlice(in[0], in[1], in[2:])}
+			return single(lc.S.DynamicUpdateSlice(in[0], in[1], in[2:]))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			out := make([]*Tensor, len(x))

@@ -30,7 +30,7 @@ func init() {
 			return []Shape{NewShape(l.DType, l.Dims...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Constant(n.attrs.Lit("value"))}
+			return single(lc.S.Constant(n.attrs.Lit("value")))
 		},
 		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
 			return []*hlo.Literal{a.Lit("value").Clone()}, nil
@@ -50,7 +50,7 @@ func init() {
 			return []Shape{NewShape(a.DType("dtype"), dims...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Iota(hlo.NewTensorType(n.attrs.DType("dtype"), n.attrs.Ints("dims")...), n.attrs.Int("axis"))}
+			return single(lc.S.Iota(hlo.NewTensorType(n.attrs.DType("dtype"), n.attrs.Ints("dims")...), n.attrs.Int("axis")))
 		},
 		NoGrad: true,
 	})

@@ -102,7 +102,7 @@ func lowerReduce(kind string) func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hl
 		init := lc.S.Constant(reduceInit(dt, kind))
 		return lc.S.Reduce([]*hlo.Value{in[0]}, []*hlo.Value{init}, n.attrs.Ints("axes"),
 			func(s *hlo.Scope, args []*hlo.Value) []*hlo.Value {
-				return []*hlo.Value{body(s, args[0], args[1])}
+				return single(body(s, args[0], args[1]))
 			})
 	}
 }

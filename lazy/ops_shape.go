@@ -22,7 +22,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, dims...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Reshape(in[0], n.attrs.Ints("dims")...)}
+			return single(lc.S.Reshape(in[0], n.attrs.Ints("dims")...))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			return []*Tensor{dy[0].Reshape(x[0].Dims()...)}
@@ -42,7 +42,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Transpose(in[0], n.attrs.Ints("perm")...)}
+			return single(lc.S.Transpose(in[0], n.attrs.Ints("perm")...))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			return []*Tensor{dy[0].Permute(inversePerm(a.Ints("perm"))...)}
@@ -66,7 +66,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.BroadcastInDim(in[0], n.attrs.Ints("dims"), n.attrs.Ints("bdims"))}
+			return single(lc.S.BroadcastInDim(in[0], n.attrs.Ints("dims"), n.attrs.Ints("bdims")))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			return []*Tensor{unbroadcast(dy[0], x[0].shape, a.Ints("bdims"))}
@@ -92,7 +92,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Slice(in[0], n.attrs.Ints("start"), n.attrs.Ints("limit"), n.attrs.Ints("strides"))}
+			return single(lc.S.Slice(in[0], n.attrs.Ints("start"), n.attrs.Ints("limit"), n.attrs.Ints("strides")))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			start, strides := a.Ints("start"), a.Ints("strides")
@@ -139,7 +139,7 @@ func init() {
 			return []Shape{NewShape(in[0].DType, out...)}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Concatenate(n.attrs.Int("axis"), in...)}
+			return single(lc.S.Concatenate(n.attrs.Int("axis"), in...))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			axis := int(a.Int("axis"))
@@ -191,7 +191,7 @@ func init() {
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			pv := lc.scalar(tensorType(in[0]).DType, n.attrs.Float("value"))
-			return []*hlo.Value{lc.S.Pad(in[0], pv, n.attrs.Ints("lo"), n.attrs.Ints("hi"), n.attrs.Ints("interior"))}
+			return single(lc.S.Pad(in[0], pv, n.attrs.Ints("lo"), n.attrs.Ints("hi"), n.attrs.Ints("interior")))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			// Undo the padding: negative padding removes lo/hi, then a strided slice drops interior.
@@ -225,7 +225,7 @@ func init() {
 			return []Shape{in[0]}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
-			return []*hlo.Value{lc.S.Reverse(in[0], n.attrs.Ints("axes")...)}
+			return single(lc.S.Reverse(in[0], n.attrs.Ints("axes")...))
 		},
 		VJP: func(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			return []*Tensor{apply1(opReverse, a, dy[0])}

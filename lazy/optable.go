@@ -37,6 +37,11 @@ type OpDef struct {
 	// which may index its operands.
 	arity    [2]int
 	hasArity bool
+	// named is the node hasher after the op's name (set for table rows:
+	// every node hashes its op's name first), valid while Name is
+	// namedFor.
+	named    hasher
+	namedFor string
 }
 
 // opCode indexes the op table.
@@ -143,6 +148,8 @@ func define(code opCode, d *OpDef) {
 		panic(bugf("op %s has no shape rule", d.Name))
 	}
 	d.arity, d.hasArity = operandCount(code), true
+	d.named, d.namedFor = newHasher(), d.Name
+	d.named.str(d.Name)
 	table[code] = d
 	byName[d.Name] = d
 }
@@ -221,4 +228,14 @@ func checkTable() error {
 		}
 	}
 	return nil
+}
+
+// nameHasher returns a node hasher that has hashed the op's name.
+func (d *OpDef) nameHasher() hasher {
+	if d.namedFor != "" && d.Name == d.namedFor {
+		return d.named
+	}
+	h := newHasher()
+	h.str(d.Name)
+	return h
 }

@@ -15,6 +15,7 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 	endCount := lazy.BeginCountScope()
 	defer endCount(false)
 	host := map[*fx.Node]bool{}
+	var in []lazy.Shape // reused: DeviceSupports keeps no operand list
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {
 			continue
@@ -24,9 +25,9 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 			host[n] = true
 			continue
 		}
-		in := make([]lazy.Shape, len(n.Args))
-		for i, a := range n.Args {
-			in[i] = a.Shape()
+		in = in[:0]
+		for _, a := range n.Args {
+			in = append(in, a.Shape())
 		}
 		if !lazy.DeviceSupports(dev, op, n.Attrs, in) {
 			host[n] = true

@@ -77,7 +77,7 @@ func isSplat(op *hlo.Op) bool {
 // The ops of a compound step (comps) form one group placed where the
 // last of them is.
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
-	var out []group
+	out := make([]group, 0, len(ops))
 	type openGroup struct {
 		g      group
 		dims   []int64
@@ -88,6 +88,8 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 	// The fusion of each member's value (by value ID, an index in all);
 	// only values of open fusions count.
 	var all []*openGroup
+	// The op lists of single ops are cut from one array.
+	singles := make([]*hlo.Op, 0, len(ops))
 	t := c.takeTables()
 	defer c.putTables(t)
 	owner := func(v *hlo.Value) *openGroup {
@@ -146,7 +148,8 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			}
 		}
 		if !ok {
-			out = append(out, group{ops: []*hlo.Op{op}})
+			singles = append(singles, op)
+			out = append(out, group{ops: singles[len(singles)-1 : len(singles) : len(singles)]})
 			continue
 		}
 		if join == nil {
@@ -276,6 +279,13 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		}
 	}
 	f := &fusion{}
+	// The members' source lists are cut from one array.
+	nsrc := 0
+	for _, op := range g.ops {
+		nsrc += len(op.Operands)
+	}
+	srcs := make([]fsrc, 0, nsrc)
+	f.members = make([]fmember, 0, len(g.ops))
 	memberOf, inputOf := &t.memberOf, &t.inputOf
 	bytesPerElem := 0
 	cost := 0
@@ -285,7 +295,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			continue
 		}
 		rt := op.Results[0].TensorType()
-		if f.members == nil {
+		if len(f.members) == 0 {
 			f.dims = rt.Dims
 			f.n = int(rt.NumElements())
 		}
@@ -328,6 +338,8 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			cost += max(e.Elementwise.Cost, 1)
 		}
 		invariant := true
+		m.srcs = srcs[len(srcs) : len(srcs) : len(srcs)+len(op.Operands)]
+		srcs = srcs[:len(srcs)+len(op.Operands)]
 		for _, v := range op.Operands {
 			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.

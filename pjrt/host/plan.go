@@ -119,8 +119,11 @@ func compile(m *hlo.Module, fuse bool) (*Program, error) {
 // compileMem is compile with the memory account of the device (nil: no
 // limit).
 func compileMem(m *hlo.Module, fuse bool, mem *kernel.Mem) (*Program, error) {
-	if err := hlo.Verify(m); err != nil {
-		return nil, err
+	// A module as the builder finished it was verified while it was built.
+	if !m.Built() {
+		if err := hlo.Verify(m); err != nil {
+			return nil, err
+		}
 	}
 	entry := m.Entry()
 	if entry == nil {
@@ -296,9 +299,9 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	groups := c.group(ops, uses, comps)
 
 	// Slots defined in this block (args and results); only these are freed here.
-	local := map[int]bool{}
+	local := newIDTable[bool](c.nvals, !region)
 	for _, a := range args {
-		local[a.ID] = true
+		local.set(a.ID, true)
 	}
 	resultSet := map[int]bool{}
 	if term != nil {
@@ -337,7 +340,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			}
 			for _, op := range cp.Ops {
 				for _, r := range op.Results {
-					local[r.ID] = true
+					local.set(r.ID, true)
 				}
 			}
 			u = stepUse{reads: cp.Inputs, writes: cp.Outputs}
@@ -362,7 +365,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			u.writes = f.outVals
 			for _, op := range g.ops {
 				for _, r := range op.Results {
-					local[r.ID] = true
+					local.set(r.ID, true)
 				}
 			}
 		} else {
@@ -382,7 +385,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			for _, r := range op.Results {
 				s.out = append(s.out, int32(r.ID))
 				c.fresh[r.ID] = e.IsFresh(op)
-				local[r.ID] = true
+				local.set(r.ID, true)
 			}
 			u = stepUse{reads: usedValues(op), writes: op.Results}
 		}
@@ -397,19 +400,19 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 	// operand's storage: the operand (the root of the view's group) lives
 	// as long as any view of it does, so that its storage can be recycled
 	// when the whole group is dead.
-	lastUse := map[int]int{}
+	lastUse := newIDTable[int](c.nvals, !region)
 	for i, u := range su {
 		for _, v := range u.writes {
-			lastUse[v.ID] = i
+			lastUse.set(v.ID, i)
 		}
 		for _, v := range u.reads {
-			lastUse[v.ID] = i
+			lastUse.set(v.ID, i)
 		}
 	}
 	views := c.viewGroups(bp, uses, resultSet, local)
 	for v, root := range views.root {
-		if lastUse[v.ID] > lastUse[root.ID] {
-			lastUse[root.ID] = lastUse[v.ID]
+		if lastUse.get(v.ID) > lastUse.get(root.ID) {
+			lastUse.set(root.ID, lastUse.get(v.ID))
 		}
 	}
 	seen := map[int]bool{}
@@ -419,7 +422,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		clear(seen)
 		for _, list := range [][]*hlo.Value{su[i].reads, su[i].writes} {
 			for _, v := range list {
-				if seen[v.ID] || lastUse[v.ID] != i || !local[v.ID] || resultSet[v.ID] {
+				if seen[v.ID] || lastUse.get(v.ID) != i || !local.get(v.ID) || resultSet[v.ID] {
 					continue
 				}
 				seen[v.ID] = true
@@ -432,7 +435,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		}
 		// A root kept alive for its views dies with the last of them.
 		for v, root := range views.root {
-			if lastUse[root.ID] == i && !seen[root.ID] && local[root.ID] && !resultSet[root.ID] && lastUse[v.ID] == i {
+			if lastUse.get(root.ID) == i && !seen[root.ID] && local.get(root.ID) && !resultSet[root.ID] && lastUse.get(v.ID) == i {
 				seen[root.ID] = true
 				if c.recyclable(root, uses, views) {
 					recycle = append(recycle, int32(root.ID))
@@ -453,7 +456,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		}
 		if c.entry && len(bp.steps) > 0 && b == c.fn.Body.Blocks[0] {
 			for _, a := range args {
-				if lastUse[a.ID] == i && !resultSet[a.ID] && readersCannotAlias(a, uses) && readIn(a, su[i].reads) {
+				if lastUse.get(a.ID) == i && !resultSet[a.ID] && readersCannotAlias(a, uses) && readIn(a, su[i].reads) {
 					s.argFree = append(s.argFree, int32(a.ID))
 				}
 			}
@@ -561,7 +564,7 @@ type viewInfo struct {
 // viewGroups finds the reshape steps of bp (views of their operand's
 // storage) and which values no reader can keep alive: every reader is a
 // fused step, a Fresh kernel, or a reshape whose view is itself private.
-func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool, local map[int]bool) *viewInfo {
+func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool, local *idTableOf[bool]) *viewInfo {
 	vi := &viewInfo{root: map[*hlo.Value]*hlo.Value{}, private: map[*hlo.Value]bool{}, header: map[int32]bool{}}
 	isView := func(op *hlo.Op) bool {
 		return op.Name == "stablehlo.reshape" && len(op.Results) == 1 && op.Results[0].TensorType() != nil
@@ -586,7 +589,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 		if m := memo[v]; m != 0 {
 			return m > 0
 		}
-		ok := !returned[v.ID] && local[v.ID]
+		ok := !returned[v.ID] && local.get(v.ID)
 		for _, op := range uses.usersOf(v) {
 			if !ok {
 				break
@@ -1024,4 +1027,38 @@ func cloneValue(v kernel.Value) kernel.Value {
 		return t
 	}
 	return v
+}
+
+// idTableOf is a block's table by value ID: a slice over the function's
+// values for a function body (planned once), a map for the block of a
+// region (planned once per region: a table of every value for each of
+// many small regions would cost their product). Absent IDs read as zero.
+type idTableOf[V any] struct {
+	dense  []V
+	sparse map[int]V
+}
+
+func newIDTable[V any](nvals int, dense bool) *idTableOf[V] {
+	if dense {
+		return &idTableOf[V]{dense: make([]V, nvals)}
+	}
+	return &idTableOf[V]{sparse: map[int]V{}}
+}
+
+func (t *idTableOf[V]) get(id int) V {
+	if t.dense != nil && id < len(t.dense) {
+		return t.dense[id]
+	}
+	return t.sparse[id]
+}
+
+func (t *idTableOf[V]) set(id int, v V) {
+	if t.dense != nil && id < len(t.dense) {
+		t.dense[id] = v
+		return
+	}
+	if t.sparse == nil {
+		t.sparse = map[int]V{}
+	}
+	t.sparse[id] = v
 }

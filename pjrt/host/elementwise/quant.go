@@ -105,15 +105,23 @@ func expressedType(t hlo.Type) hlo.Type {
 func quantAware(prep prepFn) prepFn {
 	return func(c *kernel.OpCtx) (kernel.TileFn, error) {
 		any := false
-		for _, t := range append(append([]hlo.Type{}, c.In...), c.Out...) {
+		check := func(t hlo.Type) error {
 			if q := quantized(t); q != nil {
 				if q.Axis >= 0 {
-					return nil, c.Errorf("per-axis quantized %s is not supported by this op (the spec defines per-tensor only)", t)
+					return c.Errorf("per-axis quantized %s is not supported by this op (the spec defines per-tensor only)", t)
 				}
 				if !q.Expressed.IsFloat() || !q.Storage.IsInt() {
-					return nil, c.Errorf("quantized type %s is not supported", t)
+					return c.Errorf("quantized type %s is not supported", t)
 				}
 				any = true
+			}
+			return nil
+		}
+		for _, ts := range [2][]hlo.Type{c.In, c.Out} {
+			for _, t := range ts {
+				if err := check(t); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if !any {

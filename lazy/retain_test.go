@@ -1,0 +1,55 @@
+package lazy
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A compiled program keeps its IR only where it is read again (run-time
+// checks, dumps): the compile cache would otherwise keep every program's
+// graph alive for the collector to walk. An evicted program compiles again
+// from its module.
+func TestExecutableKeepsNoIR(t *testing.T) {
+	if dumping {
+		t.Skip("dumps keep the IR")
+	}
+	dev := DefaultDevice()
+	in := FromSlice([]float32{1, 2})
+	x := in.AddScalar(41.5).MulScalar(3)
+	g := CollectGraph([]Value{x.val})
+	exe, _, err := CompileGraph(dev, g, "keep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe.graph != nil {
+		t.Errorf("the executable keeps its graph")
+	}
+	dev.state.cache.mu.Lock()
+	n := dev.state.cache.cap
+	dev.state.cache.mu.Unlock()
+	SetCacheSize(dev, 1)
+	if _, _, err := CompileGraph(dev, CollectGraph([]Value{FromSlice([]float32{1}).AddScalar(7).val}), "other"); err != nil {
+		t.Fatal(err)
+	}
+	SetCacheSize(dev, n)
+	if !exe.Evicted() {
+		t.Fatal("not evicted")
+	}
+	again, err := exe.Recompile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == exe || again.Hash != exe.Hash || again.Module == exe.Module || again.Module.String() != exe.Module.String() {
+		t.Errorf("recompiled %p (hash %s), evicted %p (hash %s)", again, again.Hash, exe, exe.Hash)
+	}
+	outs, err := again.Run([]*Tensor{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(outs[0].Float32s()); got != "[127.5 130.5]" {
+		t.Errorf("the recompiled program computes %s, want [127.5 130.5]", got)
+	}
+	if y, err := again.Recompile(); err != nil || y != again {
+		t.Errorf("a cached program compiles again: %v", err)
+	}
+}

@@ -319,6 +319,11 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
 			l := r.in[i].(*hlo.Literal)
+			if b := args[i].(*Buffer); b.acc != nil {
+				// Its storage may be a result of this or a later execution
+				// (in place, or from the pool): make its account findable.
+				e.client.accounts.register(l, b.acc)
+			}
 			r.donated = append(r.donated, l)
 			// Its storage may take results: what kernels derived from it
 			// goes.

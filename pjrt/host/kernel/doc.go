@@ -3,7 +3,8 @@
 // control, chlo, collective, check): the runtime value types, the op table
 // (Register, Lookup), the custom_call target table (RegisterTarget), the
 // compile and run signatures, the execution context with its collective hub
-// and check log, the persistent worker pool used for parallel loops, and
+// and check log, the persistent worker pool used for parallel loops
+// (ParallelFor, and Help for work that shares itself out), and
 // the helpers every family uses to read operands and name an op in its
 // errors (opargs.go, slicedim.go).
 //

@@ -27,6 +27,8 @@ func (b *batch) recordPanic(r any) {
 	b.panic.CompareAndSwap(nil, p)
 }
 
+// task is a ParallelFor chunk, or with no batch a Help offer (which
+// accounts for itself).
 type task struct {
 	fn     func(lo, hi int)
 	lo, hi int
@@ -34,6 +36,10 @@ type task struct {
 }
 
 func (t task) run() {
+	if t.b == nil {
+		t.fn(t.lo, t.hi)
+		return
+	}
 	defer t.finish()
 	t.fn(t.lo, t.hi)
 }

@@ -12,8 +12,11 @@
 // transposed into a copy (layout.go). f32 and f64 products (and f16, bf16
 // and small floats, accumulated in f32) run on a packed, cache-blocked GEMM
 // (gemm.go) whose micro-kernel is chosen at start-up: AVX-512 or AVX2+FMA
-// assembly on amd64 when the CPU and OS support it (kernel_amd64.s), else
-// the portable Go kernel (kernel_go.go; build tag purego forces it).
+// assembly on amd64 when the CPU and OS support it (kernel_amd64.s, and
+// kernel_narrow_amd64.s for products of at most 16 columns), else the
+// portable Go kernel (kernel_go.go; build tag purego forces it). A
+// product's tasks claim their work on the caller and whichever pool
+// workers join it (kernel.Help).
 // Integer, boolean and large complex products use exact naive loops; small
 // products of any float type follow the reference interpreter's evaluation
 // order (refgemm.go). Convolution lowers onto the same products with

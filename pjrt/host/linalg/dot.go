@@ -372,6 +372,7 @@ func runFloat[T float32 | float64](x *kernel.Ctx, p *dotPlan, kern *microKernel[
 		}
 		return
 	}
+	kern = kern.forColumns(p.n)
 	o := &gemmOpts[T]{overwrite: true, newEpi: newEpi}
 	cacheable := p.rhs.perm == nil && p.rhsDType == dtypeOf[T]() && p.algo.rhsPrec == hlo.InvalidDType && !p.algo.components && x.IsStable(r)
 	key := derivedKind{p.cacheKey, kern.name}

@@ -3,6 +3,7 @@ package linalg
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -48,6 +49,18 @@ type microKernel[T float] struct {
 	// one. It sums in the micro-kernel's order (same bits).
 	edgeRows int
 	edge     func(k int, a, b, c []T, ldc, lda int, store bool)
+	// narrow, when set, is the kernel for products of at most narrow.nr
+	// columns (see forColumns).
+	narrow *microKernel[T]
+}
+
+// forColumns is the kernel for a product with n columns: the narrow one
+// when it fits them (the wide one would mostly multiply padding).
+func (k *microKernel[T]) forColumns(n int) *microKernel[T] {
+	if k.narrow != nil && n <= k.narrow.nr {
+		return k.narrow
+	}
+	return k
 }
 
 // Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
@@ -151,9 +164,10 @@ func gemmEx[T float](kern *microKernel[T], batch, m, n, k int, a, b, c matrix[T]
 	}
 }
 
-// runTasks runs task(t) for every t in [0, n) on up to workers goroutines,
-// each taking the next task when it finishes one (so that a worker the OS
-// delays holds up no more than one task).
+// runTasks runs task(t) for every t in [0, n) on the caller and up to
+// workers-1 pool workers, each taking the next task when it finishes one
+// (so that a worker the OS delays holds up no more than one task, and one
+// that starts late only takes what is left: kernel.Help).
 func runTasks(n, workers int, task func(t int)) {
 	if n <= 1 || workers <= 1 {
 		for t := 0; t < n; t++ {
@@ -164,29 +178,29 @@ func runTasks(n, workers int, task func(t int)) {
 	r := runners.Get().(*taskRunner)
 	r.task, r.n = task, int64(n)
 	r.next.Store(0)
-	kernel.ParallelFor(min(n, workers), 1, r.fn)
+	kernel.Help(min(n, workers)-1, r.fn)
 	r.task = nil
 	runners.Put(r)
 }
 
-// taskRunner hands tasks [0, n) to ParallelFor's chunks as they free up.
-// Runners are pooled with their chunk function bound once, so that
+// taskRunner hands tasks [0, n) to the goroutines of a kernel.Help call as
+// they free up. Runners are pooled with their function bound once, so that
 // runTasks allocates nothing per call.
 type taskRunner struct {
 	next atomic.Int64
 	n    int64
 	task func(t int)
-	fn   func(lo, hi int)
+	fn   func()
 }
 
 var runners = sync.Pool{New: func() any {
 	r := new(taskRunner)
-	r.fn = r.chunk
+	r.fn = r.claim
 	return r
 }}
 
-// chunk runs tasks until none is left.
-func (r *taskRunner) chunk(lo, hi int) {
+// claim runs tasks until none is left.
+func (r *taskRunner) claim() {
 	for {
 		t := r.next.Add(1) - 1
 		if t >= r.n {
@@ -221,7 +235,8 @@ func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
 	}
 }
 
-// packWholeB packs all of B with up to workers goroutines.
+// packWholeB packs all of B with up to workers goroutines, in tasks of
+// about 8192 elements.
 func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 	nPanels := ceilDiv(n, nr)
 	if workers <= 1 || k*n < 1<<14 {
@@ -230,19 +245,22 @@ func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 	}
 	j := getPackJob[T]()
 	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr = dst, b, off, rs, cs, k, n, nr
-	kernel.ParallelFor(nPanels, max(1, (1<<13)/(k*nr)), j.fn)
+	j.per, j.nPanels = max(1, (1<<13)/(k*nr)), nPanels
+	runTasks(ceilDiv(nPanels, j.per), workers, j.fn)
 	putPackJob(j)
 }
 
-// packJob is a parallel packWholeB, pooled like gemm2DJob.
+// packJob is a parallel packWholeB, pooled like gemm2DJob: task t packs
+// panels [t*per, (t+1)*per).
 type packJob[T float] struct {
 	dst, b                []T
 	off, rs, cs, k, n, nr int
-	fn                    func(lo, hi int)
+	per, nPanels          int
+	fn                    func(t int)
 }
 
-func (j *packJob[T]) run(lo, hi int) {
-	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, lo, hi)
+func (j *packJob[T]) run(t int) {
+	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, t*j.per, min(j.nPanels, (t+1)*j.per))
 }
 
 var packJobs = floatPools{
@@ -292,15 +310,14 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	}
 	mTasks, nTasks, mc := 1, 1, m
 	// With A read in place, splitting the columns shares nothing but A
-	// (read-only): each task packs, or reads packed, only its own B
+	// (read-only): each claim packs, or reads packed, only its own B
 	// panels, and reuses them for every row block.
 	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
+	claimMin := 0
 	if workers > 1 {
 		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
-			// At least one task per worker; more (of at least eight
-			// panels each) let a faster core take over part of a slower
-			// one's share, at the price of reading A once more per task.
-			nTasks = min(nPanels, max(workers, min(4*workers, nPanels/8)))
+			claimMin = colClaimMin(m, k, nr, int(unsafe.Sizeof(T(0))))
+			nTasks = workers
 		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))
 			mc = roundUp(ceilDiv(m, mTasks), mr)
@@ -328,6 +345,15 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 			defer release()
 		}
 	}
+	var edgeA []T
+	if claimMin > 0 && m%mr != 0 && gemmMC%mr == 0 {
+		// The partial last row panel, packed once for all claims.
+		buf, pool := getBuf[T]()
+		buf.a = grow(buf.a, k*mr)
+		edgeA = buf.a
+		packEdgeA(edgeA, a, aOff, ars, m, k, mr)
+		defer pool.Put(buf)
+	}
 	j := getJob[T]()
 	*j = gemm2DJob[T]{
 		kern: kern, m: m, n: n, k: k,
@@ -337,6 +363,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		o: *o, pb: pb, inPlaceA: inPlaceA,
 		nTasks: nTasks, nPanels: nPanels, mc: mc,
 		nPad: roundUp(n, nr), kc: slabK(k),
+		claimMin: claimMin, workers: workers, edgeA: edgeA,
 		task: j.task,
 	}
 	runTasks(mTasks*nTasks, workers, j.task)
@@ -388,7 +415,13 @@ type gemm2DJob[T float] struct {
 	inPlaceA            bool
 	nTasks, nPanels, mc int
 	nPad, kc            int
-	task                func(t int)
+	// claimMin > 0: tasks claim column panels from next (see claim),
+	// at least claimMin at a time; edgeA, when set, is the partial last
+	// row panel of A packed for every K slab (slab pc at edgeA[pc*mr:]).
+	claimMin, workers int
+	next              atomic.Int64
+	edgeA             []T
+	task              func(t int)
 }
 
 var gemmJobs = floatPools{
@@ -411,27 +444,66 @@ func putJob[T float](j *gemm2DJob[T]) {
 	poolOf[T](&gemmJobs).Put(j)
 }
 
-// run computes task t: rows [i0, i1) by column panels [p0, p1) of C.
+// run computes task t: rows [i0, i1) by column panels [p0, p1) of C, or,
+// when tasks claim panels, every claim it gets.
 func (j *gemm2DJob[T]) run(t int) {
+	buf, pool := getBuf[T]()
+	var epi func(seg []T, flat int)
+	var done func()
+	if j.o.newEpi != nil {
+		epi, done = j.o.newEpi()
+	}
+	if j.claimMin > 0 {
+		for {
+			p0, p1, ok := j.claim()
+			if !ok {
+				break
+			}
+			j.block(0, j.m, p0, p1, buf, epi)
+		}
+	} else {
+		nTasks, nPanels, mc := j.nTasks, j.nPanels, j.mc
+		i0 := (t / nTasks) * mc
+		jn := t % nTasks
+		j.block(i0, min(j.m, i0+mc), jn*nPanels/nTasks, (jn+1)*nPanels/nTasks, buf, epi)
+	}
+	pool.Put(buf)
+	if done != nil {
+		done()
+	}
+}
+
+// claim takes the next column panels [p0, p1) of a product whose tasks
+// claim them: what is left divided by the workers, at least claimMin
+// (guided self-scheduling), so that the first claims are wide and the
+// last narrow: a worker that starts late or is taken off its core
+// meanwhile holds up at most its share of what was left when it claimed,
+// while the others take the rest.
+func (j *gemm2DJob[T]) claim() (p0, p1 int, ok bool) {
+	for {
+		cur := j.next.Load()
+		left := int64(j.nPanels) - cur
+		if left <= 0 {
+			return 0, 0, false
+		}
+		q := min(left, max(int64(j.claimMin), (left+int64(j.workers)-1)/int64(j.workers)))
+		if j.next.CompareAndSwap(cur, cur+q) {
+			return int(cur), int(cur + q), true
+		}
+	}
+}
+
+// block computes rows [i0, i1) by column panels [p0, p1) of C.
+func (j *gemm2DJob[T]) block(i0, i1, p0, p1 int, buf *packBuf[T], epi func(seg []T, flat int)) {
 	kern, o := j.kern, &j.o
-	m, n, k := j.m, j.n, j.k
+	n, k := j.n, j.k
 	a, aOff, ars, acs := j.a, j.aOff, j.ars, j.acs
 	b, bOff, brs, bcs := j.b, j.bOff, j.brs, j.bcs
 	c, cOff, ldc := j.c, j.cOff, j.ldc
 	mr, nr := kern.mr, kern.nr
 	pb, inPlaceA := j.pb, j.inPlaceA
-	nTasks, nPanels, mc, nPad, kc := j.nTasks, j.nPanels, j.mc, j.nPad, j.kc
-	i0 := (t / nTasks) * mc
-	i1 := min(m, i0+mc)
-	jn := t % nTasks
-	p0, p1 := jn*nPanels/nTasks, (jn+1)*nPanels/nTasks
+	nPad, kc := j.nPad, j.kc
 	j0, j1 := p0*nr, min(n, p1*nr)
-	buf, pool := getBuf[T]()
-	var epi func(seg []T, flat int)
-	var done func()
-	if o.newEpi != nil {
-		epi, done = o.newEpi()
-	}
 	for pc := 0; pc < k; pc += kc {
 		kcur := min(kc, k-pc)
 		// bp holds panels [p0, p1) of this slab, panel jp at
@@ -457,10 +529,14 @@ func (j *gemm2DJob[T]) run(t int) {
 				// panel is packed (the kernel would read past A).
 				src.data, src.off, src.ld = a, aOff+ic*ars+pc, ars
 				if mcur%mr != 0 {
-					buf.a = grow(buf.a, mr*kcur)
-					src.edge = buf.a
-					ip := mPanels - 1
-					packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					if j.edgeA != nil {
+						src.edge = j.edgeA[pc*mr : (pc+kcur)*mr]
+					} else {
+						buf.a = grow(buf.a, mr*kcur)
+						src.edge = buf.a
+						ip := mPanels - 1
+						packPanelA(src.edge, a, aOff+(ic+ip*mr)*ars+pc, ars, 1, kcur, mcur-ip*mr, mr)
+					}
 				}
 			} else {
 				buf.a = grow(buf.a, mPanels*mr*kcur)
@@ -478,10 +554,37 @@ func (j *gemm2DJob[T]) run(t int) {
 			}
 		}
 	}
-	pool.Put(buf)
-	if done != nil {
-		done()
+}
+
+// packEdgeA packs the rows past the last full mr-row panel of a row-major
+// A (m x k at a[off:], row stride lda) for every K slab: slab pc (slabK
+// deep) at dst[pc*mr:], in packPanelA's layout.
+func packEdgeA[T float](dst, a []T, off, lda, m, k, mr int) {
+	r0 := m - m%mr
+	kc := slabK(k)
+	for pc := 0; pc < k; pc += kc {
+		kcur := min(kc, k-pc)
+		packPanelA(dst[pc*mr:(pc+kcur)*mr], a, off+r0*lda+pc, lda, 1, kcur, m-r0, mr)
 	}
+}
+
+// Column claims: at least claimMinWork multiply-adds, and at least
+// colClaimBig panels when A does not fit in aInCache bytes (a claim reads
+// all of A: from each core's L2 while it fits there, else from L3).
+const (
+	claimMinWork = 1 << 19
+	aInCache     = 1 << 20
+	colClaimBig  = 2
+)
+
+// colClaimMin is the fewest column panels a claim of an m x k A against
+// nr-wide panels takes, for elements of size bytes.
+func colClaimMin(m, k, nr, size int) int {
+	q := ceilDiv(claimMinWork, m*k*nr)
+	if m*k*size > aInCache {
+		q = max(q, colClaimBig)
+	}
+	return q
 }
 
 // aPanels is where a block's A row panels are: packed (panel ip at

@@ -209,3 +209,94 @@ func TestPackTransposedB(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmColumnClaims runs products that split their columns into
+// claims (A row-major and read in place, several panels per worker): a
+// partial last row panel packed once for all claims, claims of one panel
+// and of several, one K slab and several; the bits and the epilogue's
+// once-per-element promise hold for every worker count.
+func TestGemmColumnClaims(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, s := range [][3]int{
+		{100, 300, 600}, // 4 edge rows, 10 panels, 3 slabs
+		{12, 257, 9},    // no edge rows, a partial last panel
+		{301, 520, 256}, // 1 edge row, 17 panels
+		{7, 400, 300},   // only edge rows
+		{64, 512, 784},  // the MLP's first layer
+	} {
+		for _, kern := range kernelsF32() {
+			if kern.fnA == nil {
+				continue
+			}
+			gemmOptsCase(t, kern, r, s[0], s[1], s[2], false, s[0]%2 == 0)
+		}
+	}
+}
+
+// Claims shrink as the panels run out and never go below their minimum.
+func TestColumnClaimSizes(t *testing.T) {
+	for _, c := range []struct{ nPanels, workers, min int }{{8, 2, 1}, {32, 2, 2}, {17, 3, 1}, {64, 2, 4}, {5, 2, 1}} {
+		j := &gemm2DJob[float32]{nPanels: c.nPanels, workers: c.workers, claimMin: c.min}
+		var sizes []int
+		next := 0
+		for {
+			p0, p1, ok := j.claim()
+			if !ok {
+				break
+			}
+			if p0 != next || p1 <= p0 || p1 > c.nPanels {
+				t.Fatalf("%+v: claim [%d, %d) after %d", c, p0, p1, next)
+			}
+			if w := p1 - p0; w < c.min && p1 != c.nPanels {
+				t.Errorf("%+v: claim of %d panels, below the minimum", c, w)
+			}
+			sizes = append(sizes, p1-p0)
+			next = p1
+		}
+		if next != c.nPanels {
+			t.Fatalf("%+v: claims end at %d", c, next)
+		}
+		for i := 1; i < len(sizes); i++ {
+			if sizes[i] > sizes[i-1] {
+				t.Errorf("%+v: claims grow: %v", c, sizes)
+			}
+		}
+		if first := sizes[0]; c.nPanels >= 4*c.workers && first > ceilDiv(c.nPanels, c.workers) && first > c.min {
+			t.Errorf("%+v: first claim %d panels of %d", c, first, c.nPanels)
+		}
+	}
+}
+
+// TestNarrowKernelBits checks that a kernel's narrow variant, which
+// dot_general picks for products of few columns, gives its wide kernel's
+// bits: A in place or packed, B either way, with edge rows and several
+// K slabs, on one worker or two.
+func TestNarrowKernelBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 16))
+	for _, kern := range kernelsF32() {
+		nk := kern.narrow
+		if nk == nil {
+			continue
+		}
+		if kern.forColumns(nk.nr) != nk || kern.forColumns(nk.nr+1) != kern {
+			t.Fatalf("%s: forColumns does not pick %s up to %d columns only", kern.name, nk.name, nk.nr)
+		}
+		for _, m := range []int{1, 5, 12, 13, 64, 100} {
+			for _, n := range []int{1, 10, 16, 40} {
+				for _, k := range []int{1, 7, 256, 513} {
+					ta, tb := r.IntN(2) == 0, r.IntN(2) == 0
+					a := randMatrix[float32](r, 1, m, k, ta)
+					b := randMatrix[float32](r, 1, k, n, tb)
+					for _, workers := range []int{1, 2} {
+						want, got := make([]float32, m*n), make([]float32, m*n)
+						gemm2D(kern, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, want, 0, n, workers, &gemmOpts[float32]{overwrite: true}, 0)
+						gemm2D(nk, m, n, k, a.data, a.off[0], a.rs, a.cs, b.data, b.off[0], b.rs, b.cs, got, 0, n, workers, &gemmOpts[float32]{overwrite: true}, 0)
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s m=%d n=%d k=%d ta=%v tb=%v workers=%d: differs from %s", nk.name, m, n, k, ta, tb, workers, kern.name)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -29,6 +29,12 @@ func sgemm4x32AVX512(k int, a, b, c *float32, ldc, store, lda int)
 func sgemm12x32AVX512A(k int, a, b, c *float32, ldc, store, lda int)
 
 //go:noescape
+func sgemm12x16AVX512(k int, a, b, c *float32, ldc, store int)
+
+//go:noescape
+func sgemm12x16AVX512A(k int, a, b, c *float32, ldc, store, lda int)
+
+//go:noescape
 func interleave16AVX512(dst, src *float32, ld, blocks int)
 
 // cpuFeatures reports AVX2+FMA and AVX-512F+FMA support (kernel.CPU).
@@ -49,7 +55,7 @@ func init() {
 			}
 			interleave16AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), ld, blocks)
 		}
-		asmKernelsF32 = append(asmKernelsF32, &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
+		wide := &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 32, ldc)
 			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}, fnA: func(k int, a, b, c []float32, ldc, lda int, store bool) {
@@ -68,7 +74,17 @@ func init() {
 					clear(c[r*ldc : r*ldc+32])
 				}
 			}
-		}})
+		}}
+		wide.narrow = &microKernel[float32]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float32, ldc int, store bool) {
+			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)
+			sgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
+		}, fnA: func(k int, a, b, c []float32, ldc, lda int, store bool) {
+			if k <= 0 || lda < k || len(a) < 11*lda+k || len(b) < k*16 || len(c) < 11*ldc+16 || ldc < 16 {
+				panic("linalg: micro-kernel called with short buffers")
+			}
+			sgemm12x16AVX512A(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store), lda)
+		}}
+		asmKernelsF32 = append(asmKernelsF32, wide, wide.narrow)
 		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float64, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)
 			dgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))

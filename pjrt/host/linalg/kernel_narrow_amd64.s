@@ -1,0 +1,274 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Narrow f32 micro-kernels for AVX-512: C[12 x 16] (+)= A * B_panel with
+// one vector of sixteen columns per row (accumulators Z8..Z19), for
+// products whose B has at most sixteen columns (a classifier's ten
+// outputs), where the 12 x 32 kernel would spend two thirds of its FMAs on
+// padding. Each element is summed in the 12 x 32 kernel's order (one FMA
+// per step, steps in order), so the bits do not depend on the kernel.
+
+// N16_ROW2 accumulates rows r0, r1 of one step: A values at a0, a1.
+#define N16_ROW2(a0, a1, r0, r1) \
+	VBROADCASTSS a0, Z2; \
+	VBROADCASTSS a1, Z3; \
+	VFMADD231PS Z0, Z2, r0; \
+	VFMADD231PS Z0, Z3, r1
+
+// Packed A: step p's twelve values at SI + 48p.
+#define N16_STEP(aoff, boff) \
+	VMOVUPS boff(DI), Z0; \
+	N16_ROW2(aoff(SI), aoff+4(SI), Z8, Z9); \
+	N16_ROW2(aoff+8(SI), aoff+12(SI), Z10, Z11); \
+	N16_ROW2(aoff+16(SI), aoff+20(SI), Z12, Z13); \
+	N16_ROW2(aoff+24(SI), aoff+28(SI), Z14, Z15); \
+	N16_ROW2(aoff+32(SI), aoff+36(SI), Z16, Z17); \
+	N16_ROW2(aoff+40(SI), aoff+44(SI), Z18, Z19)
+
+// A in place: rows 0-2, 3-5, 6-8, 9-11 from SI, R12, R13, R14 plus 0, 1
+// or 2 row strides (R11), as in sgemm12x32AVX512A.
+#define N16A_STEP(o, boff) \
+	VMOVUPS boff(DI), Z0; \
+	N16_ROW2(o(SI), o(SI)(R11*1), Z8, Z9); \
+	N16_ROW2(o(SI)(R11*2), o(R12), Z10, Z11); \
+	N16_ROW2(o(R12)(R11*1), o(R12)(R11*2), Z12, Z13); \
+	N16_ROW2(o(R13), o(R13)(R11*1), Z14, Z15); \
+	N16_ROW2(o(R13)(R11*2), o(R14), Z16, Z17); \
+	N16_ROW2(o(R14)(R11*1), o(R14)(R11*2), Z18, Z19)
+
+#define N16_ADD(r) \
+	VADDPS (DX), r, r; \
+	VMOVUPS r, (DX); \
+	ADDQ R8, DX
+
+#define N16_SET(r) \
+	VMOVUPS r, (DX); \
+	ADDQ R8, DX
+
+// func sgemm12x16AVX512(k int, a, b, c *float32, ldc, store int)
+TEXT ·sgemm12x16AVX512(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ DX, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	CMPQ CX, $2
+	JLT  n16tail
+
+n16loop2:
+	N16_STEP(0, 0)
+	N16_STEP(48, 64)
+	ADDQ $96, SI
+	ADDQ $128, DI
+	SUBQ $2, CX
+	CMPQ CX, $2
+	JGE  n16loop2
+
+n16tail:
+	TESTQ CX, CX
+	JE    n16store
+	N16_STEP(0, 0)
+
+n16store:
+	MOVQ store+40(FP), R9
+	TESTQ R9, R9
+	JNE  n16set
+	N16_ADD(Z8)
+	N16_ADD(Z9)
+	N16_ADD(Z10)
+	N16_ADD(Z11)
+	N16_ADD(Z12)
+	N16_ADD(Z13)
+	N16_ADD(Z14)
+	N16_ADD(Z15)
+	N16_ADD(Z16)
+	N16_ADD(Z17)
+	N16_ADD(Z18)
+	N16_ADD(Z19)
+	VZEROUPPER
+	RET
+
+n16set:
+	N16_SET(Z8)
+	N16_SET(Z9)
+	N16_SET(Z10)
+	N16_SET(Z11)
+	N16_SET(Z12)
+	N16_SET(Z13)
+	N16_SET(Z14)
+	N16_SET(Z15)
+	N16_SET(Z16)
+	N16_SET(Z17)
+	N16_SET(Z18)
+	N16_SET(Z19)
+	VZEROUPPER
+	RET
+
+// func sgemm12x16AVX512A(k int, a, b, c *float32, ldc, store, lda int)
+TEXT ·sgemm12x16AVX512A(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ lda+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (SI)(R11*2), R12
+	ADDQ R11, R12              // row 3
+	LEAQ (R12)(R11*2), R13
+	ADDQ R11, R13              // row 6
+	LEAQ (R13)(R11*2), R14
+	ADDQ R11, R14              // row 9
+	MOVQ DX, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	ADDQ R8, R10
+	PREFETCHT0 (R10)
+	PREFETCHT0 63(R10)
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	CMPQ CX, $2
+	JLT  n16atail
+
+n16aloop2:
+	N16A_STEP(0, 0)
+	N16A_STEP(4, 64)
+	ADDQ $8, SI
+	ADDQ $8, R12
+	ADDQ $8, R13
+	ADDQ $8, R14
+	ADDQ $128, DI
+	SUBQ $2, CX
+	CMPQ CX, $2
+	JGE  n16aloop2
+
+n16atail:
+	TESTQ CX, CX
+	JE    n16astore
+	N16A_STEP(0, 0)
+
+n16astore:
+	MOVQ store+40(FP), R9
+	TESTQ R9, R9
+	JNE  n16aset
+	N16_ADD(Z8)
+	N16_ADD(Z9)
+	N16_ADD(Z10)
+	N16_ADD(Z11)
+	N16_ADD(Z12)
+	N16_ADD(Z13)
+	N16_ADD(Z14)
+	N16_ADD(Z15)
+	N16_ADD(Z16)
+	N16_ADD(Z17)
+	N16_ADD(Z18)
+	N16_ADD(Z19)
+	VZEROUPPER
+	RET
+
+n16aset:
+	N16_SET(Z8)
+	N16_SET(Z9)
+	N16_SET(Z10)
+	N16_SET(Z11)
+	N16_SET(Z12)
+	N16_SET(Z13)
+	N16_SET(Z14)
+	N16_SET(Z15)
+	N16_SET(Z16)
+	N16_SET(Z17)
+	N16_SET(Z18)
+	N16_SET(Z19)
+	VZEROUPPER
+	RET

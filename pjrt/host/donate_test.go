@@ -176,15 +176,7 @@ func TestDonatingEveryArgumentMatches(t *testing.T) {
 // counts.
 func TestDonatedInPlaceAccounting(t *testing.T) {
 	const n = 1 << 16 // 256 KiB of f32, counted
-	ft := hlo.NewTensorType(hlo.F32, n)
-	b := newFunc("main", ft, ft)
-	half := b.splat(b.constant(scalarF32(0.5)), n)
-	m := module(b.ret(b.op("stablehlo.subtract", ft, []*hlo.Value{b.arg(0), b.op("stablehlo.multiply", ft, []*hlo.Value{half, b.arg(1)})})))
-	c := NewClient(1)
-	x, err := c.Compile(m, pjrt.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, x := sgdUpdate(t, n)
 	for rep := 0; rep < 2; rep++ {
 		w, _ := c.BufferFromHost(hlo.NewLiteral(hlo.F32, n), 0)
 		g, _ := c.BufferFromHost(hlo.NewLiteral(hlo.F32, n), 0)
@@ -213,15 +205,7 @@ func TestDonatedInPlaceAccounting(t *testing.T) {
 // bytes back when Go collects their storage.
 func TestDonatedAccountHandedToResult(t *testing.T) {
 	const n = 1 << 16 // 256 KiB of f32, counted
-	ft := hlo.NewTensorType(hlo.F32, n)
-	b := newFunc("main", ft, ft)
-	half := b.splat(b.constant(scalarF32(0.5)), n)
-	m := module(b.ret(b.op("stablehlo.subtract", ft, []*hlo.Value{b.arg(0), b.op("stablehlo.multiply", ft, []*hlo.Value{half, b.arg(1)})})))
-	c := NewClient(1)
-	x, err := c.Compile(m, pjrt.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, x := sgdUpdate(t, n)
 	in := hlo.NewLiteral(hlo.F32, n)
 	in.SetFloat(0, 8)
 	w, _ := c.BufferFromHost(in, 0)
@@ -261,4 +245,20 @@ func TestDonatedAccountHandedToResult(t *testing.T) {
 	}
 	mi, _ := c.MemoryInfo(0)
 	t.Errorf("%d bytes in use after dropping every buffer and collecting", mi.BytesInUse)
+}
+
+// sgdUpdate compiles w - 0.5*g on n f32 elements on a new one-device
+// client.
+func sgdUpdate(t *testing.T, n int64) (*Client, pjrt.Executable) {
+	t.Helper()
+	ft := hlo.NewTensorType(hlo.F32, n)
+	b := newFunc("main", ft, ft)
+	half := b.splat(b.constant(scalarF32(0.5)), n)
+	m := module(b.ret(b.op("stablehlo.subtract", ft, []*hlo.Value{b.arg(0), b.op("stablehlo.multiply", ft, []*hlo.Value{half, b.arg(1)})})))
+	c := NewClient(1)
+	x, err := c.Compile(m, pjrt.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, x
 }

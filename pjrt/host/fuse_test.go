@@ -251,14 +251,7 @@ func TestFusedMatchesUnfused(t *testing.T) {
 	for it := 0; it < iters; it++ {
 		n := sizes[it%len(sizes)]
 		m, args := randomProgram(r, n, 4+r.Intn(20))
-		fused, err := compile(m, true)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
-		plain, err := compile(m, false)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
+		fused, plain := compileBoth(t, it, m)
 		want := run(t, plain, args...)
 		for rep := 0; rep < 2; rep++ { // the second run reuses pooled storage
 			got := run(t, fused, args...)
@@ -269,6 +262,19 @@ func TestFusedMatchesUnfused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compileBoth compiles program it fused and unfused.
+func compileBoth(t *testing.T, it int, m *hlo.Module) (fused, plain *Program) {
+	t.Helper()
+	fused, err := compile(m, true)
+	if err != nil {
+		t.Fatalf("program %d: %v", it, err)
+	}
+	if plain, err = compile(m, false); err != nil {
+		t.Fatalf("program %d: %v", it, err)
+	}
+	return fused, plain
 }
 
 func head(l *hlo.Literal) string {

@@ -36,15 +36,7 @@ func TestDirectFusionWithConstants(t *testing.T) {
 			c()
 			out = b.op("stablehlo."+un[r.Intn(len(un))], t1, []*hlo.Value{b.arg(0)})
 		}
-		m := module(b.ret(out))
-		fused, err := compile(m, true)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
-		plain, err := compile(m, false)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
+		fused, plain := compileBoth(t, it, module(b.ret(out)))
 		for _, st := range fused.entry.body.steps {
 			if f := st.fused; f != nil && len(f.members) > 1 {
 				if f.direct >= 0 {

@@ -439,5 +439,5 @@ func canDonate(ins []*Tensor, i int) bool {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.leaves) == 0
+	return len(d.leaves()) == 0
 }

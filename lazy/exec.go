@@ -392,7 +392,7 @@ func donatable(g *Graph, pending []*Tensor) []int64 {
 		d := g.Params[i].data
 		d.mu.Lock()
 		all := true
-		for _, l := range d.leaves {
+		for _, l := range d.leaves() {
 			if _, in := g.ParamOf[l]; !in {
 				all = false
 				break

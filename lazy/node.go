@@ -188,7 +188,8 @@ func newDataNode(d *deviceData, src *Tensor, s Shape) *Node {
 	n := &Node{op: table[opDeviceData], out: []Shape{s}, data: d, src: src, seq: nodeSeq.Add(1), symbolic: d.buf == nil}
 	n.computeHash()
 	d.mu.Lock()
-	d.leaves = append(d.leaves, n)
+	x := d.more()
+	x.leaves = append(x.leaves, n)
 	d.mu.Unlock()
 	return n
 }

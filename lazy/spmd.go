@@ -165,7 +165,7 @@ func (t *Tensor) MarkSharding(s *Sharding) error {
 	t.spec = s
 	// The old copies go when nothing else can read them.
 	old.mu.Lock()
-	free := old.holders.Load() == 0 && len(old.leaves) == 0
+	free := old.holders.Load() == 0 && len(old.leaves()) == 0
 	old.mu.Unlock()
 	if free && !anyTrace() {
 		old.buf.Delete()

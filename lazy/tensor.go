@@ -19,12 +19,35 @@ type deviceData struct {
 	// garbage collected never gives its count back, which only makes
 	// donation more conservative).
 	holders atomic.Int32
-	// leaves are the device-data IR leaves made for this buffer.
-	mu     sync.Mutex
-	leaves []*Node
+	mu sync.Mutex // guards extra
+	// extra holds the IR leaves made for this buffer (nil until one is),
+	// keeping the data of a replay's result small: it is allocated with
+	// the tensor, in 160 bytes.
+	extra *dataExtra
 	// spec is a placeholder's declared sharding on the SPMD device (real
 	// data's layout is its buffer's; see spmd.go).
 	spec *Sharding
+}
+
+// dataExtra is the rarely set part of a deviceData.
+type dataExtra struct {
+	leaves []*Node // the device-data IR leaves made for the buffer
+}
+
+// leaves returns the IR leaves made for d (d.mu held).
+func (d *deviceData) leaves() []*Node {
+	if d.extra == nil {
+		return nil
+	}
+	return d.extra.leaves
+}
+
+// more returns d's extra part, made on first use (d.mu held).
+func (d *deviceData) more() *dataExtra {
+	if d.extra == nil {
+		d.extra = &dataExtra{}
+	}
+	return d.extra
 }
 
 // setData makes t hold d (nil: nothing), keeping the holder counts.

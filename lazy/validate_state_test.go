@@ -29,7 +29,7 @@ func snapTensor(t *Tensor) tensorSnap {
 	}
 	if t.data != nil {
 		t.data.mu.Lock()
-		s.leaves = len(t.data.leaves)
+		s.leaves = len(t.data.leaves())
 		t.data.mu.Unlock()
 	}
 	return s

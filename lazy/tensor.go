@@ -19,7 +19,7 @@ type deviceData struct {
 	// garbage collected never gives its count back, which only makes
 	// donation more conservative).
 	holders atomic.Int32
-	mu sync.Mutex // guards extra
+	mu      sync.Mutex // guards extra
 	// extra holds the IR leaves made for this buffer (nil until one is),
 	// keeping the data of a replay's result small: it is allocated with
 	// the tensor, in 160 bytes.

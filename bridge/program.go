@@ -15,14 +15,24 @@ func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
-	if p.direct {
-		// The arguments are the parameters and the results the outputs,
-		// nothing written back: the executable's run is the replay.
-		if exe := p.exe.Load(); !exe.Evicted() {
-			return exe.RunDonatingInto(nil, args, p.overwritten)
-		}
+	if exe := p.Direct(); exe != nil {
+		return exe.RunDonatingInto(nil, args, nil)
 	}
 	return p.run(args, captures)
+}
+
+// Direct returns the executable whose run on the arguments is the replay,
+// when the arguments are the program's parameters and its outputs the
+// executable's results, nothing is written back and the executable was
+// not evicted; nil otherwise.
+func (p *Program) Direct() *lazy.Executable {
+	if !p.direct {
+		return nil
+	}
+	if exe := p.exe.Load(); !exe.Evicted() {
+		return exe
+	}
+	return nil
 }
 
 func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {

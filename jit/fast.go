@@ -53,18 +53,36 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	if e == nil {
 		return s.slow(args)
 	}
-	outs, ok, err := s.replayOrLazy(e, args)
-	if !ok {
-		s.lazyCalls.Add(1)
-		if err != nil {
-			panic(&Error{Fn: s.name, Err: err})
+	var outs []*tensor
+	if x := e.direct(); x != nil {
+		// replayOrLazy's replay of a plain program, without its layers.
+		var err error
+		if outs, err = x.RunDonatingInto(nil, args, nil); err != nil {
+			return s.fastLazy(args, s.replayError(err))
 		}
-		return tensorResult(s.fn.Call(tensorValues(args)))
+		s.replays.Add(1)
+		cJitReplay.Add(1)
+	} else {
+		var ok bool
+		var err error
+		if outs, ok, err = s.replayOrLazy(e, args); !ok {
+			return s.fastLazy(args, err)
+		}
 	}
 	if p := e.results[0]; p.kind != planNil {
 		return p.tensor(outs, args, e.captures)
 	}
 	return nil
+}
+
+// fastLazy ends a fast call whose replay did not happen: err, or a lazy
+// call when err is nil.
+func (s *fnState) fastLazy(args []*tensor, err error) *tensor {
+	s.lazyCalls.Add(1)
+	if err != nil {
+		panic(&Error{Fn: s.name, Err: err})
+	}
+	return tensorResult(s.fn.Call(tensorValues(args)))
 }
 
 // appendFastTensorKey appends t's part of the guard key when the

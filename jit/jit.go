@@ -312,18 +312,33 @@ func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tens
 		outs, err = s.runEntry(e, args)
 	}
 	if err != nil {
-		var re *respecializeError
-		if errors.As(err, &re) {
-			s.traceMu.Lock()
-			s.event("lazy call: %v", re)
-			s.traceMu.Unlock()
-			return nil, false, nil
-		}
-		return nil, false, err
+		return nil, false, s.replayError(err)
 	}
 	s.replays.Add(1)
 	cJitReplay.Add(1)
 	return outs, true, nil
+}
+
+// replayError is what a failed replay means for the call: nil when it must
+// run lazily instead (a host result changed later shapes), else err.
+func (s *fnState) replayError(err error) error {
+	var re *respecializeError
+	if errors.As(err, &re) {
+		s.traceMu.Lock()
+		s.event("lazy call: %v", re)
+		s.traceMu.Unlock()
+		return nil
+	}
+	return err
+}
+
+// direct returns the executable a fast call runs itself (a plain program
+// that bridge.Program.Direct runs as its executable), or nil.
+func (e *entry) direct() *lazy.Executable {
+	if e.plain == nil || lazy.DebugLevel() >= 3 {
+		return nil
+	}
+	return e.plain.Direct()
 }
 
 func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {

@@ -301,6 +301,18 @@ func compileReduceWindow(c *kernel.OpCtx) (kernel.RunFn, error) {
 
 func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	op, n := ro.op, ro.n
+	if ro.pool != nil {
+		// One operand and its init (ro.acc needs one): no operand list.
+		in, err := lit(op, args, 0)
+		if err != nil {
+			return err
+		}
+		init, err := lit(op, args, 1)
+		if err != nil {
+			return err
+		}
+		return ro.runReducePool(x, ro.pool, in, init, results)
+	}
 	ins := make([]*hlo.Literal, 2*n)
 	for i := range ins {
 		l, err := lit(op, args, i)
@@ -308,9 +320,6 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 			return err
 		}
 		ins[i] = l
-	}
-	if ro.pool != nil {
-		return ro.runReducePool(x, ro.pool, ins[0], ins[1], results)
 	}
 	L := ro.static
 	if L == nil {

@@ -32,8 +32,9 @@ func (s *fnState) fastWrapper(fn any) any {
 }
 
 // fast is a call of a fast wrapper: the guard key built on the stack, then
-// the replay shared with the reflective path. A new signature (or a nil
-// argument, or a call inside a trace) goes through the reflective path.
+// the entry's executable run directly when its program is one (entry.direct),
+// else the replay shared with the reflective path. A new signature (or a
+// nil argument, or a call inside a trace) goes through the reflective path.
 func (s *fnState) fast(args []*tensor) *tensor {
 	var kb [keyBufLen]byte
 	key := kb[:0]

@@ -80,14 +80,7 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 	compounds, expected, relus := 0, 0, 0
 	for it := 0; it < iters; it++ {
 		m, args, fusible := convGenProgram(r)
-		fused, err := compile(m, true)
-		if err != nil {
-			t.Fatalf("program %d: %v\n%s", it, err, m)
-		}
-		plain, err := compile(m, false)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
+		fused, plain := compileBoth(t, it, m)
 		made := false
 		for _, s := range fused.entry.body.steps {
 			if s.compound != nil {

@@ -166,14 +166,7 @@ func TestDotCompoundsMatchUnfused(t *testing.T) {
 	compounds := 0
 	for it := 0; it < iters; it++ {
 		m, args := dotGenProgram(r)
-		fused, err := compile(m, true)
-		if err != nil {
-			t.Fatalf("program %d: %v\n%s", it, err, m)
-		}
-		plain, err := compile(m, false)
-		if err != nil {
-			t.Fatalf("program %d: %v", it, err)
-		}
+		fused, plain := compileBoth(t, it, m)
 		for _, s := range fused.entry.body.steps {
 			if s.compound != nil {
 				compounds++

@@ -269,7 +269,7 @@ func compileBoth(t *testing.T, it int, m *hlo.Module) (fused, plain *Program) {
 	t.Helper()
 	fused, err := compile(m, true)
 	if err != nil {
-		t.Fatalf("program %d: %v", it, err)
+		t.Fatalf("program %d: %v\n%s", it, err, m)
 	}
 	if plain, err = compile(m, false); err != nil {
 		t.Fatalf("program %d: %v", it, err)

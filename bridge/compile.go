@@ -265,6 +265,7 @@ func rerecord(g *fx.Graph, ir []*lazy.Node, args, caps []*lazy.Tensor) (env []*l
 	}
 	env = make([]*lazy.Node, len(g.Nodes))
 	var in []lazy.Value
+	var rr lazy.Rerecorder
 	for i, n := range g.Nodes {
 		if n.ID != i {
 			return nil, false
@@ -285,7 +286,7 @@ func rerecord(g *fx.Graph, ir []*lazy.Node, args, caps []*lazy.Tensor) (env []*l
 			for _, a := range n.Args {
 				in = append(in, lazy.Value{Node: env[a.Node.ID], Index: a.Index})
 			}
-			c, ok := lazy.Rerecord(o, in)
+			c, ok := rr.Rerecord(o, in)
 			if !ok {
 				return nil, false
 			}

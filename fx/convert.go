@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -159,6 +160,27 @@ type converter struct {
 	names  []pendingName
 	counts map[*lazy.OpDef]*opCount
 	byBase map[string]*opCount
+	// cells are call nodes with room for two arguments, cut from chunks
+	// (one allocation per chunk; a graph's nodes live and die together).
+	cells []callCell
+	chunk int
+}
+
+// callCell is a call node and up to two of its arguments.
+type callCell struct {
+	n    Node
+	args [2]Ref
+}
+
+// cell returns a zeroed call cell.
+func (c *converter) cell() *callCell {
+	if len(c.cells) == 0 {
+		c.chunk = min(max(2*c.chunk, 4), (32<<10)/int(unsafe.Sizeof(callCell{}))) // up to 32 KiB, a size class
+		c.cells = make([]callCell, c.chunk)
+	}
+	x := &c.cells[0]
+	c.cells = c.cells[1:]
+	return x
 }
 
 type frame struct {
@@ -341,11 +363,8 @@ func (c *converter) node(root *lazy.Node) (*Node, error) {
 
 // build converts one IR node whose operands are converted.
 func (c *converter) build(ln *lazy.Node) {
-	// The node and up to two arguments in one allocation.
-	cell := &struct {
-		n    Node
-		args [2]Ref
-	}{}
+	// The node and up to two arguments in one cell.
+	cell := c.cell()
 	ins := ln.Inputs()
 	var args []Ref
 	if len(ins) > len(cell.args) {

@@ -29,6 +29,11 @@ type Builder struct {
 	args []Type
 	// given holds an op's declared result types during emit1.
 	given []Type
+	// ops, bcasts and consts hold the cells of single-result ops and of
+	// the attributes and types of broadcasts and constants (slab.go).
+	ops    slab[opCell]
+	bcasts slab[bcastCell]
+	consts slab[constCell]
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an
@@ -399,7 +404,13 @@ func (s *Scope) emit(name string, operands []*Value, attrs []NamedAttr, regions 
 // appendOp appends an op of checked operands and result types to the
 // scope's block and returns its results.
 func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regions []*Region, types []Type) []*Value {
-	op := newOpCopy(name, operands, types, attrs)
+	var op *Op
+	if len(types) == 1 && len(operands) <= maxInline {
+		op = s.b.ops.get().init(name, len(operands), types[0], attrs)
+		copy(op.Operands, operands)
+	} else {
+		op = newOpCopy(name, operands, types, attrs)
+	}
 	op.Regions = regions
 	s.setLoc(op)
 	s.block.Ops = append(s.block.Ops, op)

@@ -12,15 +12,18 @@ func (s *Scope) Constant(l *Literal) *Value {
 	if len(l.Dims) > 4 {
 		return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: l.Type(), Value: l}}})
 	}
-	// The attribute list, the attribute and its type in one allocation.
-	c := &struct {
-		attrs [1]NamedAttr
-		dense DenseElementsAttr
-		typ   tensorCell
-	}{}
+	// The attribute list, the attribute and its type in one cell.
+	c := s.b.consts.get()
 	c.dense = DenseElementsAttr{Type: c.typ.init(l.DType, l.Dims), Value: l}
 	c.attrs[0] = NamedAttr{"value", &c.dense}
 	return s.emit1("stablehlo.constant", nil, c.attrs[:])
+}
+
+// constCell is a constant's attribute list, attribute and type.
+type constCell struct {
+	attrs [1]NamedAttr
+	dense DenseElementsAttr
+	typ   tensorCell
 }
 
 // ConstantScalar adds a 0-d constant of type dt holding v (rounded or

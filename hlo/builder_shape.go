@@ -13,20 +13,22 @@ func (s *Scope) BroadcastInDim(x *Value, outDims []int64, bdims []int64) *Value 
 		return s.emit1("stablehlo.broadcast_in_dim", []*Value{x},
 			[]NamedAttr{{"broadcast_dimensions", I64sAttr(bdims)}}, withDims(t, outDims))
 	}
-	// The attribute list, the dimensions and the result type in one
-	// allocation.
-	c := &struct {
-		attrs [1]NamedAttr
-		dims  DenseArrayAttr
-		xs    [4]int64
-		typ   tensorCell
-	}{}
+	// The attribute list, the dimensions and the result type in one cell.
+	c := s.b.bcasts.get()
 	c.dims = DenseArrayAttr{DType: I64, Ints: c.xs[:len(bdims):len(bdims)]}
 	copy(c.dims.Ints, bdims)
 	c.attrs[0] = NamedAttr{"broadcast_dimensions", &c.dims}
 	typ := c.typ.init(t.DType, outDims)
 	typ.Quant = t.Quant
 	return s.emit1("stablehlo.broadcast_in_dim", []*Value{x}, c.attrs[:], typ)
+}
+
+// bcastCell is a broadcast's attribute list, dimensions and result type.
+type bcastCell struct {
+	attrs [1]NamedAttr
+	dims  DenseArrayAttr
+	xs    [4]int64
+	typ   tensorCell
 }
 
 // Reshape reshapes x to dims (same element count).

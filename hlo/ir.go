@@ -354,21 +354,26 @@ type opCell struct {
 
 const maxInline = 3
 
+// init makes c's op name with nargs nil operands and one fresh result of
+// type t, and returns it.
+func (c *opCell) init(name string, nargs int, t Type, attrs []NamedAttr) *Op {
+	op := &c.op
+	*op = Op{Name: name, Attrs: attrs}
+	if nargs <= maxInline {
+		op.Operands = c.args[:nargs:nargs]
+	} else {
+		op.Operands = make([]*Value, nargs)
+	}
+	c.val = Value{Type: t, Def: op}
+	c.res[0] = &c.val
+	op.Results = c.res[:]
+	return op
+}
+
 // newOp makes an op with nargs nil operands and fresh results.
 func newOp(name string, nargs int, resultTypes []Type, attrs []NamedAttr) *Op {
 	if len(resultTypes) == 1 {
-		c := &opCell{}
-		op := &c.op
-		*op = Op{Name: name, Attrs: attrs}
-		if nargs <= maxInline {
-			op.Operands = c.args[:nargs:nargs]
-		} else {
-			op.Operands = make([]*Value, nargs)
-		}
-		c.val = Value{Type: resultTypes[0], Def: op}
-		c.res[0] = &c.val
-		op.Results = c.res[:]
-		return op
+		return new(opCell).init(name, nargs, resultTypes[0], attrs)
 	}
 	op := &Op{Name: name, Operands: make([]*Value, nargs), Attrs: attrs}
 	vals := make([]Value, len(resultTypes))

@@ -85,10 +85,9 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 		in = append(in, t.shape)
 	}
 	out := inferOut(op, attrs, in)
-	tracing := Tracing()
-	if tracing {
-		SyncExternal(inputs)
-	}
+	st := currentTrace()
+	tracing := st != nil
+	syncExternal(st, inputs)
 	if !record && op.Lower == nil && op.GoKernel != nil && !(tracing && out != nil) {
 		for i, t := range inputs {
 			if t.symbolic() {
@@ -127,9 +126,7 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 		// A host op recorded without running (its output shapes are
 		// declared): the trace keeps it even if nothing reads its
 		// results, since the plain function runs it (it may fail).
-		if st := currentTrace(); st != nil {
-			st.t.OnHostNode(Value{n, 0})
-		}
+		st.t.OnHostNode(Value{n, 0})
 	}
 	return outs
 }

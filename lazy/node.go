@@ -119,10 +119,36 @@ var (
 // call paths into the lazy API); past it, stacks are not shared.
 const maxStacks = 1 << 14
 
+// recentStacks is a direct-mapped cache in front of stacks, indexed by a
+// mix of the return addresses: a traced function records every op's
+// stack, most of them seen before, and a hit costs one comparison of the
+// addresses instead of a hash of them, a map lookup and a lock.
+var recentStacks [256]atomic.Pointer[callStack]
+
+func stackSlot(pcs *[16]uintptr) int {
+	h := uint64(0)
+	for _, pc := range pcs {
+		h = (h ^ uint64(pc)) * 0x9e3779b97f4a7c15
+	}
+	return int(h >> 56)
+}
+
 // captureStack records the caller's call stack.
 func captureStack() *callStack {
 	var pcs [16]uintptr
 	callers(pcs[:])
+	slot := &recentStacks[stackSlot(&pcs)]
+	if st := slot.Load(); st != nil && st.pcs == pcs {
+		return st
+	}
+	st := sharedStack(&pcs)
+	slot.Store(st)
+	return st
+}
+
+// sharedStack returns the one callStack of pcs.
+func sharedStack(p *[16]uintptr) *callStack {
+	pcs := *p
 	stacksMu.RLock()
 	st := stacks[pcs]
 	stacksMu.RUnlock()

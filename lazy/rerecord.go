@@ -1,5 +1,7 @@
 package lazy
 
+import "unsafe"
+
 // Rerecord returns a node that is n applied to inputs instead of n's own
 // operands: n's op, attributes, output shapes, hash and call site, with no
 // shape rule run and no hash computed. It is how a traced graph is
@@ -11,6 +13,44 @@ package lazy
 // and nothing is built (the caller records the op through its shape rule
 // instead).
 func Rerecord(n *Node, inputs []Value) (_ *Node, ok bool) {
+	return rerecord(n, inputs, nil)
+}
+
+// Rerecorder is Rerecord for a whole graph: the copies are cut from
+// chunks, one allocation per chunk rather than per node (the copies of
+// one graph are lowered together and dropped together). The zero
+// Rerecorder is ready; it belongs to one goroutine.
+type Rerecorder struct {
+	cells []copyCell
+	chunk int
+}
+
+// Rerecord is the package's Rerecord.
+func (r *Rerecorder) Rerecord(n *Node, inputs []Value) (_ *Node, ok bool) {
+	return rerecord(n, inputs, r)
+}
+
+// cell returns a zeroed cell (its own allocation for a nil r).
+func (r *Rerecorder) cell() *copyCell {
+	if r == nil {
+		return new(copyCell)
+	}
+	if len(r.cells) == 0 {
+		r.chunk = min(max(2*r.chunk, 4), (32<<10)/int(unsafe.Sizeof(copyCell{}))) // up to 32 KiB, a size class
+		r.cells = make([]copyCell, r.chunk)
+	}
+	c := &r.cells[0]
+	r.cells = r.cells[1:]
+	return c
+}
+
+// copyCell is a copied node and up to two operands.
+type copyCell struct {
+	n  Node
+	in [2]Value
+}
+
+func rerecord(n *Node, inputs []Value, r *Rerecorder) (_ *Node, ok bool) {
 	if n == nil || n.data != nil || len(inputs) != len(n.inputs) {
 		return nil, false
 	}
@@ -20,11 +60,7 @@ func Rerecord(n *Node, inputs []Value) (_ *Node, ok bool) {
 			return nil, false
 		}
 	}
-	// The node and up to two operands in one allocation.
-	a := &struct {
-		n  Node
-		in [2]Value
-	}{}
+	a := r.cell()
 	var vals []Value
 	if len(inputs) > len(a.in) {
 		vals = make([]Value, len(inputs))

@@ -119,15 +119,19 @@ func anyTrace() bool { return traces.any() }
 // pending IR was built before the trace began (values the function reads
 // but did not compute, such as a weight updated lazily by the caller), so
 // that they enter the trace as device data of their tensor.
-func SyncExternal(inputs []*Tensor) {
-	st := currentTrace()
+func SyncExternal(inputs []*Tensor) { syncExternal(currentTrace(), inputs) }
+
+// syncExternal is SyncExternal in the trace st (nil: none).
+func syncExternal(st *traceState, inputs []*Tensor) {
 	if st == nil {
 		return
 	}
 	start := st.start
 	var ext []*Tensor
 	for _, t := range inputs {
-		if t == nil || t.data != nil || st.locals[t] || st.written[t] || t.val.Node.seq > start {
+		// A pending tensor has IR; IR built during the trace is its own
+		// (the cheap test first: most operands of a trace are).
+		if t == nil || t.data != nil || t.val.Node != nil && t.val.Node.seq > start || st.locals[t] || st.written[t] {
 			continue // computed, or a value of the trace
 		}
 		if l := t.val.Node; l.data != nil {

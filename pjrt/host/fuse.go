@@ -43,7 +43,7 @@ func (c *planner) fusible(op *hlo.Op) ([]int64, bool) {
 	if isSplat(op) {
 		return rt.Dims, true
 	}
-	e := kernel.Lookup(op.Name)
+	e := c.lookup(op.Name)
 	if e == nil || e.Elementwise == nil {
 		return nil, false
 	}
@@ -77,7 +77,7 @@ func isSplat(op *hlo.Op) bool {
 // The ops of a compound step (comps) form one group placed where the
 // last of them is.
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
-	out := make([]group, 0, len(ops))
+	out := make([]group, 0, min(len(ops), 16)) // fusions make groups of many ops
 	type openGroup struct {
 		g      group
 		dims   []int64
@@ -158,7 +158,7 @@ func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group
 			all = append(all, join)
 		}
 		join.g.ops = append(join.g.ops, op)
-		uses.fusedMember[op] = true
+		uses.setFused(op)
 		t.memberOf.set(op.Results[0].ID, join.idx)
 	}
 	for len(open) > 0 {
@@ -329,7 +329,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			m.fn = splatTile(rt.DType.Size())
 			cost++
 		} else {
-			e := kernel.Lookup(op.Name)
+			e := c.lookup(op.Name)
 			fn, err := e.Elementwise.Prepare(c.opCtx(op))
 			if err != nil {
 				return nil, err

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/internal/refs"
@@ -210,6 +211,28 @@ type planner struct {
 	// in use, are fuse's tables indexed by value ID.
 	nvals int
 	tabs  *fuseTables
+	// kernels caches kernel.Lookup by the identity of an op name's bytes
+	// (a builder's ops share their names' strings), see lookup.
+	kernels [8]kernelOf
+}
+
+type kernelOf struct {
+	name *byte
+	n    int
+	e    *kernel.Entry
+}
+
+// lookup is kernel.Lookup, cached: a function of thousands of ops has a
+// handful of op names, and the registry takes a lock and hashes the name.
+func (c *planner) lookup(name string) *kernel.Entry {
+	p := unsafe.StringData(name)
+	k := &c.kernels[(uintptr(unsafe.Pointer(p))>>3)%uintptr(len(c.kernels))]
+	if k.name == p && k.n == len(name) && p != nil {
+		return k.e
+	}
+	e := kernel.Lookup(name)
+	*k = kernelOf{p, len(name), e}
+	return e
 }
 
 func (c *planner) CompileRegion(r *hlo.Region) (kernel.Subplan, error) {
@@ -370,7 +393,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 			}
 		} else {
 			op := g.ops[0]
-			e := kernel.Lookup(op.Name)
+			e := c.lookup(op.Name)
 			if e == nil {
 				return nil, &kernel.OpError{Op: op.Name, Loc: op.Loc, Msg: "unsupported op on the embedded device"}
 			}
@@ -505,7 +528,7 @@ func boundConstant(op *hlo.Op, uses *useInfo, returned map[int]bool) bool {
 		return false
 	}
 	for _, u := range uses.usersOf(op.Results[0]) {
-		if !uses.fusedMember[u] {
+		if !uses.isFused(u) {
 			return false
 		}
 	}
@@ -519,7 +542,7 @@ func readersCannotAlias(v *hlo.Value, uses *useInfo) bool {
 		return false
 	}
 	for _, op := range uses.usersOf(v) {
-		if uses.fusedMember[op] || uses.compoundMember[op] {
+		if uses.isFused(op) || uses.compoundMember[op] {
 			continue
 		}
 		if e := kernel.Lookup(op.Name); e == nil || !e.Fresh {
@@ -595,7 +618,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 				break
 			}
 			switch {
-			case uses.fusedMember[op] || uses.compoundMember[op]:
+			case uses.isFused(op) || uses.compoundMember[op]:
 			case isView(op):
 				ok = private(op.Results[0])
 			default:
@@ -661,8 +684,11 @@ type useInfo struct {
 	users    map[*hlo.Value][]*hlo.Op
 	byID     [][]*hlo.Op
 	returned map[*hlo.Value]bool
-	// fusedMember marks the ops that ended up inside fused steps.
-	fusedMember map[*hlo.Op]bool
+	// fused marks the ops that ended up inside fused steps (a fused op
+	// has one result): by result ID in a function body (fusedByID),
+	// else by op. See isFused.
+	fused     map[*hlo.Op]bool
+	fusedByID []bool
 	// compoundMember marks the ops inside compound steps (whose outputs,
 	// like a fused step's, are fresh); compoundInput the values compound
 	// steps read (a compound may read a value none of its ops has as an
@@ -672,10 +698,12 @@ type useInfo struct {
 }
 
 func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op, top bool) *useInfo {
-	u := &useInfo{returned: map[*hlo.Value]bool{}, fusedMember: make(map[*hlo.Op]bool, len(ops)), compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
+	u := &useInfo{returned: map[*hlo.Value]bool{}, compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
 	if top {
 		u.byID = usersByID(ops, c.nvals)
+		u.fusedByID = make([]bool, c.nvals)
 	} else {
+		u.fused = map[*hlo.Op]bool{}
 		u.users = make(map[*hlo.Value][]*hlo.Op, 2*len(ops))
 		for _, op := range ops {
 			for _, v := range usedValues(op) {
@@ -741,6 +769,29 @@ func usersByID(ops []*hlo.Op, n int) [][]*hlo.Op {
 }
 
 // usersOf returns the ops of the block reading v.
+// setFused marks op, a fusion member, as fused.
+func (u *useInfo) setFused(op *hlo.Op) {
+	if id := op.Results[0].ID; u.fusedByID != nil && id >= 0 && id < len(u.fusedByID) {
+		u.fusedByID[id] = true
+		return
+	}
+	if u.fused == nil {
+		u.fused = map[*hlo.Op]bool{}
+	}
+	u.fused[op] = true
+}
+
+// isFused reports whether op is a member of a fused step.
+func (u *useInfo) isFused(op *hlo.Op) bool {
+	if len(op.Results) != 1 {
+		return false
+	}
+	if id := op.Results[0].ID; u.fusedByID != nil && id >= 0 && id < len(u.fusedByID) {
+		return u.fusedByID[id]
+	}
+	return u.fused[op]
+}
+
 func (u *useInfo) usersOf(v *hlo.Value) []*hlo.Op {
 	if u.byID != nil {
 		if v.ID >= 0 && v.ID < len(u.byID) {

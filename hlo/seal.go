@@ -25,7 +25,7 @@ func (m *Module) Built() bool {
 
 // sealOf fingerprints m's structure.
 func sealOf(m *Module) seal {
-	var h fingerprint
+	h := fingerprint{sum: fnvOffset}
 	h.ptr(unsafe.Pointer(m))
 	h.str(m.Name)
 	h.slice(unsafe.Pointer(unsafe.SliceData(m.Funcs)), len(m.Funcs))
@@ -47,13 +47,13 @@ func sealOf(m *Module) seal {
 	return seal{h.sum, h.n}
 }
 
-// fingerprint mixes words (FNV-1a over 64-bit words).
+// fingerprint mixes words (FNV-1a over 64-bit words), starting from
+// fnvOffset.
 type fingerprint struct{ sum, n uint64 }
 
+const fnvOffset = 14695981039346656037
+
 func (h *fingerprint) word(x uint64) {
-	if h.n == 0 {
-		h.sum = 14695981039346656037
-	}
 	h.sum = (h.sum ^ x) * 1099511628211
 	h.n++
 }

@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
 )
@@ -25,7 +26,7 @@ func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
 	if err := checkFill(dt, v); err != nil {
 		throw("Full", nil, "%v", err)
 	}
-	c := constOn(dev, scalarLiteral(dt, v))
+	c := scalarOn(dev, dt, v)
 	if len(dims) == 0 {
 		return c
 	}
@@ -44,6 +45,50 @@ func constOn(dev *Device, l *hlo.Literal) *Tensor {
 		mustSync("Eager", t)
 	}
 	return t
+}
+
+// scalarOn is constOn of scalarLiteral(dt, v) (dt valid): the literal and
+// its data in one allocation, the node with its attribute, result shape
+// and tensor in another (a traced function makes one for every Go number
+// it applies), and no shape rule run (a 0-d literal of a valid type made
+// here is valid; its shape is dt[]).
+func scalarOn(dev *Device, dt DType, v float64) *Tensor {
+	if dev.dryOf != nil || dt.Size() == 0 || dt.Size() > 16 {
+		return constOn(dev, scalarLiteral(dt, v))
+	}
+	lc := &scalarLit{}
+	lc.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: lc.data[:dt.Size():dt.Size()]}
+	if uintptr(unsafe.Pointer(&lc.data))%16 != 0 {
+		lc.lit.Data = hlo.AlignedBytes(dt.Size()) // hlo.AlignedBytes' alignment
+	}
+	setScalar(&lc.lit, dt, v)
+	c := &scalarNode{}
+	c.attrs[0] = Attr{"value", &lc.lit}
+	c.out[0] = Shape{DType: dt}
+	buildNode(&c.n, table[opConstant], c.attrs[:], nil, c.out[:])
+	c.n.uses.Add(1)
+	c.t = Tensor{shape: c.out[0], dev: dev, val: Value{&c.n, 0}}
+	t := &c.t
+	if eager() && !Tracing() {
+		mustSync("Eager", t)
+	}
+	return t
+}
+
+// scalarLit is a 0-d literal and its data (first, so 16-byte aligned in
+// practice: the allocator aligns objects whose size is a multiple of 16;
+// scalarOn checks).
+type scalarLit struct {
+	data [16]byte
+	lit  hlo.Literal
+}
+
+// scalarNode is a constant node with its attribute, shape and tensor.
+type scalarNode struct {
+	n     Node
+	attrs [1]Attr
+	out   [1]Shape
+	t     Tensor
 }
 
 // Constant returns a tensor holding l as an IR constant (hashed by value).

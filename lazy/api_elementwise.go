@@ -101,7 +101,7 @@ func (x *Tensor) number(dt DType, v float64) *Tensor {
 	if numberType(v) == I64 {
 		v += 0 // -0 + 0 = +0
 	}
-	return constOn(x.dev, scalarLiteral(dt, v))
+	return scalarOn(x.dev, dt, v)
 }
 
 // scalarOp applies code to x and the Go number v in their result type.

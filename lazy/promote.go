@@ -212,6 +212,13 @@ func floatResult(dt DType) DType {
 // bool is v != 0.
 func scalarLiteral(dt DType, v float64) *hlo.Literal {
 	l := hlo.NewLiteral(dt)
+	setScalar(l, dt, v)
+	return l
+}
+
+// setScalar stores v converted as scalarLiteral does into the 0-d
+// literal l of type dt.
+func setScalar(l *hlo.Literal, dt DType, v float64) {
 	switch {
 	case dt.IsBool():
 		l.SetInt(0, boolBit(v != 0))
@@ -222,7 +229,6 @@ func scalarLiteral(dt DType, v float64) *hlo.Literal {
 	default:
 		l.SetFloat(0, v)
 	}
-	return l
 }
 
 // wrapInt64 is trunc(v) modulo 2^64 as an int64 (0 for NaN).

@@ -77,7 +77,7 @@ func isSplat(op *hlo.Op) bool {
 // The ops of a compound step (comps) form one group placed where the
 // last of them is.
 func (c *planner) group(ops []*hlo.Op, uses *useInfo, comps compoundSet) []group {
-	out := make([]group, 0, min(len(ops), 16)) // fusions make groups of many ops
+	out := make([]group, 0, len(ops))
 	type openGroup struct {
 		g      group
 		dims   []int64

@@ -502,10 +502,20 @@ func (c *planner) checkSizes(op *hlo.Op) error {
 	if mem == nil {
 		return nil
 	}
-	for _, list := range [][]*hlo.Value{op.Operands, op.Results} {
+	limit := mem.Limit()
+	if limit == 0 {
+		return nil
+	}
+	for k, list := range [][]*hlo.Value{op.Operands, op.Results} {
 		for _, v := range list {
+			if k == 0 && v.Def != nil {
+				// An op's result: checked with that op, which comes first
+				// (in this block, or in an enclosing one, whose ops are
+				// checked before its regions are planned).
+				continue
+			}
 			n, ok := hlo.TypeByteSize(v.Type)
-			if ok && n <= mem.Limit() || mem.Limit() == 0 {
+			if ok && n <= limit {
 				continue
 			}
 			if !ok && !hlo.IsStaticType(v.Type) {

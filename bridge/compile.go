@@ -57,8 +57,9 @@ type Program struct {
 	Fresh bool
 	// Shapes of the placeholders the program was compiled for.
 	argShapes, capShapes []lazy.Shape
-	// copied: the IR was copied from the trace (CompileTraced).
-	copied bool
+	// copied: the IR came from the trace (CompileTraced), not from the
+	// Interpreter; inPlace: the traced IR itself was lowered.
+	copied, inPlace bool
 }
 
 type mutRef struct {
@@ -137,8 +138,11 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 		return outRef{root: k}
 	}
 	out := g.Output()
-	if env, ok := rerecord(g, ir, args, caps); ok {
-		p.copied = true
+	// fromEnv takes the outputs and mutations of a graph whose calls have
+	// the IR env (by node ID).
+	fromEnv := func(env []*lazy.Node) {
+		roots, p.outs, p.muts = roots[:0], nil, nil
+		clear(rootOf)
 		ref := func(r fx.Ref) outRef {
 			if n := r.Node; n.Kind == fx.Placeholder {
 				return outRef{root: -1, src: source{capture: n.Input == fx.Capture, index: n.Index}}
@@ -151,6 +155,31 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 		for _, m := range out.Mutations {
 			p.muts = append(p.muts, mutRef{target: source{capture: m.Target.Input == fx.Capture, index: m.Target.Index}, val: ref(m.Value)})
 		}
+	}
+	var lg *lazy.Graph
+	if leaves, ok := inPlace(g, ir, args, caps); ok {
+		// The traced IR is the graph: lowered as it is, its leaves standing
+		// for their placeholders.
+		fromEnv(ir)
+		if len(roots) > 0 {
+			lg = lazy.CollectGraph(roots)
+		}
+		if lg != nil && lg.KeepsIR() {
+			// The executable keeps the IR it was compiled from (checks, debug
+			// dumps): not the traced inputs' buffers. Copy it instead.
+			lg = nil
+		} else {
+			p.copied, p.inPlace = true, true
+			for data, src := range leaves {
+				byData[data] = src
+			}
+		}
+	}
+	if p.inPlace {
+		// lg is the traced IR's graph.
+	} else if env, ok := rerecord(g, ir, args, caps); ok {
+		p.copied = true
+		fromEnv(env)
 	} else {
 		in := fx.Interpreter{G: g, Device: dev}
 		outs, muts, err := in.Run(args, caps)
@@ -185,7 +214,9 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 	if len(roots) == 0 {
 		return p, nil
 	}
-	lg := lazy.CollectGraph(roots)
+	if lg == nil {
+		lg = lazy.CollectGraph(roots)
+	}
 	for _, leaf := range lg.Params {
 		src, ok := byData[leaf.DataID()]
 		if !ok {
@@ -252,6 +283,72 @@ func movable(outs []outRef, muts []mutRef) []bool {
 		move[i] = m.val.root >= 0 && uses[m.val.root] == 1
 	}
 	return move
+}
+
+// inPlace reports whether g is exactly its traced IR (ir, per node ID)
+// with a device-data leaf of its own for each placeholder that calls
+// read, so that the IR can be lowered as it is: the same nodes, hashes,
+// post-order and parameter order as its copy over the placeholders
+// (rerecord) would have. Each call must have its traced op and attribute
+// list, and each operand must be the traced node of its argument, or for
+// a placeholder one leaf whose hash and shape are the placeholder's (as
+// rerecord requires) and whose buffer no other placeholder's leaf has (a
+// graph's parameters are its distinct buffers). leaves maps each leaf's
+// data to its placeholder's source.
+func inPlace(g *fx.Graph, ir []*lazy.Node, args, caps []*lazy.Tensor) (leaves map[any]source, ok bool) {
+	if len(ir) != len(g.Nodes) || g.Output() == nil {
+		return nil, false
+	}
+	leafOf := make([]*lazy.Node, len(g.Nodes)) // by placeholder ID
+	leaves = map[any]source{}
+	for i, n := range g.Nodes {
+		if n.ID != i {
+			return nil, false
+		}
+		if n.Kind != fx.Call {
+			continue
+		}
+		o := ir[i]
+		if o == nil || n.Op != o.Op() || !sameAttrs(n.Attrs, o.Attrs()) || o.Computed() {
+			return nil, false
+		}
+		ins := o.Inputs()
+		if len(ins) != len(n.Args) {
+			return nil, false
+		}
+		for k, a := range n.Args {
+			v, an := ins[k], a.Node
+			switch an.Kind {
+			case fx.Call:
+				if v.Node != ir[an.ID] || v.Index != a.Index {
+					return nil, false
+				}
+			case fx.Placeholder:
+				if l := leafOf[an.ID]; l != nil {
+					if v.Node != l || v.Index != 0 || a.Index != 0 {
+						return nil, false
+					}
+					continue
+				}
+				src, ph := args, source{capture: an.Input == fx.Capture, index: an.Index}
+				if ph.capture {
+					src = caps
+				}
+				pv := src[an.Index].Value()
+				if !v.Node.IsData() || v.Index != 0 || a.Index != 0 || v.Node.Hash() != pv.Node.Hash() || !v.Shape().Equal(pv.Shape()) {
+					return nil, false
+				}
+				if _, dup := leaves[v.Node.DataID()]; dup {
+					return nil, false
+				}
+				leafOf[an.ID] = v.Node
+				leaves[v.Node.DataID()] = ph
+			default:
+				return nil, false
+			}
+		}
+	}
+	return leaves, true
 }
 
 // rerecord records g's IR over the placeholder tensors by copying each

@@ -78,8 +78,8 @@ func TestCompileTracedIsCompile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if !copied.copied {
-			t.Fatalf("seed %d: the traced IR was not copied:\n%s", seed, tr.Graph)
+		if !copied.copied || !copied.inPlace {
+			t.Fatalf("seed %d: the traced IR was not lowered in place (copied %v):\n%s", seed, copied.copied, tr.Graph)
 		}
 		// On a device of its own, so that the module is lowered again
 		// rather than found in the compile cache.
@@ -102,5 +102,46 @@ func TestCompileTracedIsCompile(t *testing.T) {
 		if !reflect.DeepEqual(same(copied), same(recorded)) {
 			t.Fatalf("seed %d: programs differ:\n%v\n%v", seed, same(copied), same(recorded))
 		}
+	}
+}
+
+// A program with run-time checks keeps the IR it was compiled from (for
+// the checks' pre-check), so its traced IR is copied over placeholders
+// rather than lowered in place (which would keep the traced inputs'
+// buffers): the same hash, module and program as Compile's.
+func TestCompileTracedWithChecksCopies(t *testing.T) {
+	dev := lazy.DevicesOf(host.NewClient(1))[0]
+	other := lazy.DevicesOf(host.NewClient(1))[0]
+	old := lazy.DefaultDevice()
+	lazy.SetDefaultDevice(dev)
+	t.Cleanup(func() { lazy.SetDefaultDevice(old) })
+	x := lazy.FromSlice([]int32{7, 8, 9})
+	y := lazy.FromSlice([]int32{2, 3, 4})
+	tr, err := Trace([]*lazy.Tensor{x, y}, func() ([]*lazy.Tensor, error) {
+		return []*lazy.Tensor{x.Rem(y).AddScalar(1)}, nil
+	}, TraceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := CompileTraced(tr, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.copied || p.inPlace {
+		t.Fatalf("copied %v, in place %v; want a copy", p.copied, p.inPlace)
+	}
+	q, err := Compile(tr.Graph, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Hash != q.Hash || p.Executable().Module.String() != q.Executable().Module.String() {
+		t.Fatalf("hash %s, %s; modules\n%s\n%s", p.Hash, q.Hash, p.Executable().Module, q.Executable().Module)
+	}
+	outs, err := p.Run([]*lazy.Tensor{x, y}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outs[0].Int32s(); !reflect.DeepEqual(got, []int32{2, 3, 2}) {
+		t.Fatalf("got %v", got)
 	}
 }

@@ -136,6 +136,23 @@ func CollectGraph(roots []Value) *Graph {
 	return g
 }
 
+// KeepsIR reports whether an executable compiled from g keeps g (and the
+// buffers of its device-data leaves): a program with run-time checks
+// keeps it for their pre-check, the debug dumps print it. SPMD graphs
+// are counted in too, their parameters' layouts being read off the
+// leaves' data.
+func (g *Graph) KeepsIR() bool {
+	if dumping || g.spmd > 0 {
+		return true
+	}
+	for _, n := range g.Nodes {
+		if n.op == table[opCheck] {
+			return true
+		}
+	}
+	return false
+}
+
 // configFlags are the settings that change lowering.
 func configFlags() uint64 { return 1 }
 

@@ -71,6 +71,10 @@ func (n *Node) Hash() Hash { return n.hash }
 // Seq is the node's global creation number.
 func (n *Node) Seq() uint64 { return n.seq }
 
+// Computed reports whether a cut has run the node on the host (a graph
+// reading its results reads their device data instead: CollectGraph).
+func (n *Node) Computed() bool { return n.computed.Load() != nil }
+
 // IsData reports whether the node is a device-data leaf.
 func (n *Node) IsData() bool { return n.data != nil }
 

@@ -151,6 +151,11 @@ func binaryRule(allowed elemKinds) inferFn {
 		if err != nil {
 			return nil, err
 		}
+		if len(dims) > 0 && &dims[0] == &l.Dims[0] || len(dims) == 0 && len(l.Dims) == 0 {
+			// Equal shapes: the result has the left operand's type, which
+			// it shares (types are not edited in place; see seal.go).
+			return c.one(l), nil
+		}
 		return c.one(withDims(l, dims)), nil
 	}
 }

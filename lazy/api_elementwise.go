@@ -86,9 +86,17 @@ func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 	if sameDims(x.Dims(), y.Dims()) {
 		return x, y
 	}
-	dims, ok := broadcastDims(x.Dims(), y.Dims())
-	if !ok {
-		throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
+	var dims []int64
+	switch {
+	case y.Rank() == 0: // a number: broadcastDims would copy x's dims
+		dims = x.Dims()
+	case x.Rank() == 0:
+		dims = y.Dims()
+	default:
+		var ok bool
+		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
+			throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
+		}
 	}
 	needDims(op, []Shape{x.shape, y.shape}, x.DType(), dims)
 	return x.BroadcastTo(dims...), y.BroadcastTo(dims...)

@@ -96,8 +96,16 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 		throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast to fewer dimensions %v", dims)
 	}
 	off := len(dims) - x.Rank()
-	// The target dims and the broadcast dims share one array.
-	buf := make([]int64, len(dims)+x.Rank())
+	// The target dims and the broadcast dims share one array, allocated
+	// with the attribute list when they are few.
+	var attrs Attrs
+	var buf []int64
+	if n := len(dims) + x.Rank(); n <= len(broadcastCell{}.buf) {
+		c := &broadcastCell{}
+		attrs, buf = c.attrs[:], c.buf[:n:n]
+	} else {
+		attrs, buf = make(Attrs, 2), make([]int64, n)
+	}
 	out := buf[:len(dims):len(dims)]
 	copy(out, dims)
 	bd := buf[len(dims):]
@@ -107,7 +115,14 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 			throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast %v to %v", x.Dims(), dims)
 		}
 	}
-	return apply1(opBroadcast, Attrs{{"dims", out}, {"bdims", bd}}, x)
+	attrs[0], attrs[1] = Attr{"dims", out}, Attr{"bdims", bd}
+	return apply1(opBroadcast, attrs, x)
+}
+
+// broadcastCell is a broadcast's attribute list and dims.
+type broadcastCell struct {
+	attrs [2]Attr
+	buf   [8]int64
 }
 
 // Expand is BroadcastTo where -1 keeps a dimension.

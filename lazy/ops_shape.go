@@ -63,7 +63,11 @@ func init() {
 					return nil, fmt.Errorf("cannot broadcast %v to %v", in[0].Dims, out)
 				}
 			}
-			return []Shape{NewShape(in[0].DType, out...)}, nil
+			if len(out) == 0 {
+				out = nil
+			}
+			// The attribute's dims (inferShapes checks them as NewShape would).
+			return []Shape{{DType: in[0].DType, Dims: out}}, nil
 		},
 		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
 			return single(lc.S.BroadcastInDim(in[0], n.attrs.Ints("dims"), n.attrs.Ints("bdims")))

@@ -26,7 +26,7 @@ func (c *planner) compounds(ops []*hlo.Op, uses *useInfo) (compoundSet, error) {
 	var claimed map[*hlo.Op]*kernel.Compound
 	var pos map[*hlo.Op]int
 	for _, op := range ops {
-		e := kernel.Lookup(op.Name)
+		e := c.lookup(op.Name)
 		if e == nil || e.Group == nil || claimed[op] != nil {
 			continue
 		}

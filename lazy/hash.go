@@ -69,11 +69,7 @@ func (h *hasher) str(s string) {
 		h.u64(binary.LittleEndian.Uint64([]byte(s[:8])))
 		s = s[8:]
 	}
-	var tail uint64
-	for i := 0; i < len(s); i++ {
-		tail |= uint64(s[i]) << (8 * i)
-	}
-	h.u64(tail)
+	h.u64(tailWord(s))
 }
 
 func (h *hasher) bytes(p []byte) {
@@ -82,11 +78,24 @@ func (h *hasher) bytes(p []byte) {
 		h.u64(binary.LittleEndian.Uint64(p))
 		p = p[8:]
 	}
-	var tail uint64
-	for i := 0; i < len(p); i++ {
-		tail |= uint64(p[i]) << (8 * i)
+	h.u64(tailWord(p))
+}
+
+// tailWord packs the bytes of s (fewer than 8) little-endian into a word:
+// byte i at bits 8i. Two overlapping loads cover 4 to 7 bytes (a byte
+// both hold lands at one place), one or two bytes more the rest.
+func tailWord[S string | []byte](s S) uint64 {
+	switch n := len(s); {
+	case n >= 4:
+		lo := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+		hi := uint64(s[n-4]) | uint64(s[n-3])<<8 | uint64(s[n-2])<<16 | uint64(s[n-1])<<24
+		return lo | hi<<(8*(n-4))
+	case n >= 2:
+		return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[n-1])<<(8*(n-1))
+	case n == 1:
+		return uint64(s[0])
 	}
-	h.u64(tail)
+	return 0
 }
 
 func (h *hasher) ints(xs []int64) {

@@ -129,9 +129,11 @@ const maxStacks = 1 << 14
 // addresses instead of a hash of them, a map lookup and a lock.
 var recentStacks [256]atomic.Pointer[callStack]
 
+// stackSlot mixes the innermost frames (enough to tell a program's call
+// sites apart; stacks that differ further out share slots and take turns).
 func stackSlot(pcs *[16]uintptr) int {
 	h := uint64(0)
-	for _, pc := range pcs {
+	for _, pc := range pcs[:10] {
 		h = (h ^ uint64(pc)) * 0x9e3779b97f4a7c15
 	}
 	return int(h >> 56)

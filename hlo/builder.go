@@ -217,6 +217,14 @@ func (b *Builder) Func(name string) *FuncBuilder {
 // Func returns the function being built.
 func (f *FuncBuilder) Func() *Func { return f.f }
 
+// Reserve makes room in the function's body for n more ops (a caller that
+// knows how many ops it adds spares the body's list its growth).
+func (f *FuncBuilder) Reserve(n int) {
+	if blk := f.f.Body.Blocks[0]; n > 0 && cap(blk.Ops)-len(blk.Ops) < n {
+		blk.Ops = append(make([]*Op, 0, len(blk.Ops)+n), blk.Ops...)
+	}
+}
+
 // Name returns the function name.
 func (f *FuncBuilder) Name() string { return f.f.Name }
 

@@ -62,7 +62,11 @@ func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) []int64 {
 	needTensors(op, "x,y", x, y)
 	in := []Shape{x.shape, y.shape}
 	dims := x.Dims()
-	if !sameDims(x.Dims(), y.Dims()) {
+	switch {
+	case sameDims(x.Dims(), y.Dims()), y.Rank() == 0:
+	case x.Rank() == 0:
+		dims = y.Dims()
+	default:
 		var ok bool
 		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
 			throw(op, in, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())

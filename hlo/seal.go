@@ -32,6 +32,7 @@ func sealOf(m *Module) seal {
 	h.slice(unsafe.Pointer(unsafe.SliceData(m.Other)), len(m.Other))
 	h.slice(unsafe.Pointer(unsafe.SliceData(m.Attrs)), len(m.Attrs))
 	for _, f := range m.Funcs {
+		h.n++
 		h.ptr(unsafe.Pointer(f))
 		h.str(f.Name)
 		h.slice(unsafe.Pointer(unsafe.SliceData(f.Args)), len(f.Args))
@@ -48,14 +49,13 @@ func sealOf(m *Module) seal {
 }
 
 // fingerprint mixes words (FNV-1a over 64-bit words), starting from
-// fnvOffset.
+// fnvOffset; n counts the ops, blocks and functions it saw.
 type fingerprint struct{ sum, n uint64 }
 
 const fnvOffset = 14695981039346656037
 
 func (h *fingerprint) word(x uint64) {
 	h.sum = (h.sum ^ x) * 1099511628211
-	h.n++
 }
 
 func (h *fingerprint) ptr(p unsafe.Pointer) { h.word(uint64(uintptr(p))) }
@@ -81,6 +81,7 @@ func (h *fingerprint) region(r *Region) {
 	}
 	h.slice(unsafe.Pointer(unsafe.SliceData(r.Blocks)), len(r.Blocks))
 	for _, b := range r.Blocks {
+		h.n++
 		h.ptr(unsafe.Pointer(b))
 		h.slice(unsafe.Pointer(unsafe.SliceData(b.Args)), len(b.Args))
 		for _, a := range b.Args {
@@ -95,6 +96,7 @@ func (h *fingerprint) region(r *Region) {
 }
 
 func (h *fingerprint) op(op *Op) {
+	h.n++
 	h.ptr(unsafe.Pointer(op))
 	h.str(op.Name)
 	h.slice(unsafe.Pointer(unsafe.SliceData(op.Operands)), len(op.Operands))

@@ -34,6 +34,15 @@ type clientState struct {
 	capMu    sync.Mutex
 	capCache map[Hash]bool // DeviceSupports results by trial graph hash
 	capByKey map[Hash]bool // and by op, attributes and operand shapes
+	// capRecent caches capByKey's answers in slots picked by the key, read
+	// without the lock (a trace asks for every node, about few keys).
+	capRecent [64]atomic.Pointer[capAnswer]
+}
+
+// capAnswer is one DeviceSupports answer.
+type capAnswer struct {
+	key Hash
+	ok  bool
 }
 
 var (
@@ -153,20 +162,24 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 		kh.ints(s.Dims)
 	}
 	key := kh.sum()
+	slot := &dev.state.capRecent[key.Lo%uint64(len(dev.state.capRecent))]
+	if a := slot.Load(); a != nil && a.key == key {
+		return a.ok
+	}
 	dev.state.capMu.Lock()
 	v, seen := dev.state.capByKey[key]
 	dev.state.capMu.Unlock()
-	if seen {
-		return v
+	if !seen {
+		v = deviceSupports(dev, caps, op, attrs, in)
+		dev.state.capMu.Lock()
+		if dev.state.capByKey == nil {
+			dev.state.capByKey = map[Hash]bool{}
+		}
+		dev.state.capByKey[key] = v
+		dev.state.capMu.Unlock()
 	}
-	supported := deviceSupports(dev, caps, op, attrs, in)
-	dev.state.capMu.Lock()
-	if dev.state.capByKey == nil {
-		dev.state.capByKey = map[Hash]bool{}
-	}
-	dev.state.capByKey[key] = supported
-	dev.state.capMu.Unlock()
-	return supported
+	slot.Store(&capAnswer{key, v})
+	return v
 }
 
 // deviceSupports lowers op alone on placeholders and checks the module

@@ -76,3 +76,25 @@ func TestTrainStepAllocationBound(t *testing.T) {
 		t.Errorf("stats %s, want one trace", s)
 	}
 }
+
+// The small CNN's step (two convolutions with bias and ReLU, max pools, a
+// linear head, cross-entropy, SGD) allocates no more than the MNIST step:
+// its gradients and check flags of equal byte size and different types
+// take pooled storage without new headers.
+func TestCNNTrainStepAllocationBound(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector drops sync.Pool entries at random")
+	}
+	m := newCNN()
+	x, y := batch(64, 1, 28, 28)
+	step := jit.Compile(cnnStep)
+	for range 3 {
+		step(m, x, y)
+	}
+	if n := testing.AllocsPerRun(20, func() { step(m, x, y) }); n > trainStepAllocs {
+		t.Errorf("a steady-state CNN training step allocates %.0f objects, want at most %d", n, trainStepAllocs)
+	}
+	if s := jit.StatsOf(step); s.Traces != 1 {
+		t.Errorf("stats %s, want one trace", s)
+	}
+}

@@ -11,14 +11,20 @@ import (
 // executable runs by hash, results are written into mutated inputs and the
 // outputs returned (an input passed through unchanged comes back as itself).
 func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	return p.RunInto(nil, args, captures)
+}
+
+// RunInto is Run appending the outputs to dst (a caller's buffer, which
+// it may keep on its stack: the output list then costs no allocation).
+func (p *Program) RunInto(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if len(args) != len(p.argShapes) || len(captures) != len(p.capShapes) {
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
 	if exe := p.Direct(); exe != nil {
-		return exe.RunDonatingInto(nil, args, nil)
+		return exe.RunDonatingInto(dst, args, nil)
 	}
-	return p.run(args, captures)
+	return p.run(dst, args, captures)
 }
 
 // Direct returns the executable whose run on the arguments is the replay,
@@ -35,7 +41,7 @@ func (p *Program) Direct() *lazy.Executable {
 	return nil
 }
 
-func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	get := func(s source) *lazy.Tensor {
 		if s.capture {
 			return captures[s.index]
@@ -60,7 +66,7 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 			}
 		}
 		if len(p.muts) == 0 && p.identity {
-			return exe.RunDonatingInto(nil, ins, p.overwritten)
+			return exe.RunDonatingInto(dst, ins, p.overwritten)
 		}
 		// The results are only picked from: their list stays on the stack
 		// (for up to 16), returned nowhere.
@@ -79,19 +85,23 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 		return res[r.root]
 	}
-	outs := make([]*lazy.Tensor, len(p.outs))
+	outs := dst
+	if outs == nil {
+		outs = make([]*lazy.Tensor, 0, len(p.outs))
+	}
 	for i, r := range p.outs {
-		outs[i] = pick(r)
+		o := pick(r)
 		if r.root < 0 && p.written[r.src] {
 			// An input passed through and also written: the output is its
 			// value before the write (when the function returned that very
 			// tensor, the jit returns the caller's tensor instead).
-			outs[i] = outs[i].Share()
+			o = o.Share()
 		} else if p.repeat[i] {
 			// Another output is this value too, but the traced function
 			// returned two tensors: so does the replay.
-			outs[i] = outs[i].Share()
+			o = o.Share()
 		}
+		outs = append(outs, o)
 	}
 	// Read every written value before writing any (a swap of two inputs).
 	// A result written into one input only moves there, keeping its buffer

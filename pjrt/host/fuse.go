@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/internal/refs"
@@ -837,8 +838,29 @@ func (f *fusion) runTile(m *fmember, dst *hlo.Literal, srcs []*hlo.Literal) {
 		m.fn(dst, srcs, 0, f.n)
 		return
 	}
-	kernel.ParallelFor(f.n, f.grain, func(lo, hi int) { m.fn(dst, srcs, lo, hi) })
+	j := tileJobs.Get().(*tileJob)
+	j.m, j.dst, j.srcs = m, dst, srcs
+	kernel.ParallelFor(f.n, f.grain, j.fn)
+	j.m, j.dst, j.srcs = nil, nil, nil
+	tileJobs.Put(j)
 }
+
+// tileJob is runTile's parallel loop, pooled with its loop function bound
+// once (a closure per call escapes through the worker queue).
+type tileJob struct {
+	m    *fmember
+	dst  *hlo.Literal
+	srcs []*hlo.Literal
+	fn   func(lo, hi int)
+}
+
+var tileJobs = sync.Pool{New: func() any {
+	j := new(tileJob)
+	j.fn = j.run
+	return j
+}}
+
+func (j *tileJob) run(lo, hi int) { j.m.fn(j.dst, j.srcs, lo, hi) }
 
 func describe(v kernel.Value) string {
 	if l, ok := v.(*hlo.Literal); ok {

@@ -12,7 +12,7 @@ const keyBufLen = 96
 
 // outBufLen is the output list a replay keeps on its caller's stack (a
 // longer one is allocated).
-const outBufLen = 8
+const outBufLen = 32
 
 // tensor is the lazy tensor type, for the signatures below.
 type tensor = lazy.Tensor

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"math"
 	"slices"
 	"unsafe"
 
@@ -257,10 +258,17 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 // NewLiteralUninit returns a literal of dtype dt and shape dims with
 // unspecified contents, recycled from x.Pool when it has storage of that
 // size. Kernels that overwrite every element use it.
+// A new literal of a pooled execution is private (see Pool): nobody
+// outside the execution has seen it, so it can take another type in place
+// when it comes back.
 func (x *Ctx) NewLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
-	if x != nil {
+	if x != nil && x.Pool != nil {
 		if l := x.Pool.Get(dt, dims); l != nil {
 			return l
+		}
+		if h := newHeaded(dt, dims); h != nil {
+			x.Pool.lend(h)
+			return &h.lit
 		}
 	}
 	return NewLiteral(dt, dims)
@@ -268,13 +276,13 @@ func (x *Ctx) NewLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
 
 // NewLiteral is NewLiteralUninit with zeroed contents (as hlo.NewLiteral).
 func (x *Ctx) NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
-	if x != nil {
+	if x != nil && x.Pool != nil {
 		if l := x.Pool.Get(dt, dims); l != nil {
 			clear(l.Data)
 			return l
 		}
 	}
-	return NewLiteral(dt, dims)
+	return x.NewLiteralUninit(dt, dims) // new storage is zeroed
 }
 
 // smallLit is a literal with up to four dimensions and a small payload in
@@ -293,9 +301,36 @@ type smallLit struct {
 const smallBytes = 32
 
 // NewLiteral returns a new zeroed literal of dtype dt and shape dims: in
-// one allocation when its payload is small (a loss, a count), else as
-// hlo.NewLiteral.
+// one allocation when its payload is small (a loss, a count), else its
+// header and dims in one and its data (hlo.AlignedBytes) in another.
 func NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
+	if h := newHeaded(dt, dims); h != nil {
+		return &h.lit
+	}
+	return newLiteral(dt, dims)
+}
+
+// newHeaded returns a new zeroed literal of dtype dt and shape dims in a
+// viewHeader, or nil when its payload is small (newLiteral makes it in
+// one allocation) or its rank or size is out of the header's reach.
+func newHeaded(dt hlo.DType, dims []int64) *viewHeader {
+	if len(dims) > len(viewHeader{}.dims) {
+		return nil
+	}
+	n, ok := hlo.ByteSize(dt, dims)
+	if !ok || n <= smallBytes || hlo.NumElements(dims) < 0 || n > math.MaxInt {
+		return nil
+	}
+	h := &viewHeader{}
+	h.lit.Dims = h.dims[:len(dims):len(dims)]
+	copy(h.lit.Dims, dims)
+	h.lit.DType, h.lit.Data = dt, hlo.AlignedBytes(int(n))
+	return h
+}
+
+// newLiteral is NewLiteral's small literal (or hlo.NewLiteral's, with its
+// errors).
+func newLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 	if len(dims) > 4 {
 		return hlo.NewLiteral(dt, dims...)
 	}

@@ -327,7 +327,7 @@ func (x *Executable) execute(sc *runScratch, args []pjrt.Buffer, donate []int) (
 	var err error
 	if x.dev.spmd > 0 {
 		out, err = x.executeSPMD(args) // donation is not used across devices
-	} else if rr, ok := x.exe.(resultReader); ok && sc != nil && (len(x.checks) > 0 || x.NOut > 1) {
+	} else if rr := x.reader(sc); rr != nil {
 		n := 0
 		if len(x.checks) > 0 {
 			n = 1
@@ -352,6 +352,16 @@ func (x *Executable) execute(sc *runScratch, args []pjrt.Buffer, donate []int) (
 		return verifyChecks(x.checks, out)
 	}
 	return out, err
+}
+
+// reader is x's executable as a resultReader when an execution with sc
+// reads through it (a program with checks or several outputs), else nil.
+func (x *Executable) reader(sc *runScratch) resultReader {
+	if sc == nil || len(x.checks) == 0 && x.NOut <= 1 {
+		return nil
+	}
+	rr, _ := x.exe.(resultReader)
+	return rr
 }
 
 // CompileGraph finds or compiles g's executable on dev by its hash (nothing
@@ -448,8 +458,11 @@ var runPool = sync.Pool{New: func() any { return new(runScratch) }}
 // put drops the buffers' references and pools sc.
 func (sc *runScratch) put() {
 	refs.Drop(sc.bufs)
-	refs.Drop(sc.outs)
-	sc.bufs, sc.donate, sc.outs = sc.bufs[:0], sc.donate[:0], sc.outs[:0]
+	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
+	if len(sc.outs) > 0 {
+		refs.Drop(sc.outs)
+		sc.outs = sc.outs[:0]
+	}
 	runPool.Put(sc)
 }
 

@@ -310,7 +310,7 @@ func (e *Executable) appendOut(out []pjrt.Buffer, v kernel.Value, dev int) []pjr
 // Execute runs the program on one device. The context, argument list and
 // buffer pool of the run come from the program's pool of run states.
 func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pjrt.Buffer, error) {
-	r, res, err := e.run(args, opts)
+	r, res, err := e.run(args, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +323,7 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 // run executes the program on one device with a run state of its pool:
 // the results are valid until the caller gives the run state back
 // (putRun), after pooling the donated arguments no result took.
-func (e *Executable) run(args []pjrt.Buffer, opts pjrt.ExecuteOptions) (*runState, []kernel.Value, error) {
+func (e *Executable) run(args []pjrt.Buffer, opts *pjrt.ExecuteOptions) (*runState, []kernel.Value, error) {
 	if err := e.client.checkDevice(opts.Device); err != nil {
 		return nil, nil, err
 	}

@@ -18,7 +18,7 @@ func (e *Executable) ExecuteReading(args []pjrt.Buffer, opts pjrt.ExecuteOptions
 	if nRead < 0 || nRead > e.nOut {
 		return out, dst, fmt.Errorf("host: reading %d of the %d results of @%s", nRead, e.nOut, e.prog.entry.fn.Name)
 	}
-	r, res, err := e.run(args, opts)
+	r, res, err := e.run(args, &opts)
 	if err != nil {
 		return out, dst, err
 	}

@@ -124,9 +124,12 @@ func (p *Pool) Reset() {
 // Settle ends the execution the pool served: the headers it still holds
 // (results handed to the caller, values dropped) are no longer private.
 func (p *Pool) Settle() {
-	if p == nil || len(p.lent) == 0 {
-		return
+	if p != nil && len(p.lent) > 0 {
+		p.settle()
 	}
+}
+
+func (p *Pool) settle() {
 	clear(p.lent)
 	p.lent = p.lent[:0]
 }
@@ -266,12 +269,9 @@ func (x *Ctx) NewLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
 		if l := x.Pool.Get(dt, dims); l != nil {
 			return l
 		}
-		if h := newHeaded(dt, dims); h != nil {
-			x.Pool.lend(h)
-			return &h.lit
-		}
+		return newLiteral(dt, dims, x.Pool)
 	}
-	return NewLiteral(dt, dims)
+	return newLiteral(dt, dims, nil)
 }
 
 // NewLiteral is NewLiteralUninit with zeroed contents (as hlo.NewLiteral).
@@ -281,8 +281,9 @@ func (x *Ctx) NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 			clear(l.Data)
 			return l
 		}
+		return newLiteral(dt, dims, x.Pool)
 	}
-	return x.NewLiteralUninit(dt, dims) // new storage is zeroed
+	return newLiteral(dt, dims, nil)
 }
 
 // smallLit is a literal with up to four dimensions and a small payload in
@@ -303,36 +304,13 @@ const smallBytes = 32
 // NewLiteral returns a new zeroed literal of dtype dt and shape dims: in
 // one allocation when its payload is small (a loss, a count), else its
 // header and dims in one and its data (hlo.AlignedBytes) in another.
-func NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
-	if h := newHeaded(dt, dims); h != nil {
-		return &h.lit
-	}
-	return newLiteral(dt, dims)
-}
+func NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal { return newLiteral(dt, dims, nil) }
 
-// newHeaded returns a new zeroed literal of dtype dt and shape dims in a
-// viewHeader, or nil when its payload is small (newLiteral makes it in
-// one allocation) or its rank or size is out of the header's reach.
-func newHeaded(dt hlo.DType, dims []int64) *viewHeader {
-	if len(dims) > len(viewHeader{}.dims) {
-		return nil
-	}
-	n, ok := hlo.ByteSize(dt, dims)
-	if !ok || n <= smallBytes || hlo.NumElements(dims) < 0 || n > math.MaxInt {
-		return nil
-	}
-	h := &viewHeader{}
-	h.lit.Dims = h.dims[:len(dims):len(dims)]
-	copy(h.lit.Dims, dims)
-	h.lit.DType, h.lit.Data = dt, hlo.AlignedBytes(int(n))
-	return h
-}
-
-// newLiteral is NewLiteral's small literal (or hlo.NewLiteral's, with its
-// errors).
-func newLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
+// newLiteral is NewLiteral; a literal that is not small is lent by lender
+// (a private header of its execution) when lender is not nil.
+func newLiteral(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
 	if len(dims) > 4 {
-		return hlo.NewLiteral(dt, dims...)
+		return newLarge(dt, dims, lender)
 	}
 	// The size with no overflow check: each dimension is at most
 	// smallBytes here, so four of them and an element size cannot
@@ -340,12 +318,12 @@ func newLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 	n := int64(dt.Size())
 	for _, d := range dims {
 		if d < 0 || d > smallBytes {
-			return hlo.NewLiteral(dt, dims...)
+			return newLarge(dt, dims, lender)
 		}
 		n *= d
 	}
 	if n > smallBytes {
-		return hlo.NewLiteral(dt, dims...)
+		return newLarge(dt, dims, lender)
 	}
 	s := &smallLit{}
 	for i, d := range dims {
@@ -355,4 +333,35 @@ func newLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 	s.lit.Dims = s.dims[:len(dims):len(dims)]
 	s.lit.Data = s.data[:n:n]
 	return &s.lit
+}
+
+// newLarge is newLiteral's literal that is not small: a viewHeader with
+// its data, or hlo.NewLiteral's (and its errors) beyond the header's reach.
+func newLarge(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
+	h := newHeaded(dt, dims)
+	if h == nil {
+		return hlo.NewLiteral(dt, dims...)
+	}
+	if lender != nil {
+		lender.lend(h)
+	}
+	return &h.lit
+}
+
+// newHeaded returns a new zeroed literal of dtype dt and shape dims in a
+// viewHeader, or nil when its rank or size is out of the header's reach
+// (hlo.NewLiteral makes it, or fails).
+func newHeaded(dt hlo.DType, dims []int64) *viewHeader {
+	if len(dims) > len(viewHeader{}.dims) {
+		return nil
+	}
+	n, ok := hlo.ByteSize(dt, dims)
+	if !ok || hlo.NumElements(dims) < 0 || n > math.MaxInt {
+		return nil
+	}
+	h := &viewHeader{}
+	h.lit.Dims = h.dims[:len(dims):len(dims)]
+	copy(h.lit.Dims, dims)
+	h.lit.DType, h.lit.Data = dt, hlo.AlignedBytes(int(n))
+	return h
 }

@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -48,6 +50,19 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		}
 		return args[s.index]
 	}
+	// Lists longer than the stack's take pooled ones.
+	var rb *runLists
+	lists := func() *runLists {
+		if rb == nil {
+			rb = runListPool.Get().(*runLists)
+		}
+		return rb
+	}
+	defer func() {
+		if rb != nil {
+			rb.put()
+		}
+	}()
 	var res []*lazy.Tensor
 	if exe := p.exe.Load(); exe != nil {
 		if exe.Evicted() {
@@ -60,9 +75,17 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
 			var buf [16]*lazy.Tensor // no allocation for up to 16 parameters
-			ins = buf[:0]
-			for _, s := range p.params {
-				ins = append(ins, get(s))
+			if len(p.params) > len(buf) {
+				l := lists()
+				for _, s := range p.params {
+					l.ins = append(l.ins, get(s))
+				}
+				ins = l.ins
+			} else {
+				ins = buf[:0]
+				for _, s := range p.params {
+					ins = append(ins, get(s))
+				}
 			}
 		}
 		if len(p.muts) == 0 && p.identity {
@@ -72,7 +95,14 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		// (for up to 16), returned nowhere.
 		var resBuf [16]*lazy.Tensor
 		var err error
-		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
+		if exe.NOut > len(resBuf) {
+			l := lists()
+			l.res, err = exe.RunDonatingInto(l.res, ins, p.overwritten)
+			res = l.res
+		} else {
+			res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +139,9 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 	var stateBuf [16]lazy.TensorState // no allocation for up to 16 writes
 	states := stateBuf[:0]
 	if len(p.muts) > len(stateBuf) {
-		states = make([]lazy.TensorState, 0, len(p.muts))
+		l := lists()
+		l.states = slices.Grow(l.states, len(p.muts))
+		states = l.states
 	}
 	states = states[:len(p.muts)]
 	for i, m := range p.muts {
@@ -123,4 +155,23 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		get(m.target).Restore(states[i])
 	}
 	return outs, nil
+}
+
+// runLists are a replay's lists of parameters, results and written states
+// when they are longer than its stack's (a model with an optimizer's state
+// writes dozens of tensors), pooled.
+type runLists struct {
+	ins, res []*lazy.Tensor
+	states   []lazy.TensorState
+}
+
+var runListPool = sync.Pool{New: func() any { return new(runLists) }}
+
+// put drops the lists' references and pools rb with its lists empty.
+func (rb *runLists) put() {
+	clear(rb.ins[:cap(rb.ins)])
+	clear(rb.res[:cap(rb.res)])
+	clear(rb.states[:cap(rb.states)])
+	rb.ins, rb.res, rb.states = rb.ins[:0], rb.res[:0], rb.states[:0]
+	runListPool.Put(rb)
 }

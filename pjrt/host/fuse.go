@@ -640,7 +640,8 @@ func (f *fusion) donatedOutput(x *kernel.Ctx, j int, ins, outs []*hlo.Literal) *
 // storage when it runs (the choice fusion.run makes).
 func (f *fusion) donatedBytes(x *kernel.Ctx, frame []kernel.Value, s *step) int64 {
 	var n int64
-	var taken []*hlo.Literal
+	var tb [32]*hlo.Literal // no allocation for up to 32 outputs taking donated storage
+	taken := tb[:0]
 	for j, cands := range f.argInPlace {
 		if f.inPlace[j] >= 0 {
 			continue

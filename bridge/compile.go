@@ -84,12 +84,16 @@ func (p *Program) Mutates() bool { return len(p.muts) > 0 }
 func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) { return compile(g, nil, dev) }
 
 // CompileTraced is Compile of a trace's graph. The graph's IR over
-// placeholders is the traced IR with placeholders for its inputs, so it
-// is copied node by node (lazy.Rerecord) instead of recorded through each
-// op's shape rule; a node whose op, attributes or operands are no longer
-// those traced makes the whole graph go through the fx Interpreter as in
-// Compile. Either way the IR, its hash and the program are the same. The
-// traced IR is dropped (it holds the traced inputs' buffers).
+// placeholders is the traced IR with placeholders for its inputs: when the
+// graph is exactly its traced IR (inPlace), that IR is lowered as it is,
+// its input leaves standing for the placeholders; when the program would
+// keep its IR (run-time checks, debug dumps, SPMD layouts), which must not
+// hold the traced inputs' buffers, it is copied node by node over the
+// placeholders (lazy.Rerecord) instead of recorded through each op's shape
+// rule; a node whose op, attributes or operands are no longer those traced
+// makes the whole graph go through the fx Interpreter as in Compile. Each
+// way the IR's hash, the module and the program are the same. The traced
+// IR is dropped (it holds the traced inputs' buffers).
 func CompileTraced(tr *Traced, dev *lazy.Device) (*Program, error) {
 	ir := tr.ir
 	tr.ir = nil

@@ -1,6 +1,10 @@
 package lazy
 
-import "sort"
+import (
+	"slices"
+	"sort"
+	"sync/atomic"
+)
 
 // Reshape returns x with new dims (one may be -1: inferred).
 func (x *Tensor) Reshape(dims ...int64) *Tensor {
@@ -96,12 +100,24 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 		throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast to fewer dimensions %v", dims)
 	}
 	off := len(dims) - x.Rank()
-	// The target dims and the broadcast dims share one array, allocated
-	// with the attribute list when they are few.
+	for i, d := range x.Dims() {
+		if d != 1 && d != dims[off+i] {
+			throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast %v to %v", x.Dims(), dims)
+		}
+	}
+	// The attributes depend on the target dims and the operand's rank
+	// only: the last list made is taken again for the same ones
+	// (attributes are never edited, and a traced function broadcasts its
+	// numbers to one shape over and over).
+	if c := lastBroadcast.Load(); c != nil && c.rank == x.Rank() && slices.Equal(c.dims, dims) {
+		return apply1(opBroadcast, c.attrs[:], x)
+	}
+	// The attribute list, the target dims and the broadcast dims in one
+	// allocation when the dims are few.
 	var attrs Attrs
 	var buf []int64
-	if n := len(dims) + x.Rank(); n <= len(broadcastCell{}.buf) {
-		c := &broadcastCell{}
+	c := &broadcastCell{rank: x.Rank()}
+	if n := len(dims) + x.Rank(); n <= len(c.buf) {
 		attrs, buf = c.attrs[:], c.buf[:n:n]
 	} else {
 		attrs, buf = make(Attrs, 2), make([]int64, n)
@@ -111,19 +127,26 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 	bd := buf[len(dims):]
 	for i := range bd {
 		bd[i] = int64(off + i)
-		if d := x.Dims()[i]; d != 1 && d != dims[off+i] {
-			throw("BroadcastTo", []Shape{x.shape}, "cannot broadcast %v to %v", x.Dims(), dims)
-		}
 	}
 	attrs[0], attrs[1] = Attr{"dims", out}, Attr{"bdims", bd}
+	if len(attrs) == len(c.attrs) && &attrs[0] == &c.attrs[0] {
+		c.dims = out
+		lastBroadcast.Store(c)
+	}
 	return apply1(opBroadcast, attrs, x)
 }
 
-// broadcastCell is a broadcast's attribute list and dims.
+// broadcastCell is a broadcast's attribute list and dims, with the
+// operand rank and target dims they were made for (see lastBroadcast).
 type broadcastCell struct {
 	attrs [2]Attr
 	buf   [8]int64
+	rank  int
+	dims  []int64
 }
+
+// lastBroadcast is the last broadcast attribute list made.
+var lastBroadcast atomic.Pointer[broadcastCell]
 
 // Expand is BroadcastTo where -1 keeps a dimension.
 func (x *Tensor) Expand(dims ...int64) *Tensor {

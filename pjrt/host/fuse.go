@@ -290,7 +290,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	memberOf, inputOf := &t.memberOf, &t.inputOf
 	bytesPerElem := 0
 	cost := 0
-	fixedOf := map[fixedKey]int{} // a constant splat's element -> its member
+	var fixedOf fixedMembers // a constant splat's element -> its member
 	for _, op := range g.ops {
 		if !live(op) {
 			continue
@@ -312,14 +312,14 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			// Every tile of it is the same: fill one at compile time, once
 			// per distinct value.
 			key := keyOf(c.DType, c.Data)
-			if j, ok := fixedOf[key]; ok {
+			if j, ok := fixedOf.get(key); ok {
 				memberOf.set(v.ID, j)
 				continue
 			}
 			m.name = "splat"
 			m.invariant = true
 			m.fixed = c.Data // the element, widened to a tile below
-			fixedOf[key] = len(f.members)
+			fixedOf.set(key, len(f.members))
 			memberOf.set(v.ID, len(f.members))
 			f.members = append(f.members, m)
 			bytesPerElem += m.size
@@ -346,10 +346,10 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 				// A splat constant is a fixed tile, whatever its size.
 				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
 					key := keyOf(e.DType, e.Data)
-					j, ok := fixedOf[key]
+					j, ok := fixedOf.get(key)
 					if !ok {
 						j = len(f.members)
-						fixedOf[key] = j
+						fixedOf.set(key, j)
 						f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
 						bytesPerElem += e.DType.Size()
 					}
@@ -483,6 +483,45 @@ type fixedKey struct {
 	n    int
 	b    [16]byte
 	long string
+}
+
+// fixedMembers maps splatted constants' elements to their members: a
+// list while there are few (a fusion has a handful of distinct
+// constants, and hashing the key costs more than comparing a few), a map
+// past that.
+type fixedMembers struct {
+	keys []fixedKey
+	idx  []int
+	m    map[fixedKey]int
+}
+
+const maxFixedList = 8
+
+func (s *fixedMembers) get(k fixedKey) (int, bool) {
+	if s.m != nil {
+		j, ok := s.m[k]
+		return j, ok
+	}
+	for i := range s.keys {
+		if s.keys[i] == k {
+			return s.idx[i], true
+		}
+	}
+	return 0, false
+}
+
+func (s *fixedMembers) set(k fixedKey, j int) {
+	if s.m == nil && len(s.keys) < maxFixedList {
+		s.keys, s.idx = append(s.keys, k), append(s.idx, j)
+		return
+	}
+	if s.m == nil {
+		s.m = make(map[fixedKey]int, 2*maxFixedList)
+		for i, k := range s.keys {
+			s.m[k] = s.idx[i]
+		}
+	}
+	s.m[k] = j
 }
 
 func keyOf(dt hlo.DType, data []byte) fixedKey {

@@ -168,7 +168,7 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 	// debugging only: finding it costs a stack walk per op.
 	b.SetLocations(debugLevel() >= 1)
 	f := b.Func("main")
-	f.Reserve(len(g.Nodes) + 1) // an op per node, most often, and the return
+	f.Reserve(len(g.Nodes) - len(g.Params) + 1) // an op per node, most often, and the return
 	vals := NewNodeMap[[]*hlo.Value]()
 	params := make([]*hlo.Value, len(g.Params))
 	for i, p := range g.Params {

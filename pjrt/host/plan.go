@@ -214,8 +214,6 @@ type planner struct {
 	// kernels caches kernel.Lookup by the identity of an op name's bytes
 	// (a builder's ops share their names' strings), see lookup.
 	kernels [8]kernelOf
-	// fits is the last type checkSizes found within the memory limit.
-	fits hlo.Type
 }
 
 type kernelOf struct {
@@ -516,12 +514,8 @@ func (c *planner) checkSizes(op *hlo.Op) error {
 				// checked before its regions are planned).
 				continue
 			}
-			if v.Type == c.fits && v.Type != nil {
-				continue // ops of one shape often share their result type
-			}
 			n, ok := hlo.TypeByteSize(v.Type)
 			if ok && n <= limit {
-				c.fits = v.Type
 				continue
 			}
 			if !ok && !hlo.IsStaticType(v.Type) {

@@ -379,8 +379,11 @@ func (c *converter) build(ln *lazy.Node) {
 			args[i] = Ref{c.done.Get(in.Node), in.Index}
 		}
 	}
-	cell.n = Node{Kind: Call, Op: ln.Op(), Args: args, Attrs: ln.Attrs(), Shapes: ln.Shapes(), Site: ln.Site()}
-	n := c.add(&cell.n, ln)
+	// The cell is zero: set the fields a call has (one by one, rather
+	// than copying a whole Node over it).
+	n := &cell.n
+	n.Kind, n.Op, n.Args, n.Attrs, n.Shapes, n.Site = Call, ln.Op(), args, ln.Attrs(), ln.Shapes(), ln.Site()
+	n = c.add(n, ln)
 	c.name(n, ln.Op())
 	c.done.Set(ln, n)
 }

@@ -354,17 +354,17 @@ type opCell struct {
 
 const maxInline = 3
 
-// init makes c's op name with nargs nil operands and one fresh result of
-// type t, and returns it.
+// init makes the zero cell c's op name with nargs nil operands and one
+// fresh result of type t, and returns it (setting only what is not zero).
 func (c *opCell) init(name string, nargs int, t Type, attrs []NamedAttr) *Op {
 	op := &c.op
-	*op = Op{Name: name, Attrs: attrs}
+	op.Name, op.Attrs = name, attrs
 	if nargs <= maxInline {
 		op.Operands = c.args[:nargs:nargs]
 	} else {
 		op.Operands = make([]*Value, nargs)
 	}
-	c.val = Value{Type: t, Def: op}
+	c.val.Type, c.val.Def = t, op
 	c.res[0] = &c.val
 	op.Results = c.res[:]
 	return op

@@ -109,14 +109,16 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 	// only: the last list made is taken again for the same ones
 	// (attributes are never edited, and a traced function broadcasts its
 	// numbers to one shape over and over).
-	if c := lastBroadcast.Load(); c != nil && c.rank == x.Rank() && slices.Equal(c.dims, dims) {
-		return apply1(opBroadcast, c.attrs[:], x)
+	if c := lastBroadcast.Load(); c != nil && c.rank == x.Rank() && c.out[0].DType == x.DType() && slices.Equal(c.dims, dims) {
+		// Its shape rule would accept x (checked above) and give c.out.
+		return applyOpOut(table[opBroadcast], c.attrs[:], []*Tensor{x}, false, c.out[:])[0]
 	}
 	// The attribute list, the target dims and the broadcast dims in one
 	// allocation when the dims are few.
 	var attrs Attrs
 	var buf []int64
 	c := &broadcastCell{rank: x.Rank()}
+	c.out[0].DType = x.DType()
 	if n := len(dims) + x.Rank(); n <= len(c.buf) {
 		attrs, buf = c.attrs[:], c.buf[:n:n]
 	} else {
@@ -131,18 +133,23 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 	attrs[0], attrs[1] = Attr{"dims", out}, Attr{"bdims", bd}
 	if len(attrs) == len(c.attrs) && &attrs[0] == &c.attrs[0] {
 		c.dims = out
+		if len(out) > 0 {
+			c.out[0].Dims = out // as the shape rule makes it
+		}
 		lastBroadcast.Store(c)
 	}
 	return apply1(opBroadcast, attrs, x)
 }
 
 // broadcastCell is a broadcast's attribute list and dims, with the
-// operand rank and target dims they were made for (see lastBroadcast).
+// operand rank and target dims they were made for and the result shape
+// for the operand's element type (see lastBroadcast).
 type broadcastCell struct {
 	attrs [2]Attr
 	buf   [8]int64
 	rank  int
 	dims  []int64
+	out   [1]Shape
 }
 
 // lastBroadcast is the last broadcast attribute list made.

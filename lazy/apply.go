@@ -54,6 +54,13 @@ func checkApply(op *OpDef, attrs Attrs, inputs []*Tensor) {
 // computed, before device-data leaves are made), so a rejected op changes
 // nothing.
 func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
+	return applyOpOut(op, attrs, inputs, record, nil)
+}
+
+// applyOpOut is applyOp with the op's result shapes known (nil: run its
+// shape rule), for callers that checked what the rule checks and keep
+// the shapes (never edited) themselves.
+func applyOpOut(op *OpDef, attrs Attrs, inputs []*Tensor, record bool, known []Shape) []*Tensor {
 	dev, err := commonDevice(inputs)
 	if err != nil {
 		in := make([]Shape, len(inputs))
@@ -84,7 +91,10 @@ func applyOp(op *OpDef, attrs Attrs, inputs []*Tensor, record bool) []*Tensor {
 	for _, t := range inputs {
 		in = append(in, t.shape)
 	}
-	out := inferOut(op, attrs, in)
+	out := known
+	if out == nil {
+		out = inferOut(op, attrs, in)
+	}
 	st := currentTrace()
 	tracing := st != nil
 	syncExternal(st, inputs)

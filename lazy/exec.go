@@ -29,6 +29,8 @@ type Graph struct {
 	// lowered until they are computed (computeHostNodes).
 	Host []*Node
 	rng  bool // some node draws random bits
+	// checks: some node is a run-time check (KeepsIR).
+	checks bool
 	// spmd is the number of devices of the SPMD device the parameters
 	// live on (0: not an SPMD graph; spmd.go).
 	spmd int
@@ -94,6 +96,7 @@ func CollectGraph(roots []Value) *Graph {
 				g.Host = append(g.Host, n)
 			}
 			g.rng = g.rng || n.op == table[opRngBits]
+			g.checks = g.checks || n.op == table[opCheck]
 			if n.data != nil {
 				idx, ok := dataIdx[n.data]
 				if !ok {
@@ -141,17 +144,7 @@ func CollectGraph(roots []Value) *Graph {
 // keeps it for their pre-check, the debug dumps print it. SPMD graphs
 // are counted in too, their parameters' layouts being read off the
 // leaves' data.
-func (g *Graph) KeepsIR() bool {
-	if dumping || g.spmd > 0 {
-		return true
-	}
-	for _, n := range g.Nodes {
-		if n.op == table[opCheck] {
-			return true
-		}
-	}
-	return false
-}
+func (g *Graph) KeepsIR() bool { return dumping || g.spmd > 0 || g.checks }
 
 // configFlags are the settings that change lowering.
 func configFlags() uint64 { return 1 }

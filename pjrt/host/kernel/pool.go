@@ -155,14 +155,15 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 
 // NewLiteralUninit returns a literal of dtype dt and shape dims with
 // unspecified contents, recycled from x.Pool when it has storage of that
-// size. Kernels that overwrite every element use it.
+// size, else from storage Go found unreferenced (recycle.go). Kernels that
+// overwrite every element use it.
 func (x *Ctx) NewLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
 	if x != nil {
 		if l := x.Pool.Get(dt, dims); l != nil {
 			return l
 		}
 	}
-	return NewLiteral(dt, dims)
+	return newLiteralUninit(dt, dims)
 }
 
 // NewLiteral is NewLiteralUninit with zeroed contents (as hlo.NewLiteral).
@@ -173,7 +174,7 @@ func (x *Ctx) NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 			return l
 		}
 	}
-	return NewLiteral(dt, dims)
+	return newLiteralZero(dt, dims)
 }
 
 // smallLit is a literal with up to four dimensions and a small payload in

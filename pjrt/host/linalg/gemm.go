@@ -63,10 +63,13 @@ func (k *microKernel[T]) forColumns(n int) *microKernel[T] {
 	return k
 }
 
-// Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
-// an A block in L2, kc*nc keeps the packed B block in L3.
+// Blocking parameters: mc*kc keeps an A block in L2, kc*nc keeps the
+// packed B block in L3. A B panel of kc*nr elements streams from L2 (128
+// KiB for f32 at kc = 1024 and nr = 32): the micro-kernel reads 128 bytes
+// of it per 24 multiply-adds, which L2 keeps up with, while each K slab
+// past the first reads and writes all of C again (see slabK).
 const (
-	gemmKC = 256
+	gemmKC = 1024
 	gemmMC = 144
 	gemmNC = 3072
 	// Below this many multiply-adds a product runs on one goroutine.
@@ -211,8 +214,8 @@ func (r *taskRunner) claim() {
 }
 
 // slabK is the depth of the K slabs of a product with k steps: at most
-// gemmKC, and equal (784 is four slabs of 196, not three of 256 and one
-// of 16: a thin last slab would pay the micro-kernel's fixed costs for
+// gemmKC, and equal (1100 is two slabs of 550, not one of 1024 and one
+// of 76: a thin last slab would pay the micro-kernel's fixed costs for
 // little work).
 func slabK(k int) int { return ceilDiv(k, ceilDiv(k, gemmKC)) }
 

@@ -23,9 +23,11 @@ func freeCount(n int) int {
 	return 0
 }
 
-// collectUntil runs collections until cond holds (finalizers and
-// cleanups run on their own goroutine after a collection), failing the
-// test after a few seconds.
+// collectUntil runs collections until cond holds, failing the test after
+// a few seconds. Finalizers and cleanups run on their own goroutine after
+// a collection, so each collection is followed by a while of polling
+// before the next (a free buffer that goes unused through two
+// collections is given back to Go).
 func collectUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); !cond(); {
@@ -33,7 +35,9 @@ func collectUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("no %s after collections", what)
 		}
 		runtime.GC()
-		time.Sleep(time.Millisecond)
+		for wait := time.Now().Add(100 * time.Millisecond); !cond() && time.Now().Before(wait); {
+			time.Sleep(100 * time.Microsecond)
+		}
 	}
 }
 
@@ -112,8 +116,10 @@ func TestRecycleNeverReusesReferencedStorage(t *testing.T) {
 			live = append(live, l)
 		}
 		live = nil
-		runtime.GC()
-		runtime.GC()
+		// One collection at a time until the dropped storage is free:
+		// a second with no allocation between would give it back to Go
+		// (it went unused through a whole cycle).
+		collectUntil(t, "free buffer", func() bool { return freeCount(n) > 0 })
 	}
 	if recycler.reused.Load() == reused {
 		t.Fatal("no storage was recycled: the test proves nothing")
@@ -127,7 +133,6 @@ func TestRecycleNeverReusesReferencedStorage(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 	runtime.KeepAlive(viewed)
-	_ = n
 }
 
 // The recycled bytes stay within RecycleBudget, and free storage nobody

@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -11,14 +13,20 @@ import (
 // executable runs by hash, results are written into mutated inputs and the
 // outputs returned (an input passed through unchanged comes back as itself).
 func (p *Program) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	return p.RunInto(nil, args, captures)
+}
+
+// RunInto is Run appending the outputs to dst (a caller's buffer, which
+// it may keep on its stack: the output list then costs no allocation).
+func (p *Program) RunInto(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if len(args) != len(p.argShapes) || len(captures) != len(p.capShapes) {
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
 	if exe := p.Direct(); exe != nil {
-		return exe.RunDonatingInto(nil, args, nil)
+		return exe.RunDonatingInto(dst, args, nil)
 	}
-	return p.run(args, captures)
+	return p.run(dst, args, captures)
 }
 
 // Direct returns the executable whose run on the arguments is the replay,
@@ -35,13 +43,26 @@ func (p *Program) Direct() *lazy.Executable {
 	return nil
 }
 
-func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	get := func(s source) *lazy.Tensor {
 		if s.capture {
 			return captures[s.index]
 		}
 		return args[s.index]
 	}
+	// Lists longer than the stack's take pooled ones.
+	var rb *runLists
+	lists := func() *runLists {
+		if rb == nil {
+			rb = runListPool.Get().(*runLists)
+		}
+		return rb
+	}
+	defer func() {
+		if rb != nil {
+			rb.put()
+		}
+	}()
 	var res []*lazy.Tensor
 	if exe := p.exe.Load(); exe != nil {
 		if exe.Evicted() {
@@ -54,19 +75,34 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
 			var buf [16]*lazy.Tensor // no allocation for up to 16 parameters
-			ins = buf[:0]
-			for _, s := range p.params {
-				ins = append(ins, get(s))
+			if len(p.params) > len(buf) {
+				l := lists()
+				for _, s := range p.params {
+					l.ins = append(l.ins, get(s))
+				}
+				ins = l.ins
+			} else {
+				ins = buf[:0]
+				for _, s := range p.params {
+					ins = append(ins, get(s))
+				}
 			}
 		}
 		if len(p.muts) == 0 && p.identity {
-			return exe.RunDonatingInto(nil, ins, p.overwritten)
+			return exe.RunDonatingInto(dst, ins, p.overwritten)
 		}
 		// The results are only picked from: their list stays on the stack
 		// (for up to 16), returned nowhere.
 		var resBuf [16]*lazy.Tensor
 		var err error
-		if res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten); err != nil {
+		if exe.NOut > len(resBuf) {
+			l := lists()
+			l.res, err = exe.RunDonatingInto(l.res, ins, p.overwritten)
+			res = l.res
+		} else {
+			res, err = exe.RunDonatingInto(resBuf[:0], ins, p.overwritten)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -79,19 +115,23 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		}
 		return res[r.root]
 	}
-	outs := make([]*lazy.Tensor, len(p.outs))
+	outs := dst
+	if outs == nil {
+		outs = make([]*lazy.Tensor, 0, len(p.outs))
+	}
 	for i, r := range p.outs {
-		outs[i] = pick(r)
+		o := pick(r)
 		if r.root < 0 && p.written[r.src] {
 			// An input passed through and also written: the output is its
 			// value before the write (when the function returned that very
 			// tensor, the jit returns the caller's tensor instead).
-			outs[i] = outs[i].Share()
+			o = o.Share()
 		} else if p.repeat[i] {
 			// Another output is this value too, but the traced function
 			// returned two tensors: so does the replay.
-			outs[i] = outs[i].Share()
+			o = o.Share()
 		}
+		outs = append(outs, o)
 	}
 	// Read every written value before writing any (a swap of two inputs).
 	// A result written into one input only moves there, keeping its buffer
@@ -99,7 +139,9 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	var stateBuf [16]lazy.TensorState // no allocation for up to 16 writes
 	states := stateBuf[:0]
 	if len(p.muts) > len(stateBuf) {
-		states = make([]lazy.TensorState, 0, len(p.muts))
+		l := lists()
+		l.states = slices.Grow(l.states, len(p.muts))
+		states = l.states
 	}
 	states = states[:len(p.muts)]
 	for i, m := range p.muts {
@@ -113,4 +155,23 @@ func (p *Program) run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 		get(m.target).Restore(states[i])
 	}
 	return outs, nil
+}
+
+// runLists are a replay's lists of parameters, results and written states
+// when they are longer than its stack's (a model with an optimizer's state
+// writes dozens of tensors), pooled.
+type runLists struct {
+	ins, res []*lazy.Tensor
+	states   []lazy.TensorState
+}
+
+var runListPool = sync.Pool{New: func() any { return new(runLists) }}
+
+// put drops the lists' references and pools rb with its lists empty.
+func (rb *runLists) put() {
+	clear(rb.ins[:cap(rb.ins)])
+	clear(rb.res[:cap(rb.res)])
+	clear(rb.states[:cap(rb.states)])
+	rb.ins, rb.res, rb.states = rb.ins[:0], rb.res[:0], rb.states[:0]
+	runListPool.Put(rb)
 }

@@ -155,7 +155,7 @@ func (a *AOT) Run(args ...*lazy.Tensor) ([]*lazy.Tensor, error) {
 	}
 	// runOn keeps args from escaping, so a generated wrapper's variadic
 	// call needs no allocation.
-	outs, err := runOn(a.run, args, caps)
+	outs, err := runOn(a.run, nil, args, caps)
 	if err != nil {
 		return nil, &Error{Fn: a.spec.Name, Err: err}
 	}

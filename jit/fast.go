@@ -10,6 +10,10 @@ import (
 // grow onto the heap).
 const keyBufLen = 96
 
+// outBufLen is the output list a replay keeps on its caller's stack (a
+// longer one is allocated).
+const outBufLen = 32
+
 // tensor is the lazy tensor type, for the signatures below.
 type tensor = lazy.Tensor
 
@@ -66,7 +70,8 @@ func (s *fnState) fast(args []*tensor) *tensor {
 	} else {
 		var ok bool
 		var err error
-		if outs, ok, err = s.replayOrLazy(e, args); !ok {
+		var ob [outBufLen]*lazy.Tensor
+		if outs, ok, err = s.replayOrLazy(e, args, ob[:0]); !ok {
 			return s.fastLazy(args, err)
 		}
 	}

@@ -264,7 +264,9 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		}
 		s.last.Store(e)
 	}
-	outs, ok, err := s.replayOrLazy(e, w.tensors)
+	// The output list is only picked from: it stays on the stack.
+	var ob [outBufLen]*lazy.Tensor
+	outs, ok, err := s.replayOrLazy(e, w.tensors, ob[:0])
 	if !ok {
 		s.lazyCalls.Add(1)
 		if err != nil {
@@ -298,18 +300,19 @@ func (s *fnState) find(key []byte) *entry {
 }
 
 // replayOrLazy replays e on args, the call's tensors, and counts the
-// replay (and so the call). ok is false when the call must run the function itself, in lazy
+// replay (and so the call); the outputs are appended to dst (the caller's
+// buffer). ok is false when the call must run the function itself, in lazy
 // mode: for a graph break, or when a host op's data-dependent result
 // changed a later partition's shapes beyond what its recorded graph allows
 // (every op still goes through the compile cache).
-func (s *fnState) replayOrLazy(e *entry, args []*lazy.Tensor) (outs []*lazy.Tensor, ok bool, err error) {
+func (s *fnState) replayOrLazy(e *entry, args, dst []*lazy.Tensor) (outs []*lazy.Tensor, ok bool, err error) {
 	if e.run == nil {
 		return nil, false, nil
 	}
 	if e.plain != nil && lazy.DebugLevel() < 3 {
-		outs, err = e.plain.Run(args, e.captures)
+		outs, err = e.plain.RunInto(dst, args, e.captures)
 	} else {
-		outs, err = s.runEntry(e, args)
+		outs, err = s.runEntry(e, args, dst)
 	}
 	if err != nil {
 		return nil, false, s.replayError(err)
@@ -660,7 +663,7 @@ var cJitReplay = lazy.CounterFor(lazy.MetricJITReplay)
 // while it runs, the locks of every tensor it reads or writes (and the RNG
 // lock when it draws random numbers), so concurrent writing calls are
 // linearizable.
-func (s *fnState) runEntry(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+func (s *fnState) runEntry(e *entry, args, dst []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if e.mutates {
 		s.replayMu.RLock()
 		defer s.replayMu.RUnlock()
@@ -677,7 +680,7 @@ func (s *fnState) runEntry(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error
 	if lazy.DebugLevel() >= 3 {
 		log.Printf("xlajit: jit replay %s", s.name)
 	}
-	outs, err := runOn(e.run, args, e.captures)
+	outs, err := runOn(e.run, dst, args, e.captures)
 	if err == nil && len(e.fresh) > 0 {
 		outs = append([]*lazy.Tensor(nil), outs...)
 		for _, k := range e.fresh {
@@ -690,11 +693,12 @@ func (s *fnState) runEntry(e *entry, args []*lazy.Tensor) ([]*lazy.Tensor, error
 var argPool = sync.Pool{New: func() any { s := make([]*lazy.Tensor, 0, 8); return &s }}
 
 // runOn runs r on args and captures. A program is called as itself, so
-// that args can stay on its caller's stack (an argument of an interface
-// call escapes); another runner gets a pooled copy of args.
-func runOn(r runner, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
+// that args and dst, where it appends the outputs, can stay on its
+// caller's stack (an argument of an interface call escapes); another
+// runner gets a pooled copy of args.
+func runOn(r runner, dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	if p, ok := r.(*bridge.Program); ok {
-		return p.Run(args, captures)
+		return p.RunInto(dst, args, captures)
 	}
 	bp := argPool.Get().(*[]*lazy.Tensor)
 	buf := append((*bp)[:0], args...)

@@ -304,6 +304,14 @@ func checkCollision(x *Executable, build func() (*hlo.Module, error)) error {
 // Execute runs the executable (ExecuteCount, ExecuteTime). Buffers listed
 // in donate may be consumed. The debug dumps record every execution.
 func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, error) {
+	return x.execute(nil, args, donate)
+}
+
+// execute is Execute with sc's lists, when sc is not nil: on a device that
+// reads results as bytes (resultReader), a program with checks or several
+// outputs reads its flags into sc.flags and appends its buffers to
+// sc.outs; the buffer list is then valid until sc is put back.
+func (x *Executable) execute(sc *runScratch, args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, error) {
 	if dumping {
 		saveGraph(x.graph, x)
 	}
@@ -319,6 +327,23 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 	var err error
 	if x.dev.spmd > 0 {
 		out, err = x.executeSPMD(args) // donation is not used across devices
+	} else if rr := x.reader(sc); rr != nil {
+		n := 0
+		if len(x.checks) > 0 {
+			n = 1
+		}
+		out, sc.flags, err = rr.ExecuteReading(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate}, sc.outs[:0], n, sc.flags[:0])
+		sc.outs = out
+		tExecute.sinceNano(start)
+		if err == nil && n > 0 {
+			if err = checkFlags(x.checks, sc.flags); err != nil {
+				for _, b := range out {
+					b.Delete()
+				}
+				return nil, err
+			}
+		}
+		return out, err
 	} else {
 		out, err = x.exe.Execute(args, pjrt.ExecuteOptions{Device: x.dev.ord, Donate: donate})
 	}
@@ -327,6 +352,16 @@ func (x *Executable) Execute(args []pjrt.Buffer, donate []int) ([]pjrt.Buffer, e
 		return verifyChecks(x.checks, out)
 	}
 	return out, err
+}
+
+// reader is x's executable as a resultReader when an execution with sc
+// reads through it (a program with checks or several outputs), else nil.
+func (x *Executable) reader(sc *runScratch) resultReader {
+	if sc == nil || len(x.checks) == 0 && x.NOut <= 1 {
+		return nil
+	}
+	rr, _ := x.exe.(resultReader)
+	return rr
 }
 
 // CompileGraph finds or compiles g's executable on dev by its hash (nothing
@@ -381,7 +416,7 @@ func (x *Executable) RunDonatingInto(dst []*Tensor, ins []*Tensor, overwritten [
 		}
 	}
 	sc.donate = donate
-	outs, err := x.Execute(bufs, donate)
+	outs, err := x.execute(sc, bufs, donate)
 	if err != nil {
 		return nil, err
 	}
@@ -407,13 +442,13 @@ func (x *Executable) RunDonatingInto(dst []*Tensor, ins []*Tensor, overwritten [
 	return dst, nil
 }
 
-var bufPool = sync.Pool{New: func() any { return new([]pjrt.Buffer) }}
-
 // runScratch is an execution's argument buffers and donation list, pooled
 // so that a replay allocates neither.
 type runScratch struct {
 	bufs   []pjrt.Buffer
 	donate []int
+	outs   []pjrt.Buffer // the results (Executable.execute)
+	flags  []byte        // the check flags read (Executable.execute)
 }
 
 // runPool keeps scratch per P: taking and giving back one takes no locked
@@ -424,6 +459,10 @@ var runPool = sync.Pool{New: func() any { return new(runScratch) }}
 func (sc *runScratch) put() {
 	refs.Drop(sc.bufs)
 	sc.bufs, sc.donate = sc.bufs[:0], sc.donate[:0]
+	if len(sc.outs) > 0 {
+		refs.Drop(sc.outs)
+		sc.outs = sc.outs[:0]
+	}
 	runPool.Put(sc)
 }
 

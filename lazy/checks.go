@@ -139,12 +139,7 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 		err = fmt.Errorf("lazy: program returned %d check flags for %d checks", l.NumElements(), len(msgs))
 	}
 	if err == nil {
-		for i := range msgs {
-			if l.Data[i] == 0 {
-				err = &errCheck{index: i, msg: msgs[i]}
-				break
-			}
-		}
+		err = checkFlags(msgs, l.Data)
 	}
 	flags.Delete()
 	if err != nil {
@@ -154,6 +149,29 @@ func verifyChecks(msgs []string, out []pjrt.Buffer) ([]pjrt.Buffer, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkFlags is the *errCheck of the first of msgs whose flag (one byte
+// per check) is false, or nil.
+func checkFlags(msgs []string, flags []byte) error {
+	if len(flags) != len(msgs) {
+		return fmt.Errorf("lazy: program returned %d bytes of check flags for %d checks", len(flags), len(msgs))
+	}
+	for i, f := range flags {
+		if f == 0 {
+			return &errCheck{index: i, msg: msgs[i]}
+		}
+	}
+	return nil
+}
+
+// resultReader is an executable that can read its last results as bytes
+// instead of handing them out as buffers, keeping their storage for its
+// next execution, and append the other buffers to a caller's list (the
+// embedded device): check flags, read and dropped after every execution,
+// then cost no allocation.
+type resultReader interface {
+	ExecuteReading(args []pjrt.Buffer, opts pjrt.ExecuteOptions, out []pjrt.Buffer, nRead int, dst []byte) ([]pjrt.Buffer, []byte, error)
 }
 
 // lowerChecks returns the graph's results with the check flags appended as
@@ -229,15 +247,14 @@ func (x *Executable) runPreCheck(args []pjrt.Buffer) error {
 	if p.err != nil {
 		return p.err
 	}
-	bp := bufPool.Get().(*[]pjrt.Buffer)
-	sub := append((*bp)[:0], make([]pjrt.Buffer, len(p.params))...)
-	for i, k := range p.params {
-		sub[i] = args[k]
+	sc := runPool.Get().(*runScratch)
+	defer sc.put()
+	sub := sc.bufs[:0]
+	for _, k := range p.params {
+		sub = append(sub, args[k])
 	}
-	out, err := p.exe.Execute(sub, nil)
-	clear(sub)
-	*bp = sub
-	bufPool.Put(bp)
+	sc.bufs = sub
+	out, err := p.exe.execute(sc, sub, nil)
 	if err != nil {
 		if ec := (*errCheck)(nil); errors.As(err, &ec) {
 			return &errCheck{index: p.order[ec.index], msg: ec.msg}

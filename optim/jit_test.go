@@ -141,3 +141,93 @@ func TestCompiledStepMatchesLazy(t *testing.T) {
 		t.Errorf("learning rate: lazy %g, compiled %g", a, b)
 	}
 }
+
+// mnistNet is a 784-128-10 perceptron of nn layers (PyTorch's [out, in]
+// weights, read transposed by the forward and backward products).
+type mnistNet struct{ FC1, FC2 *nn.Linear }
+
+func mnistStep(m *mnistNet, opt *SGD, x, y *lazy.Tensor) *lazy.Tensor {
+	loss := nn.CrossEntropy(m.FC2.Forward(m.FC1.Forward(x).ReLU()), y)
+	opt.Step(lazy.Grad(loss, opt.Params...))
+	return loss
+}
+
+// cnnNet is a LeNet-style CNN of nn layers.
+type cnnNet struct {
+	C1, C2 *nn.Conv2d
+	FC     *nn.Linear
+}
+
+func cnnStep(m *cnnNet, opt *SGD, x, y *lazy.Tensor) *lazy.Tensor {
+	pool := nn.NewMaxPool2d(2)
+	h := pool.Forward(m.C1.Forward(x).ReLU())
+	h = pool.Forward(m.C2.Forward(h).ReLU())
+	loss := nn.CrossEntropy(m.FC.Forward(nn.Flatten(h)), y)
+	opt.Step(lazy.Grad(loss, opt.Params...))
+	return loss
+}
+
+// stepAllocs bounds the objects a steady-state training step allocates
+// when its model and optimizer are jit arguments (structs walked for their
+// tensors) and it runs through nn and optim: jit's bound for a step over
+// plain tensors (jit's TestTrainStepAllocationBound: the reflective call's
+// lists, the result tensors and buffers, the loss's storage, one spare).
+const stepAllocs = 6
+
+// A training step whose model and optimizer are passed as structs through
+// nn and optim allocates a bounded, small number of objects per replay:
+// walking the arguments, the optimizer's updates and the layers' products
+// add nothing per step.
+func TestStructStepAllocationBound(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector drops sync.Pool entries at random")
+	}
+	lazy.ManualSeed(3)
+	xs := make([]float32, 64*784)
+	ys := make([]int32, 64)
+	for i := range xs {
+		xs[i] = float32(math.Sin(float64(i)))
+	}
+	for i := range ys {
+		ys[i] = int32(i*7) % 10
+	}
+	y := lazy.FromSlice(ys, 64)
+	for _, c := range []struct {
+		name string
+		max  float64
+		step func() func() // a compiled step on its model, optimizer and batch
+	}{
+		{"mnist", stepAllocs, func() func() {
+			m := &mnistNet{nn.NewLinear(784, 128), nn.NewLinear(128, 10)}
+			opt := NewSGD(nn.Params(m).Tensors(), 0.05, Momentum(0.9))
+			x, f := lazy.FromSlice(xs, 64, 784), jit.Compile(mnistStep)
+			return func() { f(m, opt, x, y) }
+		}},
+		{"cnn", stepAllocs, func() func() {
+			m := &cnnNet{nn.NewConv2d(1, 8, 3, nn.Padding(1)), nn.NewConv2d(8, 16, 3, nn.Padding(1)), nn.NewLinear(784, 10)}
+			opt := NewSGD(nn.Params(m).Tensors(), 0.05)
+			x, f := lazy.FromSlice(xs, 64, 1, 28, 28), jit.Compile(cnnStep)
+			return func() { f(m, opt, x, y) }
+		}},
+		// BatchNorm's running statistics, Adam (AMSGrad) with a schedule
+		// and gradient clipping: dozens of written tensors, more than the
+		// replay's lists on the stack hold. The optimizer is passed as an
+		// interface (reflect boxes it: one more object).
+		{"batchnorm-adam", stepAllocs + 2, func() func() {
+			m := newTinyNet()
+			m.Drop = nn.NewDropout(0) // no random bits: their kernel allocates per step
+			var opt Optimizer = NewAdam(nn.Params(m).Tensors(), 0, AMSGrad(), WithSchedule(Cosine{Base: 0.05, Min: 0.001, Warmup: 3, Total: 12}))
+			x, y := batch(0)
+			f := jit.Compile(trainStep)
+			return func() { f(m, opt, x, y) }
+		}},
+	} {
+		step := c.step()
+		for range 3 {
+			step()
+		}
+		if n := testing.AllocsPerRun(20, step); n > c.max {
+			t.Errorf("a steady-state %s step through nn and optim allocates %.0f objects, want at most %.0f", c.name, n, c.max)
+		}
+	}
+}

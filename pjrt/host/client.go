@@ -263,16 +263,23 @@ func (e *Executable) wrapOut(res []kernel.Value, dev int) []pjrt.Buffer {
 			return a.out[:]
 		}
 	}
-	// The buffers of literal results share one allocation (the accounts
-	// of large ones are their storage's, see storage.go).
+	return e.wrapInto(make([]pjrt.Buffer, 0, e.nOut), res, dev)
+}
+
+// wrapInto appends the buffers of res to out. The buffers of literal
+// results share one allocation (the accounts of large ones are their
+// storage's, see storage.go).
+func (e *Executable) wrapInto(out []pjrt.Buffer, res []kernel.Value, dev int) []pjrt.Buffer {
 	n := 0
 	for _, v := range res {
 		if _, ok := v.(*hlo.Literal); ok {
 			n++
 		}
 	}
-	block := make([]Buffer, n)
-	out := make([]pjrt.Buffer, 0, e.nOut)
+	var block []Buffer
+	if n > 0 {
+		block = make([]Buffer, n)
+	}
 	for _, v := range res {
 		if l, ok := v.(*hlo.Literal); ok {
 			b := &block[0]
@@ -303,18 +310,32 @@ func (e *Executable) appendOut(out []pjrt.Buffer, v kernel.Value, dev int) []pjr
 // Execute runs the program on one device. The context, argument list and
 // buffer pool of the run come from the program's pool of run states.
 func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pjrt.Buffer, error) {
-	if err := e.client.checkDevice(opts.Device); err != nil {
+	r, res, err := e.run(args, &opts)
+	if err != nil {
 		return nil, err
+	}
+	out := e.wrapOut(res, opts.Device)
+	r.poolDonated(res)
+	e.prog.putRun(r)
+	return out, nil
+}
+
+// run executes the program on one device with a run state of its pool:
+// the results are valid until the caller gives the run state back
+// (putRun), after pooling the donated arguments no result took.
+func (e *Executable) run(args []pjrt.Buffer, opts *pjrt.ExecuteOptions) (*runState, []kernel.Value, error) {
+	if err := e.client.checkDevice(opts.Device); err != nil {
+		return nil, nil, err
 	}
 	r := e.prog.getRun()
 	var err error
 	if r.in, err = appendArgs(r.in, args); err != nil {
 		e.prog.putRun(r)
-		return nil, err
+		return nil, nil, err
 	}
 	if err := e.prog.checkArgs(r.in); err != nil {
 		e.prog.putRun(r)
-		return nil, err
+		return nil, nil, err
 	}
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
@@ -347,7 +368,7 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 		if errors.Is(err, kernel.ErrCanceled) && opts.Context != nil && opts.Context.Err() != nil {
 			err = fmt.Errorf("%w (%w)", err, opts.Context.Err())
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	// Donated arguments are gone before the results count as in use: their
 	// storage may be the results'.
@@ -356,10 +377,7 @@ func (e *Executable) Execute(args []pjrt.Buffer, opts pjrt.ExecuteOptions) ([]pj
 			args[i].Delete()
 		}
 	}
-	out := e.wrapOut(res, opts.Device)
-	r.poolDonated(res)
-	e.prog.putRun(r)
-	return out, nil
+	return r, res, nil
 }
 
 // ExecuteReplicated runs one copy of the program per replica and partition,

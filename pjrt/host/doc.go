@@ -8,9 +8,11 @@
 // bound at compile time) fuse into one step that walks the elements in
 // cache-sized tiles on all cores. Storage of dead intermediates made by
 // Fresh kernels is recycled for later results of the same size, or taken
-// over in place, within an execution and by the next one. Execute runs the
-// plan on *hlo.Literal buffers, after checking the arguments against the
-// entry's parameters; XLAJIT_HOST_DEVICES=N gives N virtual devices whose
+// over in place, within an execution and by the next one; pure steps whose
+// results nothing reads (a transpose every reader takes through strides)
+// are dropped. Execute runs the plan on *hlo.Literal buffers, after
+// checking the arguments against the entry's parameters (ExecuteReading
+// reads the last results as bytes and keeps their storage: check flags); XLAJIT_HOST_DEVICES=N gives N virtual devices whose
 // collectives meet in a Hub. Each step reserves its results' bytes in its
 // device's memory account before it runs (account.go): an allocation
 // beyond XLAJIT_HOST_MEMORY_LIMIT is a *pjrt.OutOfMemoryError, and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/internal/refs"
@@ -639,7 +640,8 @@ func (f *fusion) donatedOutput(x *kernel.Ctx, j int, ins, outs []*hlo.Literal) *
 // storage when it runs (the choice fusion.run makes).
 func (f *fusion) donatedBytes(x *kernel.Ctx, frame []kernel.Value, s *step) int64 {
 	var n int64
-	var taken []*hlo.Literal
+	var tb [32]*hlo.Literal // no allocation for up to 32 outputs taking donated storage
+	taken := tb[:0]
 	for j, cands := range f.argInPlace {
 		if f.inPlace[j] >= 0 {
 			continue
@@ -837,8 +839,29 @@ func (f *fusion) runTile(m *fmember, dst *hlo.Literal, srcs []*hlo.Literal) {
 		m.fn(dst, srcs, 0, f.n)
 		return
 	}
-	kernel.ParallelFor(f.n, f.grain, func(lo, hi int) { m.fn(dst, srcs, lo, hi) })
+	j := tileJobs.Get().(*tileJob)
+	j.m, j.dst, j.srcs = m, dst, srcs
+	kernel.ParallelFor(f.n, f.grain, j.fn)
+	j.m, j.dst, j.srcs = nil, nil, nil
+	tileJobs.Put(j)
 }
+
+// tileJob is runTile's parallel loop, pooled with its loop function bound
+// once (a closure per call escapes through the worker queue).
+type tileJob struct {
+	m    *fmember
+	dst  *hlo.Literal
+	srcs []*hlo.Literal
+	fn   func(lo, hi int)
+}
+
+var tileJobs = sync.Pool{New: func() any {
+	j := new(tileJob)
+	j.fn = j.run
+	return j
+}}
+
+func (j *tileJob) run(lo, hi int) { j.m.fn(j.dst, j.srcs, lo, hi) }
 
 func describe(v kernel.Value) string {
 	if l, ok := v.(*hlo.Literal); ok {

@@ -311,7 +311,6 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		}
 	}
 	// Compile the steps; record per step the values it reads and writes.
-	type stepUse struct{ reads, writes []*hlo.Value }
 	var su []stepUse
 	fusions := make([]*fusion, len(groups))
 	for i, g := range groups {
@@ -394,6 +393,7 @@ func (c *planner) block(b *hlo.Block, args []*hlo.Value, region bool) (*blockPla
 		bp.steps = append(bp.steps, s)
 		su = append(su, u)
 	}
+	bp.steps, su = dropDeadSteps(bp.steps, su, resultSet)
 
 	// Liveness over the steps: the last step reading each value; values
 	// never read die where they are defined. A reshape is a view of its

@@ -35,9 +35,11 @@ func (p *Program) retainedOf() *atomic.Int64 {
 	return p.kept.Load()
 }
 
-// retain counts pool's storage as kept by p, or empties pool when the
-// bound would be passed; it returns the bytes counted.
+// retain ends the execution pool served (kernel.Pool.Settle: its results
+// have left) and counts pool's storage as kept by p, or empties pool when
+// the bound would be passed; it returns the bytes counted.
 func (p *Program) retain(pool *kernel.Pool) int64 {
+	pool.Settle()
 	n := int64(pool.Held())
 	if n == 0 {
 		return 0

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -143,40 +144,53 @@ func recycleTick(int) {
 	armTick()
 }
 
-// newLiteralUninit is NewLiteral with unspecified contents: storage of
+// newLiteralUninit is newLiteral with unspecified contents: storage of
 // recycleMin bytes or more is recycled.
-func newLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
-	n, ok := hlo.ByteSize(dt, dims)
-	if !ok || n < recycleMin || hlo.NumElements(dims) < 0 {
-		return NewLiteral(dt, dims)
+func newLiteralUninit(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
+	n, ok := recycledSize(dt, dims)
+	if !ok {
+		return newLiteral(dt, dims, lender)
 	}
-	b, _ := recycledBytes(int(n))
-	return literalOver(dt, dims, b)
+	b, _ := recycledBytes(n)
+	return literalOver(dt, dims, b, lender)
 }
 
-// newLiteralZero is NewLiteral with recycled storage (cleared unless
+// newLiteralZero is newLiteral with recycled storage (cleared unless
 // fresh) from recycleMin bytes.
-func newLiteralZero(dt hlo.DType, dims []int64) *hlo.Literal {
-	n, ok := hlo.ByteSize(dt, dims)
-	if !ok || n < recycleMin || hlo.NumElements(dims) < 0 {
-		return NewLiteral(dt, dims)
+func newLiteralZero(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
+	n, ok := recycledSize(dt, dims)
+	if !ok {
+		return newLiteral(dt, dims, lender)
 	}
-	b, fresh := recycledBytes(int(n))
+	b, fresh := recycledBytes(n)
 	if !fresh {
 		clear(b)
 	}
-	return literalOver(dt, dims, b)
+	return literalOver(dt, dims, b, lender)
 }
 
-// literalOver returns a literal dt[dims] over b, its dims in the header's
-// allocation when they fit.
-func literalOver(dt hlo.DType, dims []int64, b []byte) *hlo.Literal {
-	if len(dims) <= len(viewHeader{}.dims) {
-		h := &viewHeader{}
-		h.lit.Dims = h.dims[:len(dims):len(dims)]
-		copy(h.lit.Dims, dims)
-		h.lit.DType, h.lit.Data = dt, b
-		return &h.lit
+// recycledSize is the byte size of a dt[dims] literal whose storage is
+// recycled: at least recycleMin, and a rank a viewHeader holds.
+func recycledSize(dt hlo.DType, dims []int64) (int, bool) {
+	if len(dims) > len(viewHeader{}.dims) || hlo.NumElements(dims) < 0 {
+		return 0, false
 	}
-	return &hlo.Literal{DType: dt, Dims: append([]int64(nil), dims...), Data: b}
+	n, ok := hlo.ByteSize(dt, dims)
+	if !ok || n < recycleMin || n > math.MaxInt {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// literalOver returns a literal dt[dims] over b in a new viewHeader, lent
+// to the pooled execution it is made for, if any (see newLarge).
+func literalOver(dt hlo.DType, dims []int64, b []byte, lender *Pool) *hlo.Literal {
+	h := &viewHeader{}
+	h.lit.Dims = h.dims[:len(dims):len(dims)]
+	copy(h.lit.Dims, dims)
+	h.lit.DType, h.lit.Data = dt, b
+	if lender != nil {
+		lender.lend(h)
+	}
+	return &h.lit
 }

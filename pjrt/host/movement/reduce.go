@@ -410,17 +410,16 @@ func (ro *reduceOp) runSplit(L *reduceLayout, out, in, init []byte) {
 	chunks := min(kernel.Workers()*4, n/reduceGrain)
 	step := (n + chunks - 1) / chunks
 	chunks = (n + step - 1) / step
-	part := hlo.AlignedBytes(chunks * es)
+	j := reduceJobs.Get().(*reduceJob)
+	defer j.put()
+	if len(j.partBuf) < chunks*es {
+		j.partBuf = hlo.AlignedBytes(chunks * es)
+	}
+	part := j.partBuf[:chunks*es]
+	j.ro, j.L, j.in, j.part, j.step, j.es, j.split = ro, L, in, part, step, es, true
 	for o := 0; o < L.nOut; o++ {
-		base := L.keptBase(o)
-		parallelFor(chunks, 1, func(lo, hi int) {
-			for k := lo; k < hi; k++ {
-				s := k * step
-				e := min(s+step, n)
-				copy(part[k*es:k*es+es], in[(base+s)*es:(base+s+1)*es])
-				ro.fold(part, k, in, base+s+1, e-s-1)
-			}
-		})
+		j.base = L.keptBase(o)
+		parallelFor(chunks, 1, j.fn)
 		if ro.sum != nil {
 			ro.sum.combine(out, o, part, chunks)
 		} else {
@@ -461,7 +460,13 @@ type reduceJob struct {
 	out, in     []byte
 	nb, colsPer int
 	columns     bool // runColumnBlocks, else runRows
-	fn          func(lo, hi int)
+	// split: runSplit's chunks of step elements of in from base, each
+	// folded into its element of part (es bytes each).
+	split          bool
+	part           []byte
+	base, step, es int
+	partBuf        []byte // part's storage, kept with the job
+	fn             func(lo, hi int)
 }
 
 var reduceJobs = sync.Pool{New: func() any {
@@ -471,6 +476,16 @@ var reduceJobs = sync.Pool{New: func() any {
 }}
 
 func (j *reduceJob) run(lo, hi int) {
+	if j.split {
+		n, es := j.L.nRed, j.es
+		for k := lo; k < hi; k++ {
+			s := k * j.step
+			e := min(s+j.step, n)
+			copy(j.part[k*es:k*es+es], j.in[(j.base+s)*es:(j.base+s+1)*es])
+			j.ro.fold(j.part, k, j.in, j.base+s+1, e-s-1)
+		}
+		return
+	}
 	if j.columns {
 		j.ro.runColumnBlocks(j.L, &j.outer, j.out, j.in, j.nb, j.colsPer, lo, hi)
 		return
@@ -480,8 +495,8 @@ func (j *reduceJob) run(lo, hi int) {
 
 // put drops the job's references and pools it.
 func (j *reduceJob) put() {
-	fn := j.fn
-	*j = reduceJob{fn: fn}
+	fn, buf := j.fn, j.partBuf
+	*j = reduceJob{fn: fn, partBuf: buf}
 	reduceJobs.Put(j)
 }
 

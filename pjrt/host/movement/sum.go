@@ -1,6 +1,9 @@
 package movement
 
-import "math/bits"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Float add-reductions as blocked pairwise trees (RATIONALE.md: "Why
 // blocked pairwise summation, and what error bound?"). An output of at most
@@ -266,17 +269,57 @@ func sumRows[T sumT](L *reduceLayout, out, in []byte, lo, hi int) {
 
 // rowCascade is a cascade of partial rows (width at most w).
 type rowCascade[T sumT] struct {
-	lvl  [][]T // nil: level empty
-	free [][]T
-	slab []T // storage for the buffers not yet handed out
-	w    int
+	lvl   [][]T // nil: level empty
+	free  [][]T
+	slab  []T // storage for the buffers not yet handed out
+	w     int
+	store []T // all of the slab, kept with the cascade for its next use
 }
 
-// newRowCascade returns a cascade for sums of up to rows rows in blocks of
-// sumColBlock, with its buffers in one allocation.
-func newRowCascade[T sumT](w, rows int) *rowCascade[T] {
+// rowCascades pool the cascades of the element types of sumT, so that a
+// column sum allocates nothing per execution.
+var rowCascades [4]sync.Pool
+
+func rowCascadePool[T sumT]() *sync.Pool {
+	switch any(*new(T)).(type) {
+	case float32:
+		return &rowCascades[0]
+	case float64:
+		return &rowCascades[1]
+	case complex64:
+		return &rowCascades[2]
+	case complex128:
+		return &rowCascades[3]
+	}
+	return nil
+}
+
+// getRowCascade returns an empty cascade for sums of up to rows rows in
+// blocks of sumColBlock, with its buffers in one slab; put gives it back.
+func getRowCascade[T sumT](w, rows int) *rowCascade[T] {
 	n := ceilLog2((rows+sumColBlock-1)/sumColBlock) + 3 // levels, the current row and one spare
-	return &rowCascade[T]{w: w, slab: make([]T, n*w)}
+	var c *rowCascade[T]
+	if p := rowCascadePool[T](); p != nil {
+		c, _ = p.Get().(*rowCascade[T])
+	}
+	if c == nil {
+		c = &rowCascade[T]{lvl: make([][]T, 0, n), free: make([][]T, 0, n)}
+	}
+	if cap(c.store) < n*w {
+		c.store = make([]T, n*w)
+	}
+	c.w, c.slab = w, c.store[:n*w]
+	return c
+}
+
+// put empties c and pools it.
+func (c *rowCascade[T]) put() {
+	clear(c.lvl)
+	clear(c.free)
+	c.lvl, c.free, c.slab = c.lvl[:0], c.free[:0], nil
+	if p := rowCascadePool[T](); p != nil {
+		p.Put(c)
+	}
 }
 
 func (c *rowCascade[T]) buf() []T {
@@ -342,7 +385,8 @@ func sumCols[T sumT](L, outer *reduceLayout, out, in []byte, nb, colsPer, lo, hi
 	nc := L.kept[len(L.kept)-1].n
 	last := L.red[len(L.red)-1]
 	it := newRowIter(L.red)
-	c := newRowCascade[T](colsPer, L.nRed)
+	c := getRowCascade[T](colsPer, L.nRed)
+	defer c.put()
 	cur := c.buf()
 	for t := lo; t < hi; t++ {
 		row, b := t/nb, t%nb

@@ -83,9 +83,6 @@ func planDirect(q *planesConv, inSp, kSp, outSp []int64, lSp []int, a *convAttrs
 	return d
 }
 
-// convKC is the depth of the K slabs of a direct convolution.
-const convKC = 256
-
 // runDirect is the rows schedule of q with windows packed from padded
 // planes (q.direct).
 func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) {
@@ -95,7 +92,7 @@ func runDirect[T float](q *planesConv, kern *microKernel[T], lhs, rhs, out []T) 
 	ck := q.cg * q.kk
 	ypad := roundUp(d.yExt, nr)
 	panels := ypad / nr
-	kc := min(ck, convKC)
+	kc := min(ck, gemmKC)
 	slabs := ceilDiv(ck, kc)
 	// W packed once per run: per group and K slab, mp/mr A panels of kc
 	// groups of mr values (rows past og zero).

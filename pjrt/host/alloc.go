@@ -7,10 +7,8 @@ import (
 
 // allocLiteral returns a literal of dtype dt and shape dims with
 // unspecified contents: recycled from the execution's pool when it has
-// storage of that size, else newly allocated (kernel.NewLiteral).
+// storage of that size, else from storage Go found unreferenced, else
+// newly allocated (Ctx.NewLiteralUninit).
 func allocLiteral(x *kernel.Ctx, dt hlo.DType, dims []int64) *hlo.Literal {
-	if l := x.Pool.Get(dt, dims); l != nil {
-		return l
-	}
-	return kernel.NewLiteral(dt, dims)
+	return x.NewLiteralUninit(dt, dims)
 }

@@ -260,7 +260,8 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 
 // NewLiteralUninit returns a literal of dtype dt and shape dims with
 // unspecified contents, recycled from x.Pool when it has storage of that
-// size. Kernels that overwrite every element use it.
+// size, else from storage Go found unreferenced (recycle.go). Kernels that
+// overwrite every element use it.
 // A new literal of a pooled execution is private (see Pool): nobody
 // outside the execution has seen it, so it can take another type in place
 // when it comes back.
@@ -269,9 +270,9 @@ func (x *Ctx) NewLiteralUninit(dt hlo.DType, dims []int64) *hlo.Literal {
 		if l := x.Pool.Get(dt, dims); l != nil {
 			return l
 		}
-		return newLiteral(dt, dims, x.Pool)
+		return newLiteralUninit(dt, dims, x.Pool)
 	}
-	return newLiteral(dt, dims, nil)
+	return newLiteralUninit(dt, dims, nil)
 }
 
 // NewLiteral is NewLiteralUninit with zeroed contents (as hlo.NewLiteral).
@@ -281,9 +282,9 @@ func (x *Ctx) NewLiteral(dt hlo.DType, dims []int64) *hlo.Literal {
 			clear(l.Data)
 			return l
 		}
-		return newLiteral(dt, dims, x.Pool)
+		return newLiteralZero(dt, dims, x.Pool)
 	}
-	return newLiteral(dt, dims, nil)
+	return newLiteralZero(dt, dims, nil)
 }
 
 // smallLit is a literal with up to four dimensions and a small payload in

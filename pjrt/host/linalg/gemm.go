@@ -52,6 +52,8 @@ type microKernel[T float] struct {
 	// narrow, when set, is the kernel for products of at most narrow.nr
 	// columns (see forColumns).
 	narrow *microKernel[T]
+	// kc is the deepest K slab (0: gemmKC); see slabK.
+	kc int
 }
 
 // forColumns is the kernel for a product with n columns: the narrow one
@@ -63,10 +65,15 @@ func (k *microKernel[T]) forColumns(n int) *microKernel[T] {
 	return k
 }
 
-// Blocking parameters. kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
-// an A block in L2, kc*nc keeps the packed B block in L3.
+// Blocking parameters: kc*nr*sizeof(T) keeps a B panel in L1, mc*kc keeps
+// an A block in L2, kc*nc keeps the packed B block in L3. Kernels may
+// take deeper slabs (microKernel.kc): the AVX-512 ones take wideKC, their
+// B panel (128 KiB for f32 at nr = 32) then streaming from L2, which keeps
+// up with the 128 bytes of it they read per 24 multiply-adds, while each
+// K slab past the first reads and writes all of C again.
 const (
 	gemmKC = 256
+	wideKC = 1024
 	gemmMC = 144
 	gemmNC = 3072
 	// Below this many multiply-adds a product runs on one goroutine.
@@ -210,22 +217,28 @@ func (r *taskRunner) claim() {
 	}
 }
 
-// slabK is the depth of the K slabs of a product with k steps: at most
-// gemmKC, and equal (784 is four slabs of 196, not three of 256 and one
-// of 16: a thin last slab would pay the micro-kernel's fixed costs for
-// little work).
-func slabK(k int) int { return ceilDiv(k, ceilDiv(k, gemmKC)) }
+// slabK is the depth of the K slabs of a product with k steps: at most the
+// kernel's kc, and equal (with kc 1024, 1100 is two slabs of 550, not one
+// of 1024 and one of 76: a thin last slab would pay the micro-kernel's
+// fixed costs for little work).
+func (kern *microKernel[T]) slabK(k int) int {
+	kc := kern.kc
+	if kc == 0 {
+		kc = gemmKC
+	}
+	return ceilDiv(k, ceilDiv(k, kc))
+}
 
-// packedBLen is the length of a whole packed B (k x n): every slabK-deep
-// slab of K, starting at element pc*roundUp(n, nr) for the slab at K
+// packedBLen is the length of a whole packed B (k x n): every kc-deep
+// slab of K (kc from slabK), starting at element pc*roundUp(n, nr) for the slab at K
 // offset pc, holds the slab's nr-wide column panels one after the other.
 func packedBLen(k, n, nr int) int { return k * roundUp(n, nr) }
 
-// packBPanels packs column panels [p0, p1) of every K slab of B (k x n,
-// element (p, j) at off + p*rs + j*cs) into dst in packedBLen's layout.
-func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
+// packBPanels packs column panels [p0, p1) of every kc-deep K slab of B
+// (k x n, element (p, j) at off + p*rs + j*cs) into dst in packedBLen's
+// layout.
+func packBPanels[T float](dst, b []T, off, rs, cs, k, kc, n, nr, p0, p1 int) {
 	nPad := roundUp(n, nr)
-	kc := slabK(k)
 	for pc := 0; pc < k; pc += kc {
 		kcur := min(kc, k-pc)
 		base := pc * nPad
@@ -237,14 +250,14 @@ func packBPanels[T float](dst, b []T, off, rs, cs, k, n, nr, p0, p1 int) {
 
 // packWholeB packs all of B with up to workers goroutines, in tasks of
 // about 8192 elements.
-func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
+func packWholeB[T float](dst, b []T, off, rs, cs, k, kc, n, nr, workers int) {
 	nPanels := ceilDiv(n, nr)
 	if workers <= 1 || k*n < 1<<14 {
-		packBPanels(dst, b, off, rs, cs, k, n, nr, 0, nPanels)
+		packBPanels(dst, b, off, rs, cs, k, kc, n, nr, 0, nPanels)
 		return
 	}
 	j := getPackJob[T]()
-	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr = dst, b, off, rs, cs, k, n, nr
+	j.dst, j.b, j.off, j.rs, j.cs, j.k, j.kc, j.n, j.nr = dst, b, off, rs, cs, k, kc, n, nr
 	j.per, j.nPanels = max(1, (1<<13)/(k*nr)), nPanels
 	runTasks(ceilDiv(nPanels, j.per), workers, j.fn)
 	putPackJob(j)
@@ -253,14 +266,14 @@ func packWholeB[T float](dst, b []T, off, rs, cs, k, n, nr, workers int) {
 // packJob is a parallel packWholeB, pooled like gemm2DJob: task t packs
 // panels [t*per, (t+1)*per).
 type packJob[T float] struct {
-	dst, b                []T
-	off, rs, cs, k, n, nr int
-	per, nPanels          int
-	fn                    func(t int)
+	dst, b                    []T
+	off, rs, cs, k, kc, n, nr int
+	per, nPanels              int
+	fn                        func(t int)
 }
 
 func (j *packJob[T]) run(t int) {
-	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.n, j.nr, t*j.per, min(j.nPanels, (t+1)*j.per))
+	packBPanels(j.dst, j.b, j.off, j.rs, j.cs, j.k, j.kc, j.n, j.nr, t*j.per, min(j.nPanels, (t+1)*j.per))
 }
 
 var packJobs = floatPools{
@@ -340,7 +353,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 			pb = buf.b
 			release = func() { pool.Put(buf) }
 		}
-		packWholeB(pb, b, bOff, brs, bcs, k, n, nr, workers)
+		packWholeB(pb, b, bOff, brs, bcs, k, kern.slabK(k), n, nr, workers)
 		if release != nil {
 			defer release()
 		}
@@ -351,7 +364,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		buf, pool := getBuf[T]()
 		buf.a = grow(buf.a, k*mr)
 		edgeA = buf.a
-		packEdgeA(edgeA, a, aOff, ars, m, k, mr)
+		packEdgeA(edgeA, a, aOff, ars, m, k, kern.slabK(k), mr)
 		defer pool.Put(buf)
 	}
 	j := getJob[T]()
@@ -362,7 +375,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		c: c, cOff: cOff, ldc: ldc,
 		o: *o, pb: pb, inPlaceA: inPlaceA,
 		nTasks: nTasks, nPanels: nPanels, mc: mc,
-		nPad: roundUp(n, nr), kc: slabK(k),
+		nPad: roundUp(n, nr), kc: kern.slabK(k),
 		claimMin: claimMin, workers: workers, edgeA: edgeA,
 		task: j.task,
 	}
@@ -557,11 +570,10 @@ func (j *gemm2DJob[T]) block(i0, i1, p0, p1 int, buf *packBuf[T], epi func(seg [
 }
 
 // packEdgeA packs the rows past the last full mr-row panel of a row-major
-// A (m x k at a[off:], row stride lda) for every K slab: slab pc (slabK
-// deep) at dst[pc*mr:], in packPanelA's layout.
-func packEdgeA[T float](dst, a []T, off, lda, m, k, mr int) {
+// A (m x k at a[off:], row stride lda) for every kc-deep K slab: slab pc
+// at dst[pc*mr:], in packPanelA's layout.
+func packEdgeA[T float](dst, a []T, off, lda, m, k, kc, mr int) {
 	r0 := m - m%mr
-	kc := slabK(k)
 	for pc := 0; pc < k; pc += kc {
 		kcur := min(kc, k-pc)
 		packPanelA(dst[pc*mr:(pc+kcur)*mr], a, off+r0*lda+pc, lda, 1, kcur, m-r0, mr)

@@ -68,14 +68,15 @@ func gemmOptsCase[T float](t *testing.T, kern *microKernel[T], r *rand.Rand, m, 
 }
 
 // TestGemmOptions draws shapes around the task-splitting thresholds (rows
-// few or many against 4*workers*mr, several K slabs, ragged panels).
+// few or many against 4*workers*mr, several K slabs of 256 or of 1024
+// deep kernels, ragged panels).
 func TestGemmOptions(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	sizes := []int{1, 5, 12, 13, 47, 96, 97, 150, 300}
 	for iter := 0; iter < 40; iter++ {
 		m := sizes[r.IntN(len(sizes))] + r.IntN(3)
 		n := sizes[r.IntN(len(sizes))] + r.IntN(3)
-		k := []int{0, 1, 7, 255, 256, 257, 600}[r.IntN(7)]
+		k := []int{0, 1, 7, 255, 256, 257, 600, 1030}[r.IntN(8)]
 		ta, tb := r.IntN(2) == 0, r.IntN(2) == 0
 		for _, kern := range kernelsF32() {
 			gemmOptsCase(t, kern, r, m, n, k, ta, tb)
@@ -223,6 +224,7 @@ func TestGemmColumnClaims(t *testing.T) {
 		{301, 520, 256}, // 1 edge row, 17 panels
 		{7, 400, 300},   // only edge rows
 		{64, 512, 784},  // the MLP's first layer
+		{30, 200, 1100}, // 2 slabs of 550 with 1024-deep kernels
 	} {
 		for _, kern := range kernelsF32() {
 			if kern.fnA == nil {
@@ -283,7 +285,7 @@ func TestNarrowKernelBits(t *testing.T) {
 		}
 		for _, m := range []int{1, 5, 12, 13, 64, 100} {
 			for _, n := range []int{1, 10, 16, 40} {
-				for _, k := range []int{1, 7, 256, 513} {
+				for _, k := range []int{1, 7, 256, 513, 1100} {
 					ta, tb := r.IntN(2) == 0, r.IntN(2) == 0
 					a := randMatrix[float32](r, 1, m, k, ta)
 					b := randMatrix[float32](r, 1, k, n, tb)

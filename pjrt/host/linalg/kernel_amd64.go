@@ -55,7 +55,7 @@ func init() {
 			}
 			interleave16AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), ld, blocks)
 		}
-		wide := &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, fn: func(k int, a, b, c []float32, ldc int, store bool) {
+		wide := &microKernel[float32]{name: "avx512-12x32", mr: 12, nr: 32, kc: wideKC, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 32, ldc)
 			sgemm12x32AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}, fnA: func(k int, a, b, c []float32, ldc, lda int, store bool) {
@@ -75,7 +75,7 @@ func init() {
 				}
 			}
 		}}
-		wide.narrow = &microKernel[float32]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float32, ldc int, store bool) {
+		wide.narrow = &microKernel[float32]{name: "avx512-12x16", mr: 12, nr: 16, kc: wideKC, fn: func(k int, a, b, c []float32, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)
 			sgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}, fnA: func(k int, a, b, c []float32, ldc, lda int, store bool) {
@@ -85,7 +85,7 @@ func init() {
 			sgemm12x16AVX512A(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store), lda)
 		}}
 		asmKernelsF32 = append(asmKernelsF32, wide, wide.narrow)
-		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, fn: func(k int, a, b, c []float64, ldc int, store bool) {
+		asmKernelsF64 = append(asmKernelsF64, &microKernel[float64]{name: "avx512-12x16", mr: 12, nr: 16, kc: wideKC, fn: func(k int, a, b, c []float64, ldc int, store bool) {
 			checkTile(k, len(a), len(b), len(c), 12, 16, ldc)
 			dgemm12x16AVX512(k, unsafe.SliceData(a), unsafe.SliceData(b), unsafe.SliceData(c), ldc, b2i(store))
 		}})

@@ -1,0 +1,196 @@
+package kernel
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/xlajit/xlajit/hlo"
+)
+
+// Recycled storage. A result an execution returns belongs to its caller,
+// who usually drops it (a loop that computes and reads a product): the
+// next result of the same size is then a fresh allocation, which Go zeroes
+// (a page fault per page when its pages went back to the OS) and whose
+// garbage brings the next collection closer. Storage of recycleMin bytes
+// or more that a kernel overwrites whole (Ctx.NewLiteralUninit) comes from
+// here instead: each such buffer carries a finalizer, which Go runs only
+// once nothing at all references the buffer (no literal, no view of it, no
+// slice a caller kept, no derived copy's source), and which puts the
+// buffer on a free list by size; the next allocation of that size takes
+// it, unzeroed. A buffer's address is never a key anywhere it could be
+// mistaken for another (derived data and storage accounts key literals by
+// weak pointers), so reuse is as safe as Go reusing the memory itself.
+//
+// Memory bound: the bytes of recycled buffers (in use, with a finalizer,
+// or free) never exceed RecycleBudget; past it, storage is allocated
+// plainly and Go frees it. Free buffers go back to Go over collections:
+// at each one, each size drops as many free buffers as it never needed
+// since the previous one (its low-water mark), so storage of a size
+// nobody asks for any more is Go's again after two collections.
+
+// recycleMin is the smallest storage that is recycled: Go's large-object
+// size, from which an allocation costs a span of its own, zeroed page by
+// page.
+const recycleMin = 32 << 10
+
+// recycleGrain is what sizes are rounded up to (Go's page): storage of
+// shapes a few elements apart shares a size.
+const recycleGrain = 8 << 10
+
+// RecycleBudget is the most bytes of recycled storage, in use or free.
+var RecycleBudget int64 = 64 << 20
+
+type recycleClass struct {
+	n    int           // bytes, a multiple of recycleGrain
+	free []*complex128 // free buffers (their first word)
+	low  int           // the fewest free buffers since the last collection
+	// armed counts this size's buffers with a finalizer (in use).
+	armed int
+	fin   func(*complex128)
+}
+
+var recycler = struct {
+	sync.Mutex
+	classes map[int]*recycleClass
+	bytes   int64 // in use with a finalizer, or free
+	ticking bool
+	// reused counts allocations served from a free list (tests).
+	reused atomic.Int64
+}{classes: map[int]*recycleClass{}}
+
+// recycledBytes returns n bytes (n >= recycleMin) of storage aligned to
+// at least 16 bytes: a recycled buffer (contents unspecified), or fresh
+// zeroed storage (fresh set).
+func recycledBytes(n int) (b []byte, fresh bool) {
+	size := (n + recycleGrain - 1) / recycleGrain * recycleGrain
+	r := &recycler
+	r.Lock()
+	c := r.classes[size]
+	if c == nil {
+		c = &recycleClass{n: size}
+		c.fin = c.collected
+		r.classes[size] = c
+	}
+	var p *complex128
+	if k := len(c.free); k > 0 {
+		p = c.free[k-1]
+		c.free[k-1] = nil
+		c.free = c.free[:k-1]
+		c.low = min(c.low, len(c.free))
+		c.armed++
+		r.reused.Add(1)
+	} else if r.bytes+int64(size) <= RecycleBudget {
+		r.bytes += int64(size)
+		c.armed++
+		fresh = true
+		if !r.ticking {
+			r.ticking = true
+			armTick()
+		}
+	} else {
+		r.Unlock()
+		return hlo.AlignedBytes(n), true
+	}
+	r.Unlock()
+	if fresh {
+		p = &make([]complex128, size/16)[0]
+	}
+	runtime.SetFinalizer(p, c.fin)
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), size)[:n:n], fresh
+}
+
+// collected is the finalizer of a buffer of c's size: nothing references
+// it any more, so it is free.
+func (c *recycleClass) collected(p *complex128) {
+	r := &recycler
+	r.Lock()
+	c.armed--
+	c.free = append(c.free, p)
+	r.Unlock()
+}
+
+// gcTick is an object whose cleanup marks a collection and makes the next
+// one (at least 16 bytes: not batched with other tiny objects).
+type gcTick struct{ _ [2]uintptr }
+
+func armTick() { runtime.AddCleanup(new(gcTick), recycleTick, 0) }
+
+// recycleTick runs after each collection: every size gives back the free
+// buffers it did not need since the previous one, and the tick stops
+// while nothing is recycled.
+func recycleTick(int) {
+	r := &recycler
+	r.Lock()
+	defer r.Unlock()
+	for size, c := range r.classes {
+		drop := min(c.low, len(c.free))
+		for i := len(c.free) - drop; i < len(c.free); i++ {
+			c.free[i] = nil
+		}
+		c.free = c.free[:len(c.free)-drop]
+		r.bytes -= int64(drop) * int64(c.n)
+		c.low = len(c.free)
+		if c.armed == 0 && len(c.free) == 0 {
+			delete(r.classes, size)
+		}
+	}
+	if len(r.classes) == 0 {
+		r.ticking = false
+		return
+	}
+	armTick()
+}
+
+// newLiteralUninit is newLiteral with unspecified contents: storage of
+// recycleMin bytes or more is recycled.
+func newLiteralUninit(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
+	n, ok := recycledSize(dt, dims)
+	if !ok {
+		return newLiteral(dt, dims, lender)
+	}
+	b, _ := recycledBytes(n)
+	return literalOver(dt, dims, b, lender)
+}
+
+// newLiteralZero is newLiteral with recycled storage (cleared unless
+// fresh) from recycleMin bytes.
+func newLiteralZero(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
+	n, ok := recycledSize(dt, dims)
+	if !ok {
+		return newLiteral(dt, dims, lender)
+	}
+	b, fresh := recycledBytes(n)
+	if !fresh {
+		clear(b)
+	}
+	return literalOver(dt, dims, b, lender)
+}
+
+// recycledSize is the byte size of a dt[dims] literal whose storage is
+// recycled: at least recycleMin, and a rank a viewHeader holds.
+func recycledSize(dt hlo.DType, dims []int64) (int, bool) {
+	if len(dims) > len(viewHeader{}.dims) || hlo.NumElements(dims) < 0 {
+		return 0, false
+	}
+	n, ok := hlo.ByteSize(dt, dims)
+	if !ok || n < recycleMin || n > math.MaxInt {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// literalOver returns a literal dt[dims] over b in a new viewHeader, lent
+// to the pooled execution it is made for, if any (see newLarge).
+func literalOver(dt hlo.DType, dims []int64, b []byte, lender *Pool) *hlo.Literal {
+	h := &viewHeader{}
+	h.lit.Dims = h.dims[:len(dims):len(dims)]
+	copy(h.lit.Dims, dims)
+	h.lit.DType, h.lit.Data = dt, b
+	if lender != nil {
+		lender.lend(h)
+	}
+	return &h.lit
+}

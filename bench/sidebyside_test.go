@@ -14,6 +14,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends/simplego"
@@ -385,17 +386,20 @@ func tinyGoMLX(b *testing.B) {
 	b.ReportMetric(check, "check")
 }
 
+// firstCallSeq numbers the first-call rows' functions across the whole
+// process: a constant that restarted with each -count (or each row) would
+// build a graph compiled before, and the compile cache would serve it.
+var firstCallSeq atomic.Int64
+
 // mlpFirstXlajit is the first call of a new jit function of the MLP
 // (trace, compile, one execution). Each iteration adds a different
 // constant to the logits, so that no compile cache can serve it; the
 // table subtracts mlp_fwd's time to get the cost beyond one execution.
 func mlpFirstXlajit(b *testing.B) {
 	m, x := newMLP(), mlpInput()
-	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		i++
-		c := float64(i)
+		c := float64(firstCallSeq.Add(1))
 		f := jit.Compile(func(m *mlpModel, x *lazy.Tensor) *lazy.Tensor { return m.forward(x).AddScalar(c) })
 		must(lazy.Sync(f(m, x)))
 	}
@@ -427,11 +431,9 @@ func mlpFirstGoMLX(b *testing.B) {
 // per iteration defeats the compile cache.
 func chainFirstXlajit(b *testing.B) {
 	x := lazy.FromSlice([]float32{1})
-	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		i++
-		c := float64(i)
+		c := float64(firstCallSeq.Add(1))
 		f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
 			x = x.AddScalar(c)
 			for k := 1; k < 10000; k++ {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // InferResultTypes returns the result types of the op called op (fully
@@ -33,11 +34,12 @@ func InferResultTypesFrom(op string, operands []Type, attrs []NamedAttr, regions
 // builder and the verifier infer once per op; nothing keeps c after the
 // call returns).
 func inferWith(c *inferCtx, op string, operands []Type, attrs []NamedAttr, regions []*Region, declared []Type) ([]Type, error) {
-	rule, ok := inferRules[op]
+	rule, ok := c.rules.lookup(op)
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown op", op)
 	}
-	*c = inferCtx{op: op, operands: operands, attrs: attrs, regions: regions, given: declared}
+	// Reset the per-op fields (not the rule cache).
+	c.op, c.operands, c.attrs, c.regions, c.given, c.res = op, operands, attrs, regions, declared, [1]Type{}
 	for i, t := range operands {
 		if t == nil {
 			return nil, c.errf("operand #%d has no type", i)
@@ -102,6 +104,30 @@ type inferCtx struct {
 	regions  []*Region
 	given    []Type // declared result types, may be nil
 	res      [1]Type
+	rules    ruleCache // kept across uses
+}
+
+// ruleCache holds the rules a reused context found last, by the address
+// and length of the op name: a builder emits the same few ops over and
+// over, their names the same constant strings, and a name with the
+// address and length of another is that name (no hashing).
+type ruleCache [8]struct {
+	name *byte
+	n    int
+	rule inferFn
+}
+
+func (rc *ruleCache) lookup(op string) (inferFn, bool) {
+	p := unsafe.StringData(op)
+	e := &rc[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(op)))%uintptr(len(rc))]
+	if e.rule != nil && e.name == p && e.n == len(op) {
+		return e.rule, true
+	}
+	rule, ok := inferRules[op]
+	if ok {
+		e.name, e.n, e.rule = p, len(op), rule
+	}
+	return rule, ok
 }
 
 // one returns the result list [t], held by c: a reused context (see
@@ -447,15 +473,31 @@ func typesCompatibleList(a, b []Type) bool {
 // checkAxes checks that every entry of dims is an axis of a rank-r tensor
 // and, when unique, that none repeats.
 func (c *inferCtx) checkAxes(what string, dims []int64, rank int, unique bool) error {
-	seen := make(map[int64]bool, len(dims))
+	// seen marks the axes met (in range, so a bit each up to rank 64;
+	// a map above).
+	var seen uint64
+	var seenMap map[int64]bool
+	if unique && rank > 64 {
+		seenMap = make(map[int64]bool, len(dims))
+	}
 	for _, d := range dims {
 		if d < 0 || d >= int64(rank) {
 			return c.errf("%s %s: %d is out of range [0, %d)", what, fmtInts(dims), d, rank)
 		}
-		if unique && seen[d] {
+		if !unique {
+			continue
+		}
+		if seenMap != nil {
+			if seenMap[d] {
+				return c.errf("%s %s: %d repeats", what, fmtInts(dims), d)
+			}
+			seenMap[d] = true
+			continue
+		}
+		if seen&(1<<d) != 0 {
 			return c.errf("%s %s: %d repeats", what, fmtInts(dims), d)
 		}
-		seen[d] = true
+		seen |= 1 << d
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package partitioner
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -16,6 +18,11 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 	defer endCount(false)
 	host := map[*fx.Node]bool{}
 	var in []lazy.Shape // reused: DeviceSupports keeps no operand list
+	// last is the latest answer per op. A traced function repeats the
+	// same op on the same shapes with the same attribute list (shared:
+	// lists are never edited), and the answer depends on nothing else, so
+	// a repeat skips DeviceSupports' key hashing.
+	last := map[*lazy.OpDef]*askedOp{}
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {
 			continue
@@ -29,9 +36,44 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 		for _, a := range n.Args {
 			in = append(in, a.Shape())
 		}
-		if !lazy.DeviceSupports(dev, op, n.Attrs, in) {
+		a := last[op]
+		if a == nil || !a.same(n.Attrs, in) {
+			if a == nil {
+				a = &askedOp{}
+				last[op] = a
+			}
+			a.set(n.Attrs, in, lazy.DeviceSupports(dev, op, n.Attrs, in))
+		}
+		if !a.ok {
 			host[n] = true
 		}
 	}
 	return host
+}
+
+// askedOp is one DeviceSupports question about an op and its answer.
+type askedOp struct {
+	attrs lazy.Attrs // the list itself (compared by identity)
+	in    []lazy.Shape
+	ok    bool
+}
+
+// same reports whether attrs (the same list) and in (equal shapes) ask
+// a's question again.
+func (a *askedOp) same(attrs lazy.Attrs, in []lazy.Shape) bool {
+	if len(attrs) != len(a.attrs) || len(in) != len(a.in) ||
+		(len(attrs) > 0 && &attrs[0] != &a.attrs[0]) {
+		return false
+	}
+	for i, s := range in {
+		if s.DType != a.in[i].DType || !slices.Equal(s.Dims, a.in[i].Dims) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *askedOp) set(attrs lazy.Attrs, in []lazy.Shape, ok bool) {
+	a.attrs, a.ok = attrs, ok
+	a.in = append(a.in[:0], in...) // the shapes' dims are never edited
 }

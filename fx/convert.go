@@ -159,6 +159,10 @@ type converter struct {
 	// (all names cut from one string).
 	names  []pendingName
 	counts map[*lazy.OpDef]*opCount
+	recent [16]struct {
+		op *lazy.OpDef
+		oc *opCount
+	}
 	byBase map[string]*opCount
 	// cells are call nodes with room for two arguments, cut from chunks
 	// (one allocation per chunk; a graph's nodes live and die together).
@@ -208,7 +212,14 @@ func (c *converter) add(n *Node, ir *lazy.Node) *Node {
 // name numbers a call of op (add_1, add_2, ...: ops whose names differ
 // in case only share one count); the name is set by nameCalls.
 func (c *converter) name(n *Node, op *lazy.OpDef) {
-	oc := c.counts[op]
+	// The few ops of a traced function repeat: a slot per op address
+	// before the map.
+	p := uintptr(unsafe.Pointer(op))
+	slot := &c.recent[(p>>4^p>>9)%uintptr(len(c.recent))]
+	oc := slot.oc
+	if slot.op != op || oc == nil {
+		oc = c.counts[op]
+	}
 	if oc == nil {
 		if c.counts == nil {
 			c.counts, c.byBase = map[*lazy.OpDef]*opCount{}, map[string]*opCount{}
@@ -220,6 +231,7 @@ func (c *converter) name(n *Node, op *lazy.OpDef) {
 		}
 		c.counts[op] = oc
 	}
+	slot.op, slot.oc = op, oc
 	oc.n++
 	c.names = append(c.names, pendingName{n, oc, oc.n})
 }

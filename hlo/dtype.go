@@ -128,11 +128,11 @@ func AllDTypes() []DType {
 	return out
 }
 
-func (d DType) info() dtypeInfo {
+func (d DType) info() *dtypeInfo {
 	if d >= numDTypes {
-		return dtypeTable[InvalidDType]
+		return &dtypeTable[InvalidDType]
 	}
-	return dtypeTable[d]
+	return &dtypeTable[d]
 }
 
 // String returns the MLIR spelling of d.

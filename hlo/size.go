@@ -74,13 +74,13 @@ func ByteSize(dt DType, dims []int64) (int64, bool) {
 // a dt tensor of dims overflows an int64 (dynamic dimensions are skipped),
 // else nil.
 func CheckSize(dt DType, dims []int64) error {
+	if _, ok := ByteSize(dt, dims); ok {
+		return nil // the element count fits too
+	}
 	if _, ok := CheckedNumElements(dims); !ok {
 		return &SizeError{DType: dt, Dims: append([]int64(nil), dims...)}
 	}
-	if _, ok := ByteSize(dt, dims); !ok {
-		return &SizeError{DType: dt, Dims: append([]int64(nil), dims...), Bytes: true}
-	}
-	return nil
+	return &SizeError{DType: dt, Dims: append([]int64(nil), dims...), Bytes: true}
 }
 
 // CheckTypeSize is CheckSize for every tensor of a type (tuple elements

@@ -2,6 +2,7 @@ package partitioner
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
@@ -22,7 +23,7 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 	// same op on the same shapes with the same attribute list (shared:
 	// lists are never edited), and the answer depends on nothing else, so
 	// a repeat skips DeviceSupports' key hashing.
-	last := map[*lazy.OpDef]*askedOp{}
+	var last askedOps
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {
 			continue
@@ -36,12 +37,9 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 		for _, a := range n.Args {
 			in = append(in, a.Shape())
 		}
-		a := last[op]
-		if a == nil || !a.same(n.Attrs, in) {
-			if a == nil {
-				a = &askedOp{}
-				last[op] = a
-			}
+		a := last.of(op)
+		if a.op != op || !a.same(n.Attrs, in) {
+			a.op = op
 			a.set(n.Attrs, in, lazy.DeviceSupports(dev, op, n.Attrs, in))
 		}
 		if !a.ok {
@@ -51,8 +49,18 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 	return host
 }
 
+// askedOps holds the latest answers by op (a few ops: an op whose slot
+// another took is asked again).
+type askedOps [16]askedOp
+
+func (a *askedOps) of(op *lazy.OpDef) *askedOp {
+	p := uintptr(unsafe.Pointer(op))
+	return &a[(p>>4^p>>9)%uintptr(len(a))]
+}
+
 // askedOp is one DeviceSupports question about an op and its answer.
 type askedOp struct {
+	op    *lazy.OpDef
 	attrs lazy.Attrs // the list itself (compared by identity)
 	in    []lazy.Shape
 	ok    bool

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -28,8 +29,13 @@ import (
 // or free) never exceed RecycleBudget; past it, storage is allocated
 // plainly and Go frees it. Free buffers go back to Go over collections:
 // at each one, each size drops as many free buffers as it never needed
-// since the previous one (its low-water mark), so storage of a size
-// nobody asks for any more is Go's again after two collections.
+// since the previous one (its low-water mark), less as many as it handed
+// out (the next interval needs as many spare again: collectSoon starts
+// collections while free buffers remain); a size nobody asked for since
+// the previous collection keeps its buffers until it has been unused for
+// recycleIdle (collections can come faster than executions), so storage
+// of a size nobody asks for any more is Go's again after recycleIdle and
+// two collections.
 
 // recycleMin is the smallest storage that is recycled: Go's large-object
 // size, from which an allocation costs a span of its own, zeroed page by
@@ -43,23 +49,39 @@ const recycleGrain = 8 << 10
 // RecycleBudget is the most bytes of recycled storage, in use or free.
 var RecycleBudget int64 = 64 << 20
 
+// recycleIdle is how long a size goes unused before a collection gives
+// its free buffers back to Go.
+const recycleIdle = time.Second
+
+// recycleCollectBytes is how many bytes of recycled storage are handed
+// out between two collections the recycler starts (see collectSoon).
+const recycleCollectBytes = 16 << 20
+
 type recycleClass struct {
 	n    int           // bytes, a multiple of recycleGrain
 	free []*complex128 // free buffers (their first word)
 	low  int           // the fewest free buffers since the last collection
+	// takes counts the buffers handed out since the last collection;
+	// used is when one was last handed out.
+	takes int
+	used  time.Time
 	// armed counts this size's buffers with a finalizer (in use).
 	armed int
 	fin   func(*complex128)
 }
 
-var recycler = struct {
+var recycler = recyclerState{classes: map[int]*recycleClass{}}
+
+type recyclerState struct {
 	sync.Mutex
 	classes map[int]*recycleClass
 	bytes   int64 // in use with a finalizer, or free
 	ticking bool
+	// taken is the bytes handed out since the last collection.
+	taken int64
 	// reused counts allocations served from a free list (tests).
 	reused atomic.Int64
-}{classes: map[int]*recycleClass{}}
+}
 
 // recycledBytes returns n bytes (n >= recycleMin) of storage aligned to
 // at least 16 bytes: a recycled buffer (contents unspecified), or fresh
@@ -74,6 +96,14 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 		c.fin = c.collected
 		r.classes[size] = c
 	}
+	if len(c.free) == 0 && c.armed > 0 {
+		// Buffers of this size are out, and a finalizer may be waiting
+		// for a thread to give one back: let it run once before
+		// allocating fresh storage.
+		r.Unlock()
+		runtime.Gosched()
+		r.Lock()
+	}
 	var p *complex128
 	if k := len(c.free); k > 0 {
 		p = c.free[k-1]
@@ -81,15 +111,25 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 		c.free = c.free[:k-1]
 		c.low = min(c.low, len(c.free))
 		c.armed++
+		c.takes++
+		c.used = time.Now()
 		r.reused.Add(1)
-	} else if r.bytes+int64(size) <= RecycleBudget {
+		r.taken += int64(size)
+		if int64(len(c.free)*size) < r.taken {
+			collectSoon()
+		}
+	} else if r.bytes+int64(size) <= RecycleBudget || r.evict(int64(size)) {
 		r.bytes += int64(size)
 		c.armed++
+		c.takes++
+		c.used = time.Now()
 		fresh = true
+		r.taken += int64(size)
 		if !r.ticking {
 			r.ticking = true
 			armTick()
 		}
+		collectSoon()
 	} else {
 		r.Unlock()
 		return hlo.AlignedBytes(n), true
@@ -112,6 +152,45 @@ func (c *recycleClass) collected(p *complex128) {
 	r.Unlock()
 }
 
+// evict gives free buffers of other sizes back to Go until n more bytes
+// fit in RecycleBudget, and reports whether they do. Free buffers are a
+// cache; the budget is for storage in use first.
+func (r *recyclerState) evict(n int64) bool {
+	for _, c := range r.classes {
+		for len(c.free) > 0 && r.bytes+n > RecycleBudget {
+			k := len(c.free) - 1
+			c.free[k] = nil
+			c.free = c.free[:k]
+			c.low = min(c.low, k)
+			r.bytes -= int64(c.n)
+		}
+	}
+	return r.bytes+n <= RecycleBudget
+}
+
+// collecting is set while a collection the recycler started runs.
+var collecting atomic.Bool
+
+// collectSoon starts a collection in the background once
+// recycleCollectBytes were handed out since the last one (the caller
+// holds the recycler's lock and has found a size's free buffers fewer
+// than those taken since then, or none). Dropped results are only found
+// by a collection, and Go's pacer would start the next one late: the free
+// buffers count as live heap, so as many bytes again are allocated fresh
+// (zeroed, often page-faulted) before it runs. Starting it while free
+// buffers remain finds the dropped ones before the list runs dry, and
+// costs at most one collection per recycleCollectBytes handed out, fewer
+// than the fresh allocations it spares would have caused.
+func collectSoon() {
+	if recycler.taken < recycleCollectBytes || !collecting.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		runtime.GC()
+		collecting.Store(false)
+	}()
+}
+
 // gcTick is an object whose cleanup marks a collection and makes the next
 // one (at least 16 bytes: not batched with other tiny objects).
 type gcTick struct{ _ [2]uintptr }
@@ -125,8 +204,13 @@ func recycleTick(int) {
 	r := &recycler
 	r.Lock()
 	defer r.Unlock()
+	r.taken = 0
 	for size, c := range r.classes {
-		drop := min(c.low, len(c.free))
+		drop := max(min(c.low, len(c.free))-c.takes, 0)
+		if c.takes == 0 && time.Since(c.used) < recycleIdle {
+			drop = 0 // collections came faster than executions
+		}
+		c.takes = 0
 		for i := len(c.free) - drop; i < len(c.free); i++ {
 			c.free[i] = nil
 		}

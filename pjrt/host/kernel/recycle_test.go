@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 	"unsafe"
@@ -162,8 +163,8 @@ func TestRecycleBudgetAndRelease(t *testing.T) {
 	}
 	live = nil
 	collectUntil(t, "free buffers", func() bool { return freeCount(n) == 3 })
-	// Nobody allocates this size any more: two collections later its free
-	// buffers are Go's.
+	// Nobody allocates this size any more: recycleIdle and two
+	// collections later its free buffers are Go's.
 	collectUntil(t, "release of unused storage", func() bool {
 		recycler.Lock()
 		defer recycler.Unlock()
@@ -183,4 +184,35 @@ func TestRecycleSmallIsPlain(t *testing.T) {
 	if recycler.reused.Load() != before {
 		t.Fatal("small storage was recycled")
 	}
+}
+
+// A loop that drops its results starts a collection itself once
+// recycleCollectBytes were handed out, so that the dropped storage comes
+// back before the free buffers run out; Go's pacer alone would start it
+// only after as many bytes again were allocated fresh.
+func TestRecycleStartsCollections(t *testing.T) {
+	var x *Ctx
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	dims := []int64{1 << 18} // 1 MiB
+	// A live heap large enough that Go's pacer starts no collection
+	// during the loop below: any collection is the recycler's.
+	ballast := make([]byte, 256<<20)
+	runtime.GC()
+	before := forced()
+	for i := 0; i < 2*recycleCollectBytes>>20; i++ {
+		l := x.NewLiteralUninit(hlo.F32, dims)
+		clear(l.Data)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for forced() == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("no collection started after %d MiB of recycled results were handed out", 2*recycleCollectBytes>>20)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	runtime.KeepAlive(ballast)
 }

@@ -2,6 +2,8 @@ package lazy
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -180,6 +182,48 @@ func DeviceSupports(dev *Device, op *OpDef, attrs Attrs, in []Shape) bool {
 	}
 	slot.Store(&capAnswer{key, v})
 	return v
+}
+
+// SameSupportAttrs reports whether attribute lists a and b key the same
+// DeviceSupports question: the same list, or the same keys and values,
+// a constant's literal counting by its type only (as DeviceSupports
+// keys it). A caller asking about many nodes of one op skips the
+// question for a node whose attributes (and operand shapes) repeat.
+func SameSupportAttrs(a, b Attrs) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i, x := range a {
+		y := b[i]
+		if x.Key != y.Key {
+			return false
+		}
+		switch v := x.Val.(type) {
+		case *hlo.Literal:
+			w, ok := y.Val.(*hlo.Literal)
+			if !ok || v.DType != w.DType || !slices.Equal(v.Dims, w.Dims) {
+				return false
+			}
+		case []int64:
+			if w, ok := y.Val.([]int64); !ok || !slices.Equal(v, w) {
+				return false
+			}
+		case float64:
+			if w, ok := y.Val.(float64); !ok || math.Float64bits(v) != math.Float64bits(w) {
+				return false
+			}
+		case int64, bool, string, DType:
+			if x.Val != y.Val {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // deviceSupports lowers op alone on placeholders and checks the module

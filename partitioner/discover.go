@@ -20,9 +20,9 @@ func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
 	host := map[*fx.Node]bool{}
 	var in []lazy.Shape // reused: DeviceSupports keeps no operand list
 	// last is the latest answer per op. A traced function repeats the
-	// same op on the same shapes with the same attribute list (shared:
-	// lists are never edited), and the answer depends on nothing else, so
-	// a repeat skips DeviceSupports' key hashing.
+	// same op on the same shapes with the same attributes (a constant's
+	// value aside), and the answer depends on nothing else, so a repeat
+	// skips DeviceSupports' key hashing.
 	var last askedOps
 	for _, n := range g.Nodes {
 		if n.Kind != fx.Call {
@@ -61,16 +61,15 @@ func (a *askedOps) of(op *lazy.OpDef) *askedOp {
 // askedOp is one DeviceSupports question about an op and its answer.
 type askedOp struct {
 	op    *lazy.OpDef
-	attrs lazy.Attrs // the list itself (compared by identity)
+	attrs lazy.Attrs
 	in    []lazy.Shape
 	ok    bool
 }
 
-// same reports whether attrs (the same list) and in (equal shapes) ask
-// a's question again.
+// same reports whether attrs and in (equal shapes) ask a's question
+// again.
 func (a *askedOp) same(attrs lazy.Attrs, in []lazy.Shape) bool {
-	if len(attrs) != len(a.attrs) || len(in) != len(a.in) ||
-		(len(attrs) > 0 && &attrs[0] != &a.attrs[0]) {
+	if len(in) != len(a.in) || !lazy.SameSupportAttrs(attrs, a.attrs) {
 		return false
 	}
 	for i, s := range in {

@@ -214,6 +214,15 @@ type planner struct {
 	// kernels caches kernel.Lookup by the identity of an op name's bytes
 	// (a builder's ops share their names' strings), see lookup.
 	kernels [8]kernelOf
+	// ctxs are zero op contexts for opCtx; nctx is the last chunk's length.
+	ctxs []opCtxCell
+	nctx int
+}
+
+// opCtxCell is an op context and room for its operand and result types.
+type opCtxCell struct {
+	oc  kernel.OpCtx
+	buf [4]hlo.Type
 }
 
 type kernelOf struct {
@@ -267,11 +276,15 @@ func isTerminator(name string) bool {
 
 // opCtx builds the compile context of op.
 func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
-	// One allocation for the context and its type lists.
-	x := &struct {
-		oc  kernel.OpCtx
-		buf [4]hlo.Type
-	}{}
+	// The context and its type lists in one cell, cut from a chunk (a
+	// function of thousands of ops pays one allocation per chunk; the
+	// kernels that keep their context live as long as the program).
+	if len(c.ctxs) == 0 {
+		c.nctx = min(max(2*c.nctx, 4), (32<<10)/int(unsafe.Sizeof(opCtxCell{})))
+		c.ctxs = make([]opCtxCell, c.nctx)
+	}
+	x := &c.ctxs[0]
+	c.ctxs = c.ctxs[1:]
 	oc := &x.oc
 	*oc = kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
 	ts := x.buf[:0]
@@ -506,29 +519,38 @@ func (c *planner) checkSizes(op *hlo.Op) error {
 	if limit == 0 {
 		return nil
 	}
-	for k, list := range [][]*hlo.Value{op.Operands, op.Results} {
-		for _, v := range list {
-			if k == 0 && v.Def != nil {
-				// An op's result: checked with that op, which comes first
-				// (in this block, or in an enclosing one, whose ops are
-				// checked before its regions are planned).
-				continue
+	for _, v := range op.Operands {
+		// An op's result is checked with that op, which comes first (in
+		// this block, or in an enclosing one, whose ops are checked
+		// before its regions are planned).
+		if v.Def == nil {
+			if err := checkSize(mem, limit, op, v); err != nil {
+				return err
 			}
-			n, ok := hlo.TypeByteSize(v.Type)
-			if ok && n <= limit {
-				continue
-			}
-			if !ok && !hlo.IsStaticType(v.Type) {
-				continue // dynamic: checked when it is made
-			}
-			shape := v.Type.String()
-			if t := v.TensorType(); t != nil {
-				shape = t.ShapeString()
-			}
-			return mem.OutOfMemory(op, "", shape, n)
+		}
+	}
+	for _, v := range op.Results {
+		if err := checkSize(mem, limit, op, v); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// checkSize is checkSizes for one value of op.
+func checkSize(mem *kernel.Mem, limit int64, op *hlo.Op, v *hlo.Value) error {
+	n, ok := hlo.TypeByteSize(v.Type)
+	if ok && n <= limit {
+		return nil
+	}
+	if !ok && !hlo.IsStaticType(v.Type) {
+		return nil // dynamic: checked when it is made
+	}
+	shape := v.Type.String()
+	if t := v.TensorType(); t != nil {
+		shape = t.ShapeString()
+	}
+	return mem.OutOfMemory(op, "", shape, n)
 }
 
 // boundConstant reports a constant op that needs no step: only fused

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/xlajit/xlajit/internal/slab"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -166,8 +167,7 @@ type converter struct {
 	byBase map[string]*opCount
 	// cells are call nodes with room for two arguments, cut from chunks
 	// (one allocation per chunk; a graph's nodes live and die together).
-	cells []callCell
-	chunk int
+	cells slab.Slab[callCell]
 }
 
 // callCell is a call node and up to two of its arguments.
@@ -178,13 +178,7 @@ type callCell struct {
 
 // cell returns a zeroed call cell.
 func (c *converter) cell() *callCell {
-	if len(c.cells) == 0 {
-		c.chunk = min(max(2*c.chunk, 4), (32<<10)/int(unsafe.Sizeof(callCell{}))) // up to 32 KiB, a size class
-		c.cells = make([]callCell, c.chunk)
-	}
-	x := &c.cells[0]
-	c.cells = c.cells[1:]
-	return x
+	return c.cells.Get()
 }
 
 type frame struct {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/xlajit/xlajit/internal/slab"
 )
 
 // Builder builds one module op by op, inferring every result type.
@@ -31,9 +33,9 @@ type Builder struct {
 	given []Type
 	// ops, bcasts and consts hold the cells of single-result ops and of
 	// the attributes and types of broadcasts and constants (slab.go).
-	ops    slab[opCell]
-	bcasts slab[bcastCell]
-	consts slab[constCell]
+	ops    slab.Slab[opCell]
+	bcasts slab.Slab[bcastCell]
+	consts slab.Slab[constCell]
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an
@@ -414,7 +416,7 @@ func (s *Scope) emit(name string, operands []*Value, attrs []NamedAttr, regions 
 func (s *Scope) appendOp(name string, operands []*Value, attrs []NamedAttr, regions []*Region, types []Type) []*Value {
 	var op *Op
 	if len(types) == 1 && len(operands) <= maxInline {
-		op = s.b.ops.get().init(name, len(operands), types[0], attrs)
+		op = s.b.ops.Get().init(name, len(operands), types[0], attrs)
 		copy(op.Operands, operands)
 	} else {
 		op = newOpCopy(name, operands, types, attrs)

@@ -13,7 +13,7 @@ func (s *Scope) Constant(l *Literal) *Value {
 		return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: l.Type(), Value: l}}})
 	}
 	// The attribute list, the attribute and its type in one cell.
-	c := s.b.consts.get()
+	c := s.b.consts.Get()
 	c.dense = DenseElementsAttr{Type: c.typ.init(l.DType, l.Dims), Value: l}
 	c.attrs[0] = NamedAttr{"value", &c.dense}
 	return s.emit1("stablehlo.constant", nil, c.attrs[:])

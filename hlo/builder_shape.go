@@ -14,7 +14,7 @@ func (s *Scope) BroadcastInDim(x *Value, outDims []int64, bdims []int64) *Value 
 			[]NamedAttr{{"broadcast_dimensions", I64sAttr(bdims)}}, withDims(t, outDims))
 	}
 	// The attribute list, the dimensions and the result type in one cell.
-	c := s.b.bcasts.get()
+	c := s.b.bcasts.Get()
 	c.dims = DenseArrayAttr{DType: I64, Ints: c.xs[:len(bdims):len(bdims)]}
 	copy(c.dims.Ints, bdims)
 	c.attrs[0] = NamedAttr{"broadcast_dimensions", &c.dims}

@@ -66,11 +66,19 @@ func TestTrainStepAllocationBound(t *testing.T) {
 	m := newMLP()
 	x, y := batch(64, 784)
 	step := jit.Compile(mlpStep)
+	checkStepAllocs(t, "training step", 50, step, func() { step(m, x, y) })
+}
+
+// checkStepAllocs runs call (a step compiled as step) until it replays,
+// then checks that a replay allocates at most trainStepAllocs objects and
+// that it was traced once.
+func checkStepAllocs(t *testing.T, what string, runs int, step any, call func()) {
+	t.Helper()
 	for range 3 {
-		step(m, x, y)
+		call()
 	}
-	if n := testing.AllocsPerRun(50, func() { step(m, x, y) }); n > trainStepAllocs {
-		t.Errorf("a steady-state training step allocates %.0f objects, want at most %d", n, trainStepAllocs)
+	if n := testing.AllocsPerRun(runs, call); n > trainStepAllocs {
+		t.Errorf("a steady-state %s allocates %.0f objects, want at most %d", what, n, trainStepAllocs)
 	}
 	if s := jit.StatsOf(step); s.Traces != 1 {
 		t.Errorf("stats %s, want one trace", s)
@@ -88,13 +96,5 @@ func TestCNNTrainStepAllocationBound(t *testing.T) {
 	m := newCNN()
 	x, y := batch(64, 1, 28, 28)
 	step := jit.Compile(cnnStep)
-	for range 3 {
-		step(m, x, y)
-	}
-	if n := testing.AllocsPerRun(20, func() { step(m, x, y) }); n > trainStepAllocs {
-		t.Errorf("a steady-state CNN training step allocates %.0f objects, want at most %d", n, trainStepAllocs)
-	}
-	if s := jit.StatsOf(step); s.Traces != 1 {
-		t.Errorf("stats %s, want one trace", s)
-	}
+	checkStepAllocs(t, "CNN training step", 20, step, func() { step(m, x, y) })
 }

@@ -1,6 +1,6 @@
 package lazy
 
-import "unsafe"
+import "github.com/xlajit/xlajit/internal/slab"
 
 // Rerecord returns a node that is n applied to inputs instead of n's own
 // operands: n's op, attributes, output shapes, hash and call site, with no
@@ -21,8 +21,7 @@ func Rerecord(n *Node, inputs []Value) (_ *Node, ok bool) {
 // one graph are lowered together and dropped together). The zero
 // Rerecorder is ready; it belongs to one goroutine.
 type Rerecorder struct {
-	cells []copyCell
-	chunk int
+	cells slab.Slab[copyCell]
 }
 
 // Rerecord is the package's Rerecord.
@@ -35,13 +34,7 @@ func (r *Rerecorder) cell() *copyCell {
 	if r == nil {
 		return new(copyCell)
 	}
-	if len(r.cells) == 0 {
-		r.chunk = min(max(2*r.chunk, 4), (32<<10)/int(unsafe.Sizeof(copyCell{}))) // up to 32 KiB, a size class
-		r.cells = make([]copyCell, r.chunk)
-	}
-	c := &r.cells[0]
-	r.cells = r.cells[1:]
-	return c
+	return r.cells.Get()
 }
 
 // copyCell is a copied node and up to two operands.

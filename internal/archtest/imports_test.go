@@ -31,6 +31,7 @@ var rooms = map[string][]string{
 	"internal/archtest":  {},
 	"internal/corpusdir": {},
 	"internal/refs":      {},
+	"internal/slab":      {},
 	"internal/difftest":  {"jit", "lazy", "hlo", "spmd"},
 	"cmd":                nil, // anything
 	"examples":           nil, // anything
@@ -50,7 +51,7 @@ func roomOf(rel string) string {
 
 // leaves are rooms that import the standard library only and that every
 // room may import (test helpers such as the corpus finder).
-var leaves = map[string]bool{"internal/corpusdir": true, "internal/refs": true}
+var leaves = map[string]bool{"internal/corpusdir": true, "internal/refs": true, "internal/slab": true}
 
 // Only these rooms may import code-generation dependencies.
 var genDeps = []string{"github.com/dave/jennifer", "golang.org/x/tools"}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/internal/refs"
+	"github.com/xlajit/xlajit/internal/slab"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
 
@@ -214,9 +215,8 @@ type planner struct {
 	// kernels caches kernel.Lookup by the identity of an op name's bytes
 	// (a builder's ops share their names' strings), see lookup.
 	kernels [8]kernelOf
-	// ctxs are zero op contexts for opCtx; nctx is the last chunk's length.
-	ctxs []opCtxCell
-	nctx int
+	// ctxs hands out zero op contexts for opCtx.
+	ctxs slab.Slab[opCtxCell]
 }
 
 // opCtxCell is an op context and room for its operand and result types.
@@ -279,12 +279,7 @@ func (c *planner) opCtx(op *hlo.Op) *kernel.OpCtx {
 	// The context and its type lists in one cell, cut from a chunk (a
 	// function of thousands of ops pays one allocation per chunk; the
 	// kernels that keep their context live as long as the program).
-	if len(c.ctxs) == 0 {
-		c.nctx = min(max(2*c.nctx, 4), (32<<10)/int(unsafe.Sizeof(opCtxCell{})))
-		c.ctxs = make([]opCtxCell, c.nctx)
-	}
-	x := &c.ctxs[0]
-	c.ctxs = c.ctxs[1:]
+	x := c.ctxs.Get()
 	oc := &x.oc
 	*oc = kernel.OpCtx{Op: op, Module: c.prog.mod, Compiler: c, Mem: c.prog.mem}
 	ts := x.buf[:0]

@@ -1,0 +1,36 @@
+// Package slab hands out zeroed cells cut from chunks. It sits beside the
+// flow rather than in it: the builders and planners of a first call (the
+// hlo builder's ops, fx's call nodes, lazy's IR copies, the host planner's
+// op contexts) make thousands of small records that live and die with one
+// module or program, and a Slab lets them pay one allocation per chunk
+// rather than one per record. It imports the standard library only, so
+// every package may use it.
+package slab
+
+import "unsafe"
+
+// Slab hands out zeroed cells of T. Chunks grow from a few cells (a small
+// graph wastes little) to 32 KiB, the largest size class of small objects
+// (a chunk of that size wastes less than one cell). A chunk stays alive
+// while any of its cells is reachable, so a Slab suits records that share
+// a lifetime. The zero Slab is ready to use; it is not safe for
+// concurrent use.
+type Slab[T any] struct {
+	buf  []T
+	next int // the next chunk's length
+}
+
+// chunkBytes is the largest chunk.
+const chunkBytes = 32 << 10
+
+// Get returns a zeroed cell.
+func (s *Slab[T]) Get() *T {
+	if len(s.buf) == 0 {
+		var zero T
+		s.next = min(max(2*s.next, 4), max(chunkBytes/int(unsafe.Sizeof(zero)), 1))
+		s.buf = make([]T, s.next)
+	}
+	c := &s.buf[0]
+	s.buf = s.buf[1:]
+	return c
+}

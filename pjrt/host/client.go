@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt"
@@ -207,11 +208,18 @@ type Executable struct {
 	nOut   int
 }
 
+// prewakeFor is how long workers woken by Compile keep polling: the
+// planning of a small program and its first execution's start.
+const prewakeFor = time.Millisecond
+
 // Compile verifies and plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
 	if opts.UseSPMDPartitioning {
 		return c.compileSPMD(m, opts)
 	}
+	// A compiled program usually runs at once (a jit's first call): the
+	// pool's workers, parked during the trace, wake while it is planned.
+	kernel.Prewake(prewakeFor)
 	p, err := compileMem(m, true, c.devMem[0])
 	if err != nil {
 		return nil, err

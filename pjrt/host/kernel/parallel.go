@@ -80,7 +80,7 @@ const spinFor = 100 * time.Microsecond
 func worker() {
 	for t := range tasks {
 		t.run()
-		for start := time.Now(); time.Since(start) < spinFor; {
+		for start, i := time.Now(), 0; time.Since(start) < spinFor || time.Now().UnixNano() < spinUntil.Load(); i++ {
 			select {
 			case t, ok := <-tasks:
 				if !ok {
@@ -89,13 +89,49 @@ func worker() {
 				t.run()
 				start = time.Now()
 			default:
-				// Idle: let other goroutines have the thread. Between
-				// the bursts of a loop of executions both threads are
-				// busy, and without this the goroutines Go itself runs
-				// (finalizers that recycle dropped results, cleanups,
-				// the collector's workers) wait for a preemption.
-				runtime.Gosched()
+				// Idle: now and then let other goroutines have the
+				// thread. Between the bursts of a loop of executions
+				// both threads are busy, and without this the
+				// goroutines Go itself runs (finalizers that recycle
+				// dropped results, cleanups, the collector's workers)
+				// wait for a preemption; every time would contend for
+				// the scheduler's lock.
+				if i%16 == 15 {
+					runtime.Gosched()
+				} else {
+					spinPause()
+				}
 			}
+		}
+	}
+}
+
+// spinUntil is the UnixNano time until which idle workers keep polling
+// (Prewake).
+var spinUntil atomic.Int64
+
+// Prewake wakes the pool's parked workers and keeps them polling for the
+// next d: a caller about to run parallel work after a long serial stretch
+// (a compile, which the first execution of its program follows) calls it
+// that far ahead, so that the workers' wake-up (around 100 µs on a virtual
+// machine whose idle CPU halts, see spinFor) overlaps the stretch instead
+// of delaying the first parallel loop. Polling workers yield their thread
+// to any other goroutine (worker), so the cost is an otherwise idle core
+// polling for at most d.
+func Prewake(d time.Duration) {
+	poolOnce.Do(startPool)
+	if workers < 2 {
+		return
+	}
+	until := time.Now().Add(d).UnixNano()
+	if old := spinUntil.Load(); old >= until || !spinUntil.CompareAndSwap(old, until) {
+		return
+	}
+	for i := 0; i < workers-1; i++ {
+		select {
+		case tasks <- task{fn: func(int, int) {}}:
+		default: // queue full: workers are awake
+			return
 		}
 	}
 }

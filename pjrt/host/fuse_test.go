@@ -277,6 +277,29 @@ func compileBoth(t *testing.T, it int, m *hlo.Module) (fused, plain *Program) {
 	return fused, plain
 }
 
+// checkCompounds compiles m (program it of a generator) fused and
+// unfused, fails if the fused program made a compound step though m is
+// not fusible or if the two differ in any result bit on args, and returns
+// the fused program and whether it made a compound step.
+func checkCompounds(t *testing.T, it int, m *hlo.Module, args []*hlo.Literal, fusible bool) (fused *Program, made bool) {
+	t.Helper()
+	fused, plain := compileBoth(t, it, m)
+	for _, s := range fused.entry.body.steps {
+		made = made || s.compound != nil
+	}
+	if made && !fusible {
+		t.Fatalf("program %d made a compound step it must not:\n%s\nsteps: %s", it, m, describeSteps(fused))
+	}
+	want := run(t, plain, args...)
+	got := run(t, fused, args...)
+	for i := range want {
+		if !got[i].Equal(want[i]) {
+			t.Fatalf("program %d, result %d differs fused vs unfused:\n%s\nsteps: %s\ngot  %v\nwant %v", it, i, m, describeSteps(fused), head(got[i]), head(want[i]))
+		}
+	}
+	return fused, made
+}
+
 func head(l *hlo.Literal) string {
 	n := min(l.NumElements(), 8)
 	s := ""

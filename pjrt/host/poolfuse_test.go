@@ -62,28 +62,11 @@ func TestPoolCompoundsMatchUnfused(t *testing.T) {
 	compounds, expected := 0, 0
 	for it := 0; it < iters; it++ {
 		m, args, fusible := poolGenProgram(r)
-		fused, plain := compileBoth(t, it, m)
-		made := false
-		for _, s := range fused.entry.body.steps {
-			if s.compound != nil {
-				made = true
-			}
-		}
-		if made {
+		if _, made := checkCompounds(t, it, m, args, fusible); made {
 			compounds++
 		}
 		if fusible {
 			expected++
-		}
-		if made && !fusible {
-			t.Fatalf("program %d made a compound step it must not:\n%s\nsteps: %s", it, m, describeSteps(fused))
-		}
-		want := run(t, plain, args...)
-		got := run(t, fused, args...)
-		for i := range want {
-			if !got[i].Equal(want[i]) {
-				t.Fatalf("program %d, result %d differs fused vs unfused:\n%s\nsteps: %s\ngot  %v\nwant %v", it, i, m, describeSteps(fused), head(got[i]), head(want[i]))
-			}
 		}
 	}
 	t.Logf("%d compounds, %d programs could fuse, of %d", compounds, expected, iters)

@@ -105,34 +105,30 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 		r.Lock()
 	}
 	var p *complex128
-	if k := len(c.free); k > 0 {
+	switch k := len(c.free); {
+	case k > 0:
 		p = c.free[k-1]
 		c.free[k-1] = nil
 		c.free = c.free[:k-1]
-		c.low = min(c.low, len(c.free))
-		c.armed++
-		c.takes++
-		c.used = time.Now()
+		c.low = min(c.low, k-1)
 		r.reused.Add(1)
-		r.taken += int64(size)
-		if int64(len(c.free)*size) < r.taken {
-			collectSoon()
-		}
-	} else if r.bytes+int64(size) <= RecycleBudget || r.evict(int64(size)) {
+	case r.bytes+int64(size) <= RecycleBudget || r.evict(int64(size)):
 		r.bytes += int64(size)
-		c.armed++
-		c.takes++
-		c.used = time.Now()
 		fresh = true
-		r.taken += int64(size)
 		if !r.ticking {
 			r.ticking = true
 			armTick()
 		}
-		collectSoon()
-	} else {
+	default:
 		r.Unlock()
 		return hlo.AlignedBytes(n), true
+	}
+	c.armed++
+	c.takes++
+	c.used = time.Now()
+	r.taken += int64(size)
+	if int64(len(c.free)*size) < r.taken {
+		collectSoon()
 	}
 	r.Unlock()
 	if fresh {

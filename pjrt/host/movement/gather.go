@@ -294,12 +294,8 @@ func compileDynamicGather(c *kernel.OpCtx) (kernel.RunFn, error) {
 	es := opT.DType.Size()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
 		var ls [3]*hlo.Literal
-		for i := range ls {
-			l, err := lit(op, args, i)
-			if err != nil {
-				return err
-			}
-			ls[i] = l
+		if err := lits(op, args, ls[:]); err != nil {
+			return err
 		}
 		sizes, err := readShape(op, "slice_sizes", ls[2])
 		if err != nil {

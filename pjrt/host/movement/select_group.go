@@ -77,12 +77,8 @@ func groupSelectScatter(g *kernel.GroupCtx) (*kernel.Compound, error) {
 		Outputs: []*hlo.Value{sel.Results[0]},
 		Run: func(x *kernel.Ctx, args, results []kernel.Value) error {
 			var ls [4]*hlo.Literal
-			for i := range ls {
-				l, err := lit(op, args, i)
-				if err != nil {
-					return err
-				}
-				ls[i] = l
+			if err := lits(op, args, ls[:]); err != nil {
+				return err
 			}
 			if ls[3].DType != hlo.F32 || ls[3].NumElements() != ls[0].NumElements() {
 				return runErr(op, "mask operand %s does not match operand %s", ls[3].ShapeString(), ls[0].ShapeString())

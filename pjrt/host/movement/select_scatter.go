@@ -108,12 +108,8 @@ func newSelectScatter(c *kernel.OpCtx) (*selectScatterOp, error) {
 func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	op := so.op
 	var ls [3]*hlo.Literal
-	for i := range ls {
-		l, err := lit(op, args, i)
-		if err != nil {
-			return err
-		}
-		ls[i] = l
+	if err := lits(op, args, ls[:]); err != nil {
+		return err
 	}
 	operand, source, init := ls[0], ls[1], ls[2]
 	if so.pool != nil {

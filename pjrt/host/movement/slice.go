@@ -262,12 +262,8 @@ func compileRealDynamicSlice(c *kernel.OpCtx) (kernel.RunFn, error) {
 	es := inT.DType.Size()
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
 		var ls [4]*hlo.Literal
-		for i := range ls {
-			l, err := lit(op, args, i)
-			if err != nil {
-				return err
-			}
-			ls[i] = l
+		if err := lits(op, args, ls[:]); err != nil {
+			return err
 		}
 		in := ls[0]
 		start, err := readShape(op, "start_indices", ls[1])

@@ -44,6 +44,18 @@ func lit(op *hlo.Op, args []kernel.Value, i int) (*hlo.Literal, error) {
 	return l, nil
 }
 
+// lits fills ls with arguments 0..len(ls)-1 as literals (lit).
+func lits(op *hlo.Op, args []kernel.Value, ls []*hlo.Literal) error {
+	for i := range ls {
+		l, err := lit(op, args, i)
+		if err != nil {
+			return err
+		}
+		ls[i] = l
+	}
+	return nil
+}
+
 // tensorIn returns operand i's tensor type or a compile error.
 func tensorIn(c *kernel.OpCtx, i int) (*hlo.TensorType, error) {
 	if i >= len(c.In) {

@@ -3,7 +3,6 @@ package linalg
 import (
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -326,10 +325,11 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 	// (read-only): each claim packs, or reads packed, only its own B
 	// panels, and reuses them for every row block.
 	inPlaceA := kern.fnA != nil && acs == 1 && ars >= k
-	claimMin := 0
+	claimMin, rowBlocks, mcUnit := 0, 1, m
 	if workers > 1 {
 		if inPlaceA && nPanels >= splitNMin*workers && m <= splitNMaxM {
-			claimMin = colClaimMin(m, k, nr, int(unsafe.Sizeof(T(0))))
+			rowBlocks, mcUnit = claimRows(m, mr)
+			claimMin = ceilDiv(claimMinWork, mcUnit*k*nr)
 			nTasks = workers
 		} else if m >= 4*workers*mr {
 			mTasks = max(2*workers, ceilDiv(m, gemmMC))
@@ -377,6 +377,7 @@ func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs in
 		nTasks: nTasks, nPanels: nPanels, mc: mc,
 		nPad: roundUp(n, nr), kc: kern.slabK(k),
 		claimMin: claimMin, workers: workers, edgeA: edgeA,
+		rowBlocks: rowBlocks, mcUnit: mcUnit,
 		task: j.task,
 	}
 	runTasks(mTasks*nTasks, workers, j.task)
@@ -428,10 +429,12 @@ type gemm2DJob[T float] struct {
 	inPlaceA            bool
 	nTasks, nPanels, mc int
 	nPad, kc            int
-	// claimMin > 0: tasks claim column panels from next (see claim),
-	// at least claimMin at a time; edgeA, when set, is the partial last
+	// claimMin > 0: tasks claim units from next (see claim), at least
+	// claimMin at a time. Unit u is row block u%rowBlocks (mcUnit rows)
+	// of column panel u/rowBlocks. edgeA, when set, is the partial last
 	// row panel of A packed for every K slab (slab pc at edgeA[pc*mr:]).
 	claimMin, workers int
+	rowBlocks, mcUnit int
 	next              atomic.Int64
 	edgeA             []T
 	task              func(t int)
@@ -468,11 +471,11 @@ func (j *gemm2DJob[T]) run(t int) {
 	}
 	if j.claimMin > 0 {
 		for {
-			p0, p1, ok := j.claim()
+			u0, u1, ok := j.claim()
 			if !ok {
 				break
 			}
-			j.block(0, j.m, p0, p1, buf, epi)
+			j.units(u0, u1, buf, epi)
 		}
 	} else {
 		nTasks, nPanels, mc := j.nTasks, j.nPanels, j.mc
@@ -486,23 +489,50 @@ func (j *gemm2DJob[T]) run(t int) {
 	}
 }
 
-// claim takes the next column panels [p0, p1) of a product whose tasks
-// claim them: what is left divided by the workers, at least claimMin
-// (guided self-scheduling), so that the first claims are wide and the
-// last narrow: a worker that starts late or is taken off its core
-// meanwhile holds up at most its share of what was left when it claimed,
-// while the others take the rest.
-func (j *gemm2DJob[T]) claim() (p0, p1 int, ok bool) {
+// claim takes the next units [u0, u1) of a product whose tasks claim
+// them: what is left divided by the workers, at least claimMin (guided
+// self-scheduling), so that the first claims are wide (whole column
+// panels: units run panel by panel) and the last narrow (row blocks of
+// one panel, whose B each claim of it packs): a worker that starts late
+// or is taken off its core meanwhile holds up at most its share of what
+// was left when it claimed, while the others take the rest. The units
+// past the whole panels cut the tail finer than a panel, which at 1024²
+// is 0.45 ms of one core.
+func (j *gemm2DJob[T]) claim() (u0, u1 int, ok bool) {
 	for {
 		cur := j.next.Load()
-		left := int64(j.nPanels) - cur
+		left := int64(j.nPanels*j.rowBlocks) - cur
 		if left <= 0 {
 			return 0, 0, false
 		}
-		q := min(left, max(int64(j.claimMin), (left+int64(j.workers)-1)/int64(j.workers)))
+		q := max(int64(j.claimMin), (left+int64(j.workers)-1)/int64(j.workers))
+		if rb := int64(j.rowBlocks); q >= rb {
+			// Whole panels (claims start on one until they get
+			// narrower than a panel).
+			q = (q + rb - 1) / rb * rb
+		}
+		q = min(q, left)
 		if j.next.CompareAndSwap(cur, cur+q) {
 			return int(cur), int(cur + q), true
 		}
+	}
+}
+
+// units computes units [u0, u1) (see gemm2DJob.claimMin): whole column
+// panels as one block, and the row blocks of a panel the range cuts.
+func (j *gemm2DJob[T]) units(u0, u1 int, buf *packBuf[T], epi func(seg []T, flat int)) {
+	rb := j.rowBlocks
+	for u0 < u1 {
+		p, r := u0/rb, u0%rb
+		if r == 0 && u1-u0 >= rb {
+			p1 := p + (u1-u0)/rb
+			j.block(0, j.m, p, p1, buf, epi)
+			u0 = p1 * rb
+			continue
+		}
+		e := min(u1, (p+1)*rb)
+		j.block(r*j.mcUnit, min(j.m, (e-p*rb)*j.mcUnit), p, p+1, buf, epi)
+		u0 = e
 	}
 }
 
@@ -580,23 +610,16 @@ func packEdgeA[T float](dst, a []T, off, lda, m, k, kc, mr int) {
 	}
 }
 
-// Column claims: at least claimMinWork multiply-adds, and at least
-// colClaimBig panels when A does not fit in aInCache bytes (a claim reads
-// all of A: from each core's L2 while it fits there, else from L3).
-const (
-	claimMinWork = 1 << 19
-	aInCache     = 1 << 20
-	colClaimBig  = 2
-)
+// A claim of units takes at least claimMinWork multiply-adds.
+const claimMinWork = 1 << 19
 
-// colClaimMin is the fewest column panels a claim of an m x k A against
-// nr-wide panels takes, for elements of size bytes.
-func colClaimMin(m, k, nr, size int) int {
-	q := ceilDiv(claimMinWork, m*k*nr)
-	if m*k*size > aInCache {
-		q = max(q, colClaimBig)
-	}
-	return q
+// claimRows splits m rows into the row blocks of claim units: about
+// gemmMC rows each, a multiple of mr (so that only the last block ends in
+// a partial row panel), as even as that allows. It returns their number
+// and height.
+func claimRows(m, mr int) (blocks, rows int) {
+	rows = roundUp(ceilDiv(m, ceilDiv(m, gemmMC)), mr)
+	return ceilDiv(m, rows), rows
 }
 
 // aPanels is where a block's A row panels are: packed (panel ip at

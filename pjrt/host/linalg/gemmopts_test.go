@@ -225,6 +225,7 @@ func TestGemmColumnClaims(t *testing.T) {
 		{7, 400, 300},   // only edge rows
 		{64, 512, 784},  // the MLP's first layer
 		{30, 200, 1100}, // 2 slabs of 550 with 1024-deep kernels
+		{450, 330, 40},  // 4 row blocks: the last claims cut panels
 	} {
 		for _, kern := range kernelsF32() {
 			if kern.fnA == nil {
@@ -235,27 +236,35 @@ func TestGemmColumnClaims(t *testing.T) {
 	}
 }
 
-// Claims shrink as the panels run out and never go below their minimum.
+// Claims shrink as the units run out and never go below their minimum;
+// the first ones are whole column panels.
 func TestColumnClaimSizes(t *testing.T) {
-	for _, c := range []struct{ nPanels, workers, min int }{{8, 2, 1}, {32, 2, 2}, {17, 3, 1}, {64, 2, 4}, {5, 2, 1}} {
-		j := &gemm2DJob[float32]{nPanels: c.nPanels, workers: c.workers, claimMin: c.min}
+	for _, c := range []struct{ nPanels, rowBlocks, workers, min int }{
+		{8, 1, 2, 1}, {32, 1, 2, 2}, {17, 1, 3, 1}, {64, 1, 2, 4}, {5, 1, 2, 1},
+		{32, 8, 2, 1}, {17, 3, 2, 1}, {10, 7, 3, 2},
+	} {
+		j := &gemm2DJob[float32]{nPanels: c.nPanels, rowBlocks: c.rowBlocks, workers: c.workers, claimMin: c.min}
+		units := c.nPanels * c.rowBlocks
 		var sizes []int
 		next := 0
 		for {
-			p0, p1, ok := j.claim()
+			u0, u1, ok := j.claim()
 			if !ok {
 				break
 			}
-			if p0 != next || p1 <= p0 || p1 > c.nPanels {
-				t.Fatalf("%+v: claim [%d, %d) after %d", c, p0, p1, next)
+			if u0 != next || u1 <= u0 || u1 > units {
+				t.Fatalf("%+v: claim [%d, %d) after %d", c, u0, u1, next)
 			}
-			if w := p1 - p0; w < c.min && p1 != c.nPanels {
-				t.Errorf("%+v: claim of %d panels, below the minimum", c, w)
+			if w := u1 - u0; w < c.min && u1 != units {
+				t.Errorf("%+v: claim of %d units, below the minimum", c, w)
 			}
-			sizes = append(sizes, p1-p0)
-			next = p1
+			if u1-u0 >= c.rowBlocks && u0%c.rowBlocks != 0 {
+				t.Errorf("%+v: claim [%d, %d) of a panel or more starts inside one", c, u0, u1)
+			}
+			sizes = append(sizes, u1-u0)
+			next = u1
 		}
-		if next != c.nPanels {
+		if next != units {
 			t.Fatalf("%+v: claims end at %d", c, next)
 		}
 		for i := 1; i < len(sizes); i++ {
@@ -263,8 +272,24 @@ func TestColumnClaimSizes(t *testing.T) {
 				t.Errorf("%+v: claims grow: %v", c, sizes)
 			}
 		}
-		if first := sizes[0]; c.nPanels >= 4*c.workers && first > ceilDiv(c.nPanels, c.workers) && first > c.min {
-			t.Errorf("%+v: first claim %d panels of %d", c, first, c.nPanels)
+		if first := sizes[0]; c.nPanels >= 4*c.workers && first > roundUp(ceilDiv(units, c.workers), c.rowBlocks) && first > c.min {
+			t.Errorf("%+v: first claim %d units of %d", c, first, units)
+		}
+	}
+}
+
+// Claim units split rows into blocks of whole row panels, about gemmMC
+// rows each, covering every row once.
+func TestClaimRows(t *testing.T) {
+	for _, m := range []int{1, 11, 12, 143, 144, 145, 300, 1024, 4096} {
+		for _, mr := range []int{4, 12, 16} {
+			blocks, rows := claimRows(m, mr)
+			if rows%mr != 0 || blocks != ceilDiv(m, rows) || (blocks-1)*rows >= m {
+				t.Errorf("m=%d mr=%d: %d blocks of %d rows", m, mr, blocks, rows)
+			}
+			if rows > roundUp(gemmMC, mr) {
+				t.Errorf("m=%d mr=%d: blocks of %d rows, above gemmMC", m, mr, rows)
+			}
 		}
 	}
 }

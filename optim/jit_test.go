@@ -209,13 +209,14 @@ func TestStructStepAllocationBound(t *testing.T) {
 			x, f := lazy.FromSlice(xs, 64, 1, 28, 28), jit.Compile(cnnStep)
 			return func() { f(m, opt, x, y) }
 		}},
-		// BatchNorm's running statistics, Adam (AMSGrad) with a schedule
-		// and gradient clipping: dozens of written tensors, more than the
-		// replay's lists on the stack hold. The optimizer is passed as an
-		// interface (reflect boxes it: one more object).
+		// BatchNorm's running statistics, dropout's random bits (the
+		// generator's state written back each step), Adam (AMSGrad) with a
+		// schedule and gradient clipping: dozens of written tensors, more
+		// than the replay's lists on the stack hold. The optimizer is
+		// passed as an interface (reflect boxes it: one more object).
 		{"batchnorm-adam", stepAllocs + 2, func() func() {
 			m := newTinyNet()
-			m.Drop = nn.NewDropout(0) // no random bits: their kernel allocates per step
+			m.Drop = nn.NewDropout(0.5)
 			var opt Optimizer = NewAdam(nn.Params(m).Tensors(), 0, AMSGrad(), WithSchedule(Cosine{Base: 0.05, Min: 0.001, Warmup: 3, Total: 12}))
 			x, y := batch(0)
 			f := jit.Compile(trainStep)

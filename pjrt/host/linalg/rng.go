@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
@@ -89,39 +90,48 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if err != nil {
 			return err
 		}
-		state := make([]uint64, words)
+		var state [3]uint64
+		words := int(words)
 		if narrow {
 			state[0] = sl.Bits(0) | sl.Bits(1)<<32
 			state[1] = sl.Bits(2)<<32 | sl.Bits(3)
 		} else {
-			for k := range state {
+			for k := range words {
 				state[k] = sl.Bits(k)
 			}
 		}
 		out := x.NewLiteralUninit(ot.DType, ot.Dims)
-		vals := make([]uint64, out.NumElements())
-		var newState []uint64
+		j := rngJobs.Get().(*rngJob)
+		j.vals = growU64(j.vals, int(out.NumElements()))
 		if algo == "THREE_FRY" {
-			newState = threeFryBits(state, ot.Dims, width, vals)
+			state[1] = j.threeFry(state, ot.Dims, width)
 		} else {
-			newState = philoxBits(state, width, vals)
+			state = j.philox(state, words, width)
 		}
-		storeBits(out, vals)
+		storeBits(out, j.vals)
+		rngJobs.Put(j)
 		so := x.NewLiteralUninit(ost.DType, ost.Dims)
 		if narrow {
 			for k := 0; k < 2; k++ {
 				so.SetBits(k, sl.Bits(k))
 			}
-			so.SetBits(2, newState[1]&0xFFFFFFFF)
-			so.SetBits(3, newState[1]>>32)
+			so.SetBits(2, state[1]&0xFFFFFFFF)
+			so.SetBits(3, state[1]>>32)
 		} else {
-			for k, w := range newState {
-				so.SetBits(k, w)
+			for k := range words {
+				so.SetBits(k, state[k])
 			}
 		}
 		results[0], results[1] = so, out
 		return nil
 	}, nil
+}
+
+func growU64(s []uint64, n int) []uint64 {
+	if cap(s) < n {
+		return make([]uint64, n)
+	}
+	return s[:n]
 }
 
 // storeBits writes raw random words into l, keeping the low bits of each
@@ -171,24 +181,45 @@ func threeFry2x32(k0, k1, x0, x1 uint32) (uint32, uint32) {
 	return x0, x1
 }
 
-// threeFryBits fills vals (shape dims) and returns the new state.
-func threeFryBits(state []uint64, dims []int64, width int, vals []uint64) []uint64 {
-	k0, k1 := uint32(state[0]), uint32(state[0]>>32)
-	ctr := state[1]
-	if width > 32 {
-		parallelRange(len(vals), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				c := ctr + uint64(i)
-				a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
-				vals[i] = uint64(a) | uint64(b)<<32
-			}
-		})
-		return []uint64{state[0], ctr + uint64(len(vals))}
+// rngJob fills vals with a generator's words, in chunks on the kernel's
+// workers. Jobs are pooled with their chunk function bound once and keep
+// their words' storage, so that a replay allocates nothing for them.
+type rngJob struct {
+	isPhilox bool
+	k0, k1   uint32
+	// ctr is Threefry's counter; Philox's is (ctr, hi), per outputs each.
+	ctr, hi uint64
+	per     int
+	// Threefry: wide takes one counter per (64-bit) output; otherwise the
+	// output splits along a dimension of d elements (hd halves) with
+	// inner elements past it (see threeFry).
+	wide         bool
+	inner, d, hd int
+	vals         []uint64
+	fn           func(lo, hi int)
+}
+
+var rngJobs = sync.Pool{New: func() any {
+	j := new(rngJob)
+	j.fn = j.run
+	return j
+}}
+
+// threeFry fills j.vals (shape dims, outputs of width bits) from state and
+// returns the new counter.
+func (j *rngJob) threeFry(state [3]uint64, dims []int64, width int) uint64 {
+	j.isPhilox, j.wide = false, width > 32
+	j.k0, j.k1 = uint32(state[0]), uint32(state[0]>>32)
+	j.ctr = state[1]
+	vals := j.vals
+	if j.wide {
+		parallelRange(len(vals), j.fn)
+		return j.ctr + uint64(len(vals))
 	}
 	if len(dims) == 0 {
-		a, _ := threeFry2x32(k0, k1, uint32(ctr), uint32(ctr>>32))
+		a, _ := threeFry2x32(j.k0, j.k1, uint32(j.ctr), uint32(j.ctr>>32))
 		vals[0] = uint64(a)
-		return []uint64{state[0], ctr + 1}
+		return j.ctr + 1
 	}
 	split := -1
 	for i, d := range dims {
@@ -204,57 +235,47 @@ func threeFryBits(state []uint64, dims []int64, width int, vals []uint64) []uint
 			}
 		}
 	}
-	half := append([]int64(nil), dims...)
-	half[split] = (dims[split] + 1) / 2
 	// Element index = (outer*d + 2h + c)*inner + j; its counter is the
-	// half-shape index (outer*halfd + h)*inner + j.
-	inner := int(hlo.NumElements(dims[split+1:]))
-	d, hd := int(dims[split]), int(half[split])
-	parallelRange(len(vals), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			j := i % inner
-			t := i / inner
-			s := t % d
-			outer := t / d
-			c := ctr + uint64((outer*hd+s/2)*inner+j)
-			a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
-			if s%2 == 0 {
-				vals[i] = uint64(a)
-			} else {
-				vals[i] = uint64(b)
-			}
-		}
-	})
-	return []uint64{state[0], ctr + uint64(hlo.NumElements(half))}
+	// half-shape index (outer*hd + h)*inner + j.
+	j.inner = int(hlo.NumElements(dims[split+1:]))
+	j.d, j.hd = int(dims[split]), int((dims[split]+1)/2)
+	outer := int(hlo.NumElements(dims[:split]))
+	parallelRange(len(vals), j.fn)
+	return j.ctr + uint64(outer*j.hd*j.inner)
 }
 
-func philox4x32(ctr [4]uint32, k0, k1 uint32) [4]uint32 {
-	for r := 0; r < 10; r++ {
-		hi0, lo0 := bits.Mul32(ctr[0], 0xD2511F53)
-		hi1, lo1 := bits.Mul32(ctr[2], 0xCD9E8D57)
-		ctr = [4]uint32{hi1 ^ ctr[1] ^ k0, lo1, hi0 ^ ctr[3] ^ k1, lo0}
-		k0 += 0x9E3779B9
-		k1 += 0xBB67AE85
+// philox fills j.vals (outputs of width bits) from a state of words words
+// and returns the new state.
+func (j *rngJob) philox(state [3]uint64, words, width int) [3]uint64 {
+	j.isPhilox = true
+	j.k0, j.k1 = uint32(state[0]), uint32(state[0]>>32)
+	j.ctr, j.hi = state[1], state[0]
+	if words >= 3 {
+		j.hi = state[2]
 	}
-	return ctr
-}
-
-// philoxBits fills vals and returns the new state.
-func philoxBits(state []uint64, width int, vals []uint64) []uint64 {
-	k0, k1 := uint32(state[0]), uint32(state[0]>>32)
-	lo, hi := state[1], state[0]
-	if len(state) >= 3 {
-		hi = state[2]
-	}
-	per := 4 // outputs per counter
+	j.per = 4 // outputs per counter
 	if width > 32 {
-		per = 2
+		j.per = 2
 	}
-	counters := (len(vals) + per - 1) / per
-	parallelRange(counters, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			l, carry := bits.Add64(lo, uint64(c), 0)
-			h := hi + carry
+	counters := (len(j.vals) + j.per - 1) / j.per
+	parallelRange(counters, j.fn)
+	nl, carry := bits.Add64(j.ctr, uint64(counters), 0)
+	state[1] = nl
+	if words >= 3 {
+		state[2] = j.hi + carry
+	}
+	return state
+}
+
+// run fills the chunk [lo, hi) of the job: outputs, or Philox's counters.
+func (j *rngJob) run(lo, hi int) {
+	k0, k1, ctr, vals := j.k0, j.k1, j.ctr, j.vals
+	switch {
+	case j.isPhilox:
+		per := j.per
+		for c := lo; c < hi; c++ {
+			l, carry := bits.Add64(ctr, uint64(c), 0)
+			h := j.hi + carry
 			o := philox4x32([4]uint32{uint32(l), uint32(l >> 32), uint32(h), uint32(h >> 32)}, k0, k1)
 			base := c * per
 			if per == 4 {
@@ -268,12 +289,39 @@ func philoxBits(state []uint64, width int, vals []uint64) []uint64 {
 				}
 			}
 		}
-	})
-	nl, carry := bits.Add64(lo, uint64(counters), 0)
-	if len(state) >= 3 {
-		return []uint64{state[0], nl, hi + carry}
+	case j.wide:
+		for i := lo; i < hi; i++ {
+			c := ctr + uint64(i)
+			a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
+			vals[i] = uint64(a) | uint64(b)<<32
+		}
+	default:
+		inner, d, hd := j.inner, j.d, j.hd
+		for i := lo; i < hi; i++ {
+			e := i % inner
+			t := i / inner
+			s := t % d
+			outer := t / d
+			c := ctr + uint64((outer*hd+s/2)*inner+e)
+			a, b := threeFry2x32(k0, k1, uint32(c), uint32(c>>32))
+			if s%2 == 0 {
+				vals[i] = uint64(a)
+			} else {
+				vals[i] = uint64(b)
+			}
+		}
 	}
-	return []uint64{state[0], nl}
+}
+
+func philox4x32(ctr [4]uint32, k0, k1 uint32) [4]uint32 {
+	for r := 0; r < 10; r++ {
+		hi0, lo0 := bits.Mul32(ctr[0], 0xD2511F53)
+		hi1, lo1 := bits.Mul32(ctr[2], 0xCD9E8D57)
+		ctr = [4]uint32{hi1 ^ ctr[1] ^ k0, lo1, hi0 ^ ctr[3] ^ k1, lo0}
+		k0 += 0x9E3779B9
+		k1 += 0xBB67AE85
+	}
+	return ctr
 }
 
 func parallelRange(n int, fn func(lo, hi int)) {

@@ -7,7 +7,8 @@
 // transformer training steps, a tiny call, first calls), with
 // torch_sidebyside.py the same in PyTorch. One command runs both in
 // interleaved rounds with the machine's FMA peak and prints the table of
-// medians and ratios:
+// medians and ratios. Both sides warm a steady-state row up alike (50 ms
+// of calls, untimed) and time the rest:
 //
 //	cd bench && go run ./cmd/sidebyside -rounds 5
 //

@@ -16,6 +16,7 @@ import (
 	"math"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomlx/gomlx/backends/simplego"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -104,12 +105,30 @@ func matmulGFLOPs(b *testing.B, n int) {
 	b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
+// warmFor is how long a steady-state row runs before it is timed: what
+// torch_sidebyside.py's bench gives every PyTorch row (its step for
+// min(0.05 s, benchtime), then the untimed calls that size its batches),
+// so that neither side's first calls (caches filling, storage a
+// collection has not yet handed back) count on one side only.
+const warmFor = 50 * time.Millisecond
+
+// warm runs step for warmFor, at least once.
+func warm(step func()) {
+	for t0 := time.Now(); ; {
+		step()
+		if time.Since(t0) >= warmFor {
+			return
+		}
+	}
+}
+
 func matmulXlajit(b *testing.B, n int) {
 	x := lazy.FromSlice(seqData(1, n*n, 1), int64(n), int64(n))
 	y := lazy.FromSlice(seqData(2, n*n, 1), int64(n), int64(n))
 	f := jit.Compile(func(a, b *lazy.Tensor) *lazy.Tensor { return a.MatMul(b) })
 	check := sum32(f(x, y).Float32s())
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(f(x, y))) })
 	for b.Loop() {
 		must(lazy.Sync(f(x, y)))
 	}
@@ -123,6 +142,7 @@ func matmulGonum(b *testing.B, n int) {
 	c := blas32.General{Rows: n, Cols: n, Stride: n, Data: make([]float32, n*n)}
 	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, x, y, 0, c)
 	check := sum32(c.Data)
+	warm(func() { blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, x, y, 0, c) })
 	for b.Loop() {
 		blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, x, y, 0, c)
 	}
@@ -160,6 +180,7 @@ func matmulGoMLX(b *testing.B, n int) {
 	y := tensors.FromFlatDataAndDimensions(seqData(2, n*n, 1), n, n)
 	exec := gomlxExec(b, func(a, c *graph.Node) *graph.Node { return graph.MatMul(a, c) })
 	check := gomlxSum(gomlxRun(b, exec, x, y))
+	warm(func() { gomlxRun(b, exec, x, y).FinalizeAll() })
 	for b.Loop() {
 		gomlxRun(b, exec, x, y).FinalizeAll()
 	}
@@ -185,6 +206,7 @@ func mlpXlajit(b *testing.B) {
 	f := jit.Compile(func(m *mlpModel, x *lazy.Tensor) *lazy.Tensor { return m.forward(x) })
 	check := sum32(f(m, x).Float32s())
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(f(m, x))) })
 	for b.Loop() {
 		must(lazy.Sync(f(m, x)))
 	}
@@ -225,6 +247,7 @@ func mlpGoMLX(b *testing.B) {
 	args := mlpGoMLXArgs()
 	exec := gomlxExec(b, mlpGoMLXFn)
 	check := gomlxSum(gomlxRun(b, exec, args...))
+	warm(func() { gomlxRun(b, exec, args...).FinalizeAll() })
 	for b.Loop() {
 		gomlxRun(b, exec, args...).FinalizeAll()
 	}
@@ -238,6 +261,7 @@ func chainXlajit(b *testing.B) {
 	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(1.5).AddScalar(0.5).Tanh().MulScalar(0.7) })
 	check := sum32(f(x).Float32s())
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(f(x))) })
 	for b.Loop() {
 		must(lazy.Sync(f(x)))
 	}
@@ -250,6 +274,7 @@ func chainGoMLX(b *testing.B) {
 		return graph.MulScalar(graph.Tanh(graph.AddScalar(graph.MulScalar(x, 1.5), 0.5)), 0.7)
 	})
 	check := gomlxSum(gomlxRun(b, exec, x))
+	warm(func() { gomlxRun(b, exec, x).FinalizeAll() })
 	for b.Loop() {
 		gomlxRun(b, exec, x).FinalizeAll()
 	}
@@ -273,6 +298,7 @@ func mnistXlajit(b *testing.B) {
 	step := jit.Compile(mnistStep)
 	check := step(m, opt, x, y).Item()
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(step(m, opt, x, y))) })
 	for b.Loop() {
 		must(lazy.Sync(step(m, opt, x, y)))
 	}
@@ -307,6 +333,7 @@ func cnnXlajit(b *testing.B) {
 	step := jit.Compile(cnnStep)
 	check := step(m, opt, x, y).Item()
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(step(m, opt, x, y))) })
 	for b.Loop() {
 		must(lazy.Sync(step(m, opt, x, y)))
 	}
@@ -358,6 +385,7 @@ func transformerXlajit(b *testing.B) {
 	out := step(blk, x)
 	check := out[len(out)-1].Item()
 	b.ReportAllocs()
+	warm(func() { must(lazy.Sync(step(blk, x)...)) })
 	for b.Loop() {
 		must(lazy.Sync(step(blk, x)...))
 	}
@@ -369,6 +397,7 @@ func tinyXlajit(b *testing.B) {
 	x := lazy.FromSlice([]float32{1})
 	check := f(x).Item()
 	b.ReportAllocs()
+	warm(func() { f(x) })
 	for b.Loop() {
 		f(x)
 	}
@@ -380,6 +409,7 @@ func tinyGoMLX(b *testing.B) {
 	x := tensors.FromFlatDataAndDimensions([]float32{1}, 1)
 	check := gomlxSum(gomlxRun(b, exec, x))
 	b.ReportAllocs()
+	warm(func() { gomlxRun(b, exec, x) })
 	for b.Loop() {
 		gomlxRun(b, exec, x)
 	}

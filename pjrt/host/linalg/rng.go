@@ -85,18 +85,18 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 	if ot.DType.IsBool() || ot.DType.IsComplex() || ot.DType == hlo.TF32 || width > 64 || width < 2 {
 		return nil, c.Errorf("output %s: element type must be an integer or float of 2 to 64 bits", ot.ShapeString())
 	}
+	nw := int(words)
 	return func(x *kernel.Ctx, args, results []kernel.Value) error {
 		sl, err := argLiteral(c, args, 0)
 		if err != nil {
 			return err
 		}
 		var state [3]uint64
-		words := int(words)
 		if narrow {
 			state[0] = sl.Bits(0) | sl.Bits(1)<<32
 			state[1] = sl.Bits(2)<<32 | sl.Bits(3)
 		} else {
-			for k := range words {
+			for k := range nw {
 				state[k] = sl.Bits(k)
 			}
 		}
@@ -106,9 +106,12 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		if algo == "THREE_FRY" {
 			state[1] = j.threeFry(state, ot.Dims, width)
 		} else {
-			state = j.philox(state, words, width)
+			state = j.philox(state, nw, width)
 		}
 		storeBits(out, j.vals)
+		if cap(j.vals) > rngKeepWords {
+			j.vals = nil // a pooled job keeps at most rngKeepWords
+		}
 		rngJobs.Put(j)
 		so := x.NewLiteralUninit(ost.DType, ost.Dims)
 		if narrow {
@@ -118,7 +121,7 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 			so.SetBits(2, state[1]&0xFFFFFFFF)
 			so.SetBits(3, state[1]>>32)
 		} else {
-			for k := range words {
+			for k := range nw {
 				so.SetBits(k, state[k])
 			}
 		}
@@ -198,6 +201,9 @@ type rngJob struct {
 	vals         []uint64
 	fn           func(lo, hi int)
 }
+
+// rngKeepWords is the most words a pooled job keeps for the next one.
+const rngKeepWords = 1 << 20
 
 var rngJobs = sync.Pool{New: func() any {
 	j := new(rngJob)

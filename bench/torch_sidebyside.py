@@ -214,35 +214,17 @@ def bench(step, benchtime):
     return iters, total * 1e9 / iters
 
 
-def openblas():
-    """The OpenBLAS library torch loaded, or None."""
+def openblas_core():
     for name in ("libopenblas.so.0", ctypes.util.find_library("openblas")):
         if not name:
             continue
         try:
             lib = ctypes.CDLL(name)
             lib.openblas_get_corename.restype = ctypes.c_char_p
-            lib.openblas_set_num_threads.argtypes = [ctypes.c_int]
-            return lib
+            return lib.openblas_get_corename().decode()
         except (OSError, AttributeError):
             pass
-    return None
-
-
-def openblas_core():
-    lib = openblas()
-    return lib.openblas_get_corename().decode() if lib else "none"
-
-
-def set_threads(n):
-    """Runs everything on n threads: torch.set_num_threads sets ATen's
-    intra-op threads but not OpenBLAS's, which keeps one per core (a
-    1024x1024 product takes 7.3 ms under torch.set_num_threads(1), as
-    under 2, and 14.3 ms with OpenBLAS on one thread too)."""
-    torch.set_num_threads(n)
-    lib = openblas()
-    if lib:
-        lib.openblas_set_num_threads(n)
+    return "none"
 
 
 def main():
@@ -255,7 +237,7 @@ def main():
     print(f"# torch {torch.__version__} openblas-core {openblas_core()} mkldnn {torch.backends.mkldnn.is_available()}")
     for r in rows:
         for th in [int(t) for t in args.threads.split(",")]:
-            set_threads(th)
+            torch.set_num_threads(th)
             step, check, extra = ROWS[r]()
             iters, ns = bench(step, args.benchtime)
             line = f"BenchmarkSideBySide/row={r}/impl=torch-t{th} {iters} {ns:.1f} ns/op"

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -470,12 +471,23 @@ func (j *gemm2DJob[T]) run(t int) {
 		epi, done = j.o.newEpi()
 	}
 	if j.claimMin > 0 {
+		unitWork := j.mcUnit * j.k * j.kern.nr
+		since := 0 // multiply-adds since the last scheduling point
 		for {
 			u0, u1, ok := j.claim()
 			if !ok {
 				break
 			}
 			j.units(u0, u1, buf, epi)
+			if since += (u1 - u0) * unitWork; since >= yieldWork {
+				// A scheduling point: the collector's workers, and
+				// the finalizers that hand dropped results back to
+				// the recycler, otherwise wait for the runtime to
+				// preempt a busy thread, and a loop of products
+				// allocates fresh results meanwhile.
+				runtime.Gosched()
+				since = 0
+			}
 		}
 	} else {
 		nTasks, nPanels, mc := j.nTasks, j.nPanels, j.mc
@@ -610,8 +622,13 @@ func packEdgeA[T float](dst, a []T, off, lda, m, k, kc, mr int) {
 	}
 }
 
-// A claim of units takes at least claimMinWork multiply-adds.
-const claimMinWork = 1 << 19
+// A claim of units takes at least claimMinWork multiply-adds. A task
+// that claims yields its thread after every yieldWork multiply-adds or
+// more (about 0.1 ms of one core), at the end of a claim.
+const (
+	claimMinWork = 1 << 19
+	yieldWork    = 1 << 24
+)
 
 // claimRows splits m rows into the row blocks of claim units: about
 // gemmMC rows each, a multiple of mr (so that only the last block ends in

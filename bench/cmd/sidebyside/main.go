@@ -12,7 +12,9 @@
 // for the PyTorch process to the best OpenBLAS kernel family the CPU
 // supports (SkylakeX with AVX-512, Haswell with AVX2): Debian's OpenBLAS
 // 0.3.21 does not know recent CPU models and otherwise falls back to its
-// SSE3 kernels. -raw writes every benchmark line, for benchstat.
+// SSE3 kernels. Each Go implementation (xlajit, GoMLX, gonum) runs its
+// rows in a process of its own every round, as PyTorch does. -raw writes
+// every benchmark line, for benchstat.
 package main
 
 import (
@@ -211,7 +213,14 @@ func main() {
 			ids = append(ids, r.id)
 		}
 	}
-	goPattern := "^BenchmarkSideBySide$/^row=(" + strings.Join(ids, "|") + ")$"
+	// Each Go implementation's rows run in a process of their own, as
+	// PyTorch's do: one implementation's heap, collections and goroutines
+	// (GoMLX's rows leave megabytes of garbage per call) do not weigh on
+	// the next one's rows.
+	goImpls := []string{"xlajit", "gomlx", "gonum"}
+	goPattern := func(impl string) string {
+		return "^BenchmarkSideBySide$/^row=(" + strings.Join(ids, "|") + ")$/^impl=" + impl + "$"
+	}
 
 	tmp, err := os.MkdirTemp("", "sidebyside")
 	check(err)
@@ -254,14 +263,16 @@ func main() {
 			peaks = append(peaks, p[0])
 		}
 		runGo := func() {
-			cmd := exec.Command(testBin, "-test.run", "^$", "-test.bench", goPattern, "-test.benchmem",
-				"-test.benchtime", benchtime.String(), "-test.count", "1")
-			cmd.Dir = dir
-			cmd.Stderr = os.Stderr
-			cmd.Env = append(os.Environ(), "XLAJIT_QUIET=1")
-			out, err := cmd.Output()
-			check(err)
-			parse(out, res, raw)
+			for _, impl := range goImpls {
+				cmd := exec.Command(testBin, "-test.run", "^$", "-test.bench", goPattern(impl), "-test.benchmem",
+					"-test.benchtime", benchtime.String(), "-test.count", "1")
+				cmd.Dir = dir
+				cmd.Stderr = os.Stderr
+				cmd.Env = append(os.Environ(), "XLAJIT_QUIET=1")
+				out, err := cmd.Output()
+				check(err)
+				parse(out, res, raw)
+			}
 		}
 		runTorch := func() {
 			if !torchOK {

@@ -624,7 +624,7 @@ func packEdgeA[T float](dst, a []T, off, lda, m, k, kc, mr int) {
 
 // A claim of units takes at least claimMinWork multiply-adds. A task
 // that claims yields its thread after every yieldWork multiply-adds or
-// more (about 0.1 ms of one core), at the end of a claim.
+// more (about 0.2 ms of one core), at the end of a claim.
 const (
 	claimMinWork = 1 << 19
 	yieldWork    = 1 << 24

@@ -115,7 +115,9 @@ func getBuf[T float]() (*packBuf[T], *sync.Pool) {
 	return pool.Get().(*packBuf[T]), pool
 }
 
-func grow[T float](s []T, n int) []T {
+// grow returns s resized to n, reallocated when its capacity is short
+// (contents unspecified).
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}

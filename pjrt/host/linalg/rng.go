@@ -102,7 +102,7 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		}
 		out := x.NewLiteralUninit(ot.DType, ot.Dims)
 		j := rngJobs.Get().(*rngJob)
-		j.vals = growU64(j.vals, int(out.NumElements()))
+		j.vals = grow(j.vals, int(out.NumElements()))
 		if algo == "THREE_FRY" {
 			state[1] = j.threeFry(state, ot.Dims, width)
 		} else {
@@ -128,13 +128,6 @@ func compileRngBitGenerator(c *kernel.OpCtx) (kernel.RunFn, error) {
 		results[0], results[1] = so, out
 		return nil
 	}, nil
-}
-
-func growU64(s []uint64, n int) []uint64 {
-	if cap(s) < n {
-		return make([]uint64, n)
-	}
-	return s[:n]
 }
 
 // storeBits writes raw random words into l, keeping the low bits of each

@@ -293,10 +293,12 @@ func putPackJob[T float](j *packJob[T]) {
 
 // gemm2D computes product bi, C[m x n] (at c[cOff:], row stride ldc) +=
 // (or = with o.overwrite) A[m x k] * B[k x n], on up to workers
-// goroutines. The work is split into tasks over row blocks of C when C
-// has enough rows (B then packed whole first, once, and shared), else over
-// its column panels (each task packing its own part of B and all of A,
-// which is then small). Tasks go to workers as they free up.
+// goroutines. When A is read in place and C has panels enough and at
+// most splitNMaxM rows, the workers claim units of C (a row block of a
+// column panel; whole panels first), each packing the B panels it claims;
+// else the work is split into tasks over row blocks of C when C has enough
+// rows (B then packed whole first, once, and shared), else over its column
+// panels. Tasks go to workers as they free up.
 func gemm2D[T float](kern *microKernel[T], m, n, k int, a []T, aOff, ars, acs int, b []T, bOff, brs, bcs int, c []T, cOff, ldc, workers int, o *gemmOpts[T], bi int) {
 	if k == 0 {
 		// C = 0 (overwrite) or unchanged, then the epilogue.

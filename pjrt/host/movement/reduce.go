@@ -248,12 +248,8 @@ func (ro *reduceOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	}
 	op := ro.op
 	ins := make([]*hlo.Literal, 2*ro.n)
-	for i := range ins {
-		l, err := lit(op, args, i)
-		if err != nil {
-			return err
-		}
-		ins[i] = l
+	if err := lits(op, args, ins); err != nil {
+		return err
 	}
 	L, err := ro.layout(ins[0])
 	if err != nil {

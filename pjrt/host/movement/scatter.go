@@ -437,12 +437,8 @@ func compileScatter(c *kernel.OpCtx) (kernel.RunFn, error) {
 func (so *scatterOp) run(x *kernel.Ctx, args, results []kernel.Value) error {
 	op, n := so.op, so.n
 	ins := make([]*hlo.Literal, 2*n+1)
-	for i := range ins {
-		l, err := lit(op, args, i)
-		if err != nil {
-			return err
-		}
-		ins[i] = l
+	if err := lits(op, args, ins); err != nil {
+		return err
 	}
 	idx := ins[n]
 	upds := ins[n+1:]

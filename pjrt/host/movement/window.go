@@ -314,12 +314,8 @@ func (ro *reduceWindowOp) run(x *kernel.Ctx, args, results []kernel.Value) error
 		return ro.runReducePool(x, ro.pool, in, init, results)
 	}
 	ins := make([]*hlo.Literal, 2*n)
-	for i := range ins {
-		l, err := lit(op, args, i)
-		if err != nil {
-			return err
-		}
-		ins[i] = l
+	if err := lits(op, args, ins); err != nil {
+		return err
 	}
 	L := ro.static
 	if L == nil {

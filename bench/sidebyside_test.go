@@ -106,10 +106,11 @@ func matmulGFLOPs(b *testing.B, n int) {
 }
 
 // warmFor is how long a steady-state row runs before it is timed: what
-// torch_sidebyside.py's bench gives every PyTorch row (its step for
-// min(0.05 s, benchtime), then the untimed calls that size its batches),
-// so that neither side's first calls (caches filling, storage a
-// collection has not yet handed back) count on one side only.
+// torch_sidebyside.py's bench gives every PyTorch row at benchtimes of
+// 50 ms or more (its step for min(0.05 s, benchtime), then the untimed
+// calls that size its batches), so that neither side's first calls
+// (caches filling, storage a collection has not yet handed back) count on
+// one side only.
 const warmFor = 50 * time.Millisecond
 
 // warm runs step for warmFor, at least once.

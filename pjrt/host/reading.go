@@ -15,27 +15,22 @@ import (
 // execution on they cost no allocation. The other results are appended to
 // out as buffers (out may be the caller's reused list).
 func (e *Executable) ExecuteReading(args []pjrt.Buffer, opts pjrt.ExecuteOptions, out []pjrt.Buffer, nRead int, dst []byte) ([]pjrt.Buffer, []byte, error) {
-	if nRead < 0 || nRead > e.nOut {
-		return out, dst, fmt.Errorf("host: reading %d of the %d results of @%s", nRead, e.nOut, e.prog.entry.fn.Name)
+	// What is read is checked before the program runs (and takes the
+	// donated arguments).
+	fn := e.prog.entry.fn
+	if nRead < 0 || nRead > len(fn.ResultTypes) {
+		return out, dst, fmt.Errorf("host: reading %d of the %d results of @%s", nRead, len(fn.ResultTypes), fn.Name)
+	}
+	for i := len(fn.ResultTypes) - nRead; i < len(fn.ResultTypes); i++ {
+		if _, ok := fn.ResultTypes[i].(*hlo.TensorType); !ok {
+			return out, dst, fmt.Errorf("host: result %d of @%s read as bytes is not a tensor", i, fn.Name)
+		}
 	}
 	r, res, err := e.run(args, &opts)
 	if err != nil {
 		return out, dst, err
 	}
-	fail := func(err error) ([]pjrt.Buffer, []byte, error) {
-		r.poolDonated(res)
-		e.prog.putRun(r)
-		return out, dst, err
-	}
-	if nRead > len(res) {
-		return fail(fmt.Errorf("host: reading %d results of @%s, which returns %d values", nRead, e.prog.entry.fn.Name, len(res)))
-	}
 	read := res[len(res)-nRead:]
-	for i, v := range read {
-		if _, ok := v.(*hlo.Literal); !ok {
-			return fail(fmt.Errorf("host: result %d of @%s read as bytes is not a tensor", len(res)-nRead+i, e.prog.entry.fn.Name))
-		}
-	}
 	for _, v := range read {
 		dst = append(dst, v.(*hlo.Literal).Data...)
 	}

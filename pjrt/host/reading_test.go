@@ -86,3 +86,35 @@ func TestExecuteReadingKeepsSharedStorage(t *testing.T) {
 		t.Errorf("the buffer of a result sharing the read one's storage changed: %v", got)
 	}
 }
+
+// What ExecuteReading reads is checked before the program runs: a call
+// asking for more results than the program returns, or for a tuple as
+// bytes, fails without running and without taking a donated argument.
+func TestExecuteReadingChecksBeforeRunning(t *testing.T) {
+	c := NewClient(1)
+	exe, err := c.Compile(parseText(t, `func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tuple<tensor<4xf32>, tensor<4xf32>>) {
+  %y = stablehlo.add %x, %x : tensor<4xf32>
+  %t = stablehlo.tuple %y, %x : tuple<tensor<4xf32>, tensor<4xf32>>
+  return %y, %t : tensor<4xf32>, tuple<tensor<4xf32>, tensor<4xf32>>
+}`), pjrt.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := exe.(*Executable)
+	x, err := c.BufferFromHost(hlo.LiteralFromSlice([]float32{1, -2, 3, 0}, 4), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		nRead int
+		want  string
+	}{{3, "reading 3"}, {1, "not a tensor"}} {
+		_, _, err := e.ExecuteReading([]pjrt.Buffer{x}, pjrt.ExecuteOptions{Donate: []int{0}}, nil, c.nRead, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("reading %d: err %v, want %q", c.nRead, err, c.want)
+		}
+		if l, err := x.ToHost(); err != nil || l.F32()[1] != -2 {
+			t.Fatalf("reading %d: the donated argument after the failed call: %v, %v", c.nRead, l, err)
+		}
+	}
+}

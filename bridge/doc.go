@@ -5,8 +5,9 @@
 // inputs and the RNG state get their old data back; the pending IR is
 // dropped). Compile lowers an fx graph to StableHLO through package lazy,
 // hashes it and compiles it under the hash without executing anything;
-// CompileTraced does so for a trace's graph by copying the traced IR over
-// placeholders (the same IR, hash and program).
+// CompileTraced does so for a trace's graph by lowering the traced IR as
+// it is, or, when the executable keeps its IR (run-time checks, debug
+// dumps), by copying it over placeholders (the same IR, hash and program).
 // Program.Run replays: it matches arguments and captured tensors to
 // buffers, executes by hash, writes results back into mutated inputs and
 // rebuilds the outputs.

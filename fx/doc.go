@@ -9,8 +9,9 @@
 // Place in the flow: bridge.Trace records a function through package lazy,
 // converts the recorded IR here, and the partitioner and bridge.Compile read
 // the graph. The Interpreter is the one node-by-node runner: bridge.Compile
-// records a graph's IR with it (a trace's own graph is compiled by copying
-// the traced IR that FromTraceIR hands on, which gives the same IR), and
+// records a graph's IR with it (a trace's own graph is compiled from the
+// traced IR that FromTraceIR hands on, lowered as it is or copied, which
+// gives the same IR), and
 // the jit replays a partitioned graph's split graph (device partitions,
 // host nodes between them) with it.
 // Imports lazy only (and hlo through lazy's types).

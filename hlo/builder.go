@@ -32,7 +32,7 @@ type Builder struct {
 	// given holds an op's declared result types during emit1.
 	given []Type
 	// ops, bcasts and consts hold the cells of single-result ops and of
-	// the attributes and types of broadcasts and constants (slab.go).
+	// the attributes and types of broadcasts and constants (internal/slab).
 	ops    slab.Slab[opCell]
 	bcasts slab.Slab[bcastCell]
 	consts slab.Slab[constCell]

@@ -5,7 +5,9 @@ import "github.com/xlajit/xlajit/internal/slab"
 // Rerecord returns a node that is n applied to inputs instead of n's own
 // operands: n's op, attributes, output shapes, hash and call site, with no
 // shape rule run and no hash computed. It is how a traced graph is
-// recorded again over placeholders for lowering (bridge.Compile): a
+// recorded again over placeholders for lowering when the traced IR cannot
+// be lowered as it is (bridge.CompileTraced, when the executable keeps its
+// IR): a
 // device-data leaf hashes by dtype, shape and layout only, so a placeholder
 // standing for a traced input hashes as that input did. Each input must
 // have the hash, index and shape of n's operand at its place, which makes

@@ -12,8 +12,10 @@
 // results nothing reads (a transpose every reader takes through strides)
 // are dropped. Execute runs the plan on *hlo.Literal buffers, after
 // checking the arguments against the entry's parameters (ExecuteReading
-// reads the last results as bytes and keeps their storage: check flags); XLAJIT_HOST_DEVICES=N gives N virtual devices whose
-// collectives meet in a Hub. Each step reserves its results' bytes in its
+// reads the last results as bytes and keeps their storage: check flags);
+// results the caller drops are recycled (kernel's recycle.go).
+// XLAJIT_HOST_DEVICES=N gives N virtual devices whose collectives meet in
+// a Hub. Each step reserves its results' bytes in its
 // device's memory account before it runs (account.go): an allocation
 // beyond XLAJIT_HOST_MEMORY_LIMIT is a *pjrt.OutOfMemoryError, and
 // MemoryInfo reports the bytes of buffers and live intermediates. A

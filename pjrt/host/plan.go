@@ -711,11 +711,9 @@ type useInfo struct {
 	users    map[*hlo.Value][]*hlo.Op
 	byID     [][]*hlo.Op
 	returned map[*hlo.Value]bool
-	// fused marks the ops that ended up inside fused steps (a fused op
-	// has one result): by result ID in a function body (fusedByID),
-	// else by op. See isFused.
-	fused     map[*hlo.Op]bool
-	fusedByID []bool
+	// fused marks the ops that ended up inside fused steps, by result ID
+	// (a fused op has one result). See isFused.
+	fused *idTableOf[bool]
 	// compoundMember marks the ops inside compound steps (whose outputs,
 	// like a fused step's, are fresh); compoundInput the values compound
 	// steps read (a compound may read a value none of its ops has as an
@@ -726,11 +724,10 @@ type useInfo struct {
 
 func (c *planner) useInfo(ops []*hlo.Op, term *hlo.Op, top bool) *useInfo {
 	u := &useInfo{returned: map[*hlo.Value]bool{}, compoundMember: map[*hlo.Op]bool{}, compoundInput: map[*hlo.Value]bool{}}
+	u.fused = newIDTable[bool](c.nvals, top)
 	if top {
 		u.byID = usersByID(ops, c.nvals)
-		u.fusedByID = make([]bool, c.nvals)
 	} else {
-		u.fused = map[*hlo.Op]bool{}
 		u.users = make(map[*hlo.Value][]*hlo.Op, 2*len(ops))
 		for _, op := range ops {
 			for _, v := range usedValues(op) {
@@ -795,30 +792,15 @@ func usersByID(ops []*hlo.Op, n int) [][]*hlo.Op {
 	return byID
 }
 
-// usersOf returns the ops of the block reading v.
 // setFused marks op, a fusion member, as fused.
-func (u *useInfo) setFused(op *hlo.Op) {
-	if id := op.Results[0].ID; u.fusedByID != nil && id >= 0 && id < len(u.fusedByID) {
-		u.fusedByID[id] = true
-		return
-	}
-	if u.fused == nil {
-		u.fused = map[*hlo.Op]bool{}
-	}
-	u.fused[op] = true
-}
+func (u *useInfo) setFused(op *hlo.Op) { u.fused.set(op.Results[0].ID, true) }
 
 // isFused reports whether op is a member of a fused step.
 func (u *useInfo) isFused(op *hlo.Op) bool {
-	if len(op.Results) != 1 {
-		return false
-	}
-	if id := op.Results[0].ID; u.fusedByID != nil && id >= 0 && id < len(u.fusedByID) {
-		return u.fusedByID[id]
-	}
-	return u.fused[op]
+	return len(op.Results) == 1 && u.fused.get(op.Results[0].ID)
 }
 
+// usersOf returns the ops of the block reading v.
 func (u *useInfo) usersOf(v *hlo.Value) []*hlo.Op {
 	if u.byID != nil {
 		if v.ID >= 0 && v.ID < len(u.byID) {

@@ -9,8 +9,9 @@ import (
 )
 
 // Pool recycles tensor storage. The planner puts in the results of Fresh
-// kernels after their last use (never arguments, constants or returned
-// values), and kernels get storage back through Ctx.NewLiteral. A Pool is
+// kernels after their last use (never arguments or constants; returned
+// values only once the caller has read and dropped them, as
+// ExecuteReading's), and kernels get storage back through Ctx.NewLiteral. A Pool is
 // used by one goroutine at a time; the planner keeps one per running
 // execution and reuses it for the next execution of the same program, and
 // calls Settle when an execution's results have left it.
@@ -93,7 +94,8 @@ func (p *Pool) PutHeader(l *hlo.Literal) {
 	p.headers = append(p.headers, h)
 }
 
-// ownDims reports whether h's dims live in h (it was made by View).
+// ownDims reports whether h's dims live in h (View, the pool and the
+// recycler make such headers).
 func ownDims(h *viewHeader) bool {
 	return len(h.lit.Dims) == 0 || unsafe.SliceData(h.lit.Dims) == &h.dims[0]
 }
@@ -182,7 +184,8 @@ func (p *Pool) Put(l *hlo.Literal) {
 }
 
 // Get returns a literal of dtype dt and shape dims whose storage comes from
-// the pool (contents unspecified), or nil if the pool has none of that size.
+// the pool (contents unspecified), or nil if the pool has none of that size
+// (or, for small storage, none whose header it may retype).
 func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 	if p == nil || len(p.sizes) == 0 {
 		return nil

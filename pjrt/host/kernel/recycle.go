@@ -16,7 +16,7 @@ import (
 // next result of the same size is then a fresh allocation, which Go zeroes
 // (a page fault per page when its pages went back to the OS) and whose
 // garbage brings the next collection closer. Storage of recycleMin bytes
-// or more that a kernel overwrites whole (Ctx.NewLiteralUninit) comes from
+// or more (Ctx.NewLiteralUninit, and Ctx.NewLiteral cleared) comes from
 // here instead: each such buffer carries a finalizer, which Go runs only
 // once nothing at all references the buffer (no literal, no view of it, no
 // slice a caller kept, no derived copy's source), and which puts the

@@ -10,7 +10,7 @@ import (
 	"github.com/xlajit/xlajit/hlo"
 )
 
-// recycleSize is a shape of recycled storage (64 KiB of f32).
+// recycleDims is a shape of recycled storage (64 KiB of f32).
 var recycleDims = []int64{128, 128}
 
 // freeCount is the number of free buffers of n bytes.

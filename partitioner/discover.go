@@ -1,7 +1,6 @@
 package partitioner
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/fx"
@@ -73,7 +72,7 @@ func (a *askedOp) same(attrs lazy.Attrs, in []lazy.Shape) bool {
 		return false
 	}
 	for i, s := range in {
-		if s.DType != a.in[i].DType || !slices.Equal(s.Dims, a.in[i].Dims) {
+		if !s.Equal(a.in[i]) {
 			return false
 		}
 	}

@@ -220,7 +220,7 @@ func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 	// The IR is kept only where it is read again (the pre-check of a
 	// program with checks, the dumps): the compile cache would keep every
 	// program's IR alive, for the collector to walk on every cycle.
-	if len(checks) > 0 || dumping {
+	if g.keptByExecutable() {
 		x.graph = g
 	}
 	return x, nil

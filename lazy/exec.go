@@ -139,12 +139,16 @@ func CollectGraph(roots []Value) *Graph {
 	return g
 }
 
-// KeepsIR reports whether an executable compiled from g keeps g (and the
-// buffers of its device-data leaves): a program with run-time checks
-// keeps it for their pre-check, the debug dumps print it. SPMD graphs
-// are counted in too, their parameters' layouts being read off the
-// leaves' data.
-func (g *Graph) KeepsIR() bool { return dumping || g.spmd > 0 || g.checks }
+// KeepsIR reports whether compiling g reads g (and the buffers of its
+// device-data leaves) after lowering: when the executable keeps it
+// (keptByExecutable), and for SPMD graphs, whose parameters' layouts are
+// read off the leaves' data.
+func (g *Graph) KeepsIR() bool { return g.keptByExecutable() || g.spmd > 0 }
+
+// keptByExecutable reports whether an executable compiled from g keeps g:
+// a program with run-time checks keeps it for their pre-check, the debug
+// dumps print it (compileModule).
+func (g *Graph) keptByExecutable() bool { return dumping || g.checks }
 
 // configFlags are the settings that change lowering.
 func configFlags() uint64 { return 1 }

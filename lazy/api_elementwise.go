@@ -58,19 +58,12 @@ func (x *Tensor) rawBinary(code opCode, y *Tensor) *Tensor {
 // converted to xdt and ydt and broadcast: their shapes broadcast to a valid
 // shape, and the op's shape rule (one element type of its class) accepts
 // them. It panics with an *Error naming op and the operands' own shapes.
-func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) []int64 {
+func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) {
 	needTensors(op, "x,y", x, y)
 	in := []Shape{x.shape, y.shape}
-	dims := x.Dims()
-	switch {
-	case sameDims(x.Dims(), y.Dims()), y.Rank() == 0:
-	case x.Rank() == 0:
-		dims = y.Dims()
-	default:
-		var ok bool
-		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
-			throw(op, in, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
-		}
+	dims, ok := broadcastDims(x.Dims(), y.Dims())
+	if !ok {
+		throw(op, in, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
 	}
 	if err := checkDims(xdt, dims); err != nil {
 		throw(op, in, "%v", err)
@@ -81,7 +74,6 @@ func checkBinary(op string, code opCode, x, y *Tensor, xdt, ydt DType) []int64 {
 	case !c.accepts(xdt):
 		throw(op, in, "needs %s tensors, got %s", c, xdt)
 	}
-	return dims
 }
 
 // broadcastPair broadcasts x and y to their common shape.
@@ -90,17 +82,9 @@ func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 	if sameDims(x.Dims(), y.Dims()) {
 		return x, y
 	}
-	var dims []int64
-	switch {
-	case y.Rank() == 0: // a number: broadcastDims would copy x's dims
-		dims = x.Dims()
-	case x.Rank() == 0:
-		dims = y.Dims()
-	default:
-		var ok bool
-		if dims, ok = broadcastDims(x.Dims(), y.Dims()); !ok {
-			throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
-		}
+	dims, ok := broadcastDims(x.Dims(), y.Dims())
+	if !ok {
+		throw(op, []Shape{x.shape, y.shape}, "shapes %v and %v do not broadcast", x.Dims(), y.Dims())
 	}
 	needDims(op, []Shape{x.shape, y.shape}, x.DType(), dims)
 	return x.BroadcastTo(dims...), y.BroadcastTo(dims...)

@@ -133,8 +133,16 @@ func sameDims(a, b []int64) bool {
 	return true
 }
 
-// broadcastDims returns the numpy broadcast of a and b, or false.
+// broadcastDims returns the numpy broadcast of a and b, or false. When it
+// is a or b as they are (equal dims, or the other a number), it is that
+// slice itself: callers only read the result.
 func broadcastDims(a, b []int64) ([]int64, bool) {
+	switch {
+	case len(b) == 0 || sameDims(a, b):
+		return a, true
+	case len(a) == 0:
+		return b, true
+	}
 	n := max(len(a), len(b))
 	out := make([]int64, n)
 	for i := 0; i < n; i++ {

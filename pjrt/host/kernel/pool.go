@@ -73,14 +73,7 @@ func (x *Ctx) View(dt hlo.DType, dims []int64, data []byte) *hlo.Literal {
 	} else {
 		h = &viewHeader{}
 	}
-	if len(dims) <= len(h.dims) {
-		h.lit.Dims = h.dims[:len(dims):len(dims)]
-		copy(h.lit.Dims, dims)
-	} else {
-		h.lit.Dims = append([]int64(nil), dims...)
-	}
-	h.lit.DType, h.lit.Data = dt, data
-	return &h.lit
+	return h.set(dt, dims, data)
 }
 
 // PutHeader offers the header of a dead view made by View for reuse (the
@@ -252,11 +245,8 @@ func (p *Pool) Get(dt hlo.DType, dims []int64) *hlo.Literal {
 		} else {
 			h = &viewHeader{}
 		}
-		h.lit.Dims = h.dims[:len(dims):len(dims)]
-		copy(h.lit.Dims, dims)
-		h.lit.DType, h.lit.Data = dt, l.Data
 		p.lend(h)
-		return &h.lit
+		return h.set(dt, dims, l.Data)
 	}
 	return nil
 }
@@ -342,30 +332,36 @@ func newLiteral(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
 // newLarge is newLiteral's literal that is not small: a viewHeader with
 // its data, or hlo.NewLiteral's (and its errors) beyond the header's reach.
 func newLarge(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
-	h := newHeaded(dt, dims)
-	if h == nil {
+	n, ok := headedSize(dt, dims)
+	if !ok {
 		return hlo.NewLiteral(dt, dims...)
 	}
-	if lender != nil {
-		lender.lend(h)
-	}
-	return &h.lit
+	return literalOver(dt, dims, hlo.AlignedBytes(n), lender)
 }
 
-// newHeaded returns a new zeroed literal of dtype dt and shape dims in a
-// viewHeader, or nil when its rank or size is out of the header's reach
-// (hlo.NewLiteral makes it, or fails).
-func newHeaded(dt hlo.DType, dims []int64) *viewHeader {
-	if len(dims) > len(viewHeader{}.dims) {
-		return nil
+// headedSize is the byte size of a dt[dims] literal a viewHeader holds (a
+// rank within the header's dims, an element count and a byte size that
+// are valid ints), or false.
+func headedSize(dt hlo.DType, dims []int64) (int, bool) {
+	if len(dims) > len(viewHeader{}.dims) || hlo.NumElements(dims) < 0 {
+		return 0, false
 	}
 	n, ok := hlo.ByteSize(dt, dims)
-	if !ok || hlo.NumElements(dims) < 0 || n > math.MaxInt {
-		return nil
+	if !ok || n > math.MaxInt {
+		return 0, false
 	}
-	h := &viewHeader{}
-	h.lit.Dims = h.dims[:len(dims):len(dims)]
-	copy(h.lit.Dims, dims)
-	h.lit.DType, h.lit.Data = dt, hlo.AlignedBytes(int(n))
-	return h
+	return int(n), true
+}
+
+// set makes h's literal dt[dims] over data, its dims in h when they fit,
+// and returns it.
+func (h *viewHeader) set(dt hlo.DType, dims []int64, data []byte) *hlo.Literal {
+	if len(dims) <= len(h.dims) {
+		h.lit.Dims = h.dims[:len(dims):len(dims)]
+		copy(h.lit.Dims, dims)
+	} else {
+		h.lit.Dims = append([]int64(nil), dims...)
+	}
+	h.lit.DType, h.lit.Data = dt, data
+	return &h.lit
 }

@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -250,27 +249,18 @@ func newLiteralZero(dt hlo.DType, dims []int64, lender *Pool) *hlo.Literal {
 }
 
 // recycledSize is the byte size of a dt[dims] literal whose storage is
-// recycled: at least recycleMin, and a rank a viewHeader holds.
+// recycled: at least recycleMin, in a viewHeader (headedSize).
 func recycledSize(dt hlo.DType, dims []int64) (int, bool) {
-	if len(dims) > len(viewHeader{}.dims) || hlo.NumElements(dims) < 0 {
-		return 0, false
-	}
-	n, ok := hlo.ByteSize(dt, dims)
-	if !ok || n < recycleMin || n > math.MaxInt {
-		return 0, false
-	}
-	return int(n), true
+	n, ok := headedSize(dt, dims)
+	return n, ok && n >= recycleMin
 }
 
 // literalOver returns a literal dt[dims] over b in a new viewHeader, lent
 // to the pooled execution it is made for, if any (see newLarge).
 func literalOver(dt hlo.DType, dims []int64, b []byte, lender *Pool) *hlo.Literal {
 	h := &viewHeader{}
-	h.lit.Dims = h.dims[:len(dims):len(dims)]
-	copy(h.lit.Dims, dims)
-	h.lit.DType, h.lit.Data = dt, b
 	if lender != nil {
 		lender.lend(h)
 	}
-	return &h.lit
+	return h.set(dt, dims, b)
 }

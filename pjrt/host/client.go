@@ -284,10 +284,7 @@ func (e *Executable) wrapInto(out []pjrt.Buffer, res []kernel.Value, dev int) []
 			n++
 		}
 	}
-	var block []Buffer
-	if n > 0 {
-		block = make([]Buffer, n)
-	}
+	block := make([]Buffer, n)
 	for _, v := range res {
 		if l, ok := v.(*hlo.Literal); ok {
 			b := &block[0]

@@ -806,7 +806,7 @@ func (f *fusion) run(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 			st.outs[j] = l
 			x.InDonated = append(x.InDonated, l)
 		} else {
-			st.outs[j] = allocLiteral(x, t.DType, f.dims)
+			st.outs[j] = x.NewLiteralUninit(t.DType, f.dims)
 		}
 	}
 	switch {
@@ -873,7 +873,7 @@ func (f *fusion) runSingle(x *kernel.Ctx, frame []kernel.Value, s *step) error {
 	} else if dst = f.donatedSingle(x, frame, s); dst != nil {
 		x.InDonated = append(x.InDonated, dst)
 	} else {
-		dst = allocLiteral(x, m.dt, f.dims)
+		dst = x.NewLiteralUninit(m.dt, f.dims)
 	}
 	f.runTile(m, dst, srcs)
 	refs.Drop(srcs)

@@ -649,7 +649,7 @@ func (c *planner) viewGroups(bp *blockPlan, uses *useInfo, returned map[int]bool
 			case isView(op):
 				ok = private(op.Results[0])
 			default:
-				e := kernel.Lookup(op.Name)
+				e := c.lookup(op.Name)
 				ok = e != nil && e.IsFresh(op)
 			}
 		}

@@ -74,7 +74,11 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		}
 		ins := args // the common case: parameters are the arguments in order
 		if !p.paramsAreArgs {
-			var buf [16]*lazy.Tensor // no allocation for up to 16 parameters
+			// No allocation for up to 16 parameters. The two loops are
+			// apart so that buf never flows into the pooled list (one
+			// loop storing back into l.ins makes buf escape: a warm
+			// call then allocates once more).
+			var buf [16]*lazy.Tensor
 			if len(p.params) > len(buf) {
 				l := lists()
 				for _, s := range p.params {

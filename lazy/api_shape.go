@@ -119,7 +119,9 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 	var buf []int64
 	c := &broadcastCell{rank: x.Rank()}
 	c.out[0].DType = x.DType()
-	if n := len(dims) + x.Rank(); n <= len(c.buf) {
+	n := len(dims) + x.Rank()
+	inCell := n <= len(c.buf)
+	if inCell {
 		attrs, buf = c.attrs[:], c.buf[:n:n]
 	} else {
 		attrs, buf = make(Attrs, 2), make([]int64, n)
@@ -131,7 +133,7 @@ func (x *Tensor) BroadcastTo(dims ...int64) *Tensor {
 		bd[i] = int64(off + i)
 	}
 	attrs[0], attrs[1] = Attr{"dims", out}, Attr{"bdims", bd}
-	if len(attrs) == len(c.attrs) && &attrs[0] == &c.attrs[0] {
+	if inCell {
 		c.dims = out
 		if len(out) > 0 {
 			c.out[0].Dims = out // as the shape rule makes it

@@ -308,22 +308,8 @@ func newOut(x *kernel.Ctx, dt hlo.DType, dims []int64) *hlo.Literal {
 // parallelFor runs fn over [0, n) on the kernel worker pool.
 func parallelFor(n, grain int, fn func(lo, hi int)) { kernel.ParallelFor(n, grain, fn) }
 
-// viewHeader is a literal header with room for its dims, so that a view
-// (reshape) costs one allocation.
-type viewHeader struct {
-	lit  hlo.Literal
-	dims [6]int64
-}
-
-// viewOf returns a new literal header dt[dims...] over data.
+// viewOf returns a new literal header dt[dims...] over data: kernel's
+// View without a context, which takes no header from a pool.
 func viewOf(dt hlo.DType, dims []int64, data []byte) *hlo.Literal {
-	h := &viewHeader{}
-	if len(dims) <= len(h.dims) {
-		h.lit.Dims = h.dims[:len(dims):len(dims)]
-		copy(h.lit.Dims, dims)
-	} else {
-		h.lit.Dims = append([]int64(nil), dims...)
-	}
-	h.lit.DType, h.lit.Data = dt, data
-	return &h.lit
+	return (*kernel.Ctx)(nil).View(dt, dims, data)
 }

@@ -13,23 +13,15 @@ import (
 // check flag costs no allocation in steady state, and the buffers handed
 // out keep their values across later executions.
 func TestExecuteReadingRecyclesReadResults(t *testing.T) {
-	c := NewClient(1)
-	exe, err := c.Compile(parseText(t, `func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>) {
+	e, x := readingProgram(t, `func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi1>) {
   %y = stablehlo.add %x, %x : tensor<4xf32>
   %z = stablehlo.constant dense<0.0> : tensor<4xf32>
   %f = stablehlo.compare GT, %x, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return %y, %f : tensor<4xf32>, tensor<4xi1>
-}`), pjrt.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := exe.(*Executable)
-	x, err := c.BufferFromHost(hlo.LiteralFromSlice([]float32{1, -2, 3, 0}, 4), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	var out []pjrt.Buffer
 	var flags []byte
+	var err error
 	run := func() {
 		out, flags, err = e.ExecuteReading([]pjrt.Buffer{x}, pjrt.ExecuteOptions{}, out[:0], 1, flags[:0])
 		if err != nil {
@@ -91,20 +83,11 @@ func TestExecuteReadingKeepsSharedStorage(t *testing.T) {
 // asking for more results than the program returns, or for a tuple as
 // bytes, fails without running and without taking a donated argument.
 func TestExecuteReadingChecksBeforeRunning(t *testing.T) {
-	c := NewClient(1)
-	exe, err := c.Compile(parseText(t, `func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tuple<tensor<4xf32>, tensor<4xf32>>) {
+	e, x := readingProgram(t, `func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tuple<tensor<4xf32>, tensor<4xf32>>) {
   %y = stablehlo.add %x, %x : tensor<4xf32>
   %t = stablehlo.tuple %y, %x : tuple<tensor<4xf32>, tensor<4xf32>>
   return %y, %t : tensor<4xf32>, tuple<tensor<4xf32>, tensor<4xf32>>
-}`), pjrt.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := exe.(*Executable)
-	x, err := c.BufferFromHost(hlo.LiteralFromSlice([]float32{1, -2, 3, 0}, 4), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+}`)
 	for _, c := range []struct {
 		nRead int
 		want  string
@@ -117,4 +100,20 @@ func TestExecuteReadingChecksBeforeRunning(t *testing.T) {
 			t.Fatalf("reading %d: the donated argument after the failed call: %v, %v", c.nRead, l, err)
 		}
 	}
+}
+
+// readingProgram compiles text on a new client and returns its executable
+// and an argument buffer holding [1, -2, 3, 0].
+func readingProgram(t *testing.T, text string) (*Executable, pjrt.Buffer) {
+	t.Helper()
+	c := NewClient(1)
+	exe, err := c.Compile(parseText(t, text), pjrt.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.BufferFromHost(hlo.LiteralFromSlice([]float32{1, -2, 3, 0}, 4), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe.(*Executable), x
 }

@@ -217,3 +217,20 @@ func TestPartialSumsReduceScatter(t *testing.T) {
 		}
 	}
 }
+
+// A compact splat constant (the parser's form of dense<x> over several
+// elements, and the lowering's of a Go number applied to a tensor) is
+// generated in each shard's layout like an expanded one.
+func TestCompactSplatConstant(t *testing.T) {
+	const text = `module @splat {
+  func.func @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]0,1,2,3}"}) -> tensor<8x4xf32> {
+    %c = stablehlo.constant dense<1.5> : tensor<8x4xf32>
+    %0 = stablehlo.multiply %x, %c : tensor<8x4xf32>
+    %d = stablehlo.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]]> : tensor<8x4xf32>
+    %1 = stablehlo.add %0, %d : tensor<8x4xf32>
+    return %1 : tensor<8x4xf32>
+  }
+}`
+	whole, parted, x := runBoth(t, text, 4, 7)
+	checkSame(t, whole, parted, x)
+}

@@ -77,9 +77,16 @@ func ruleConstant(p *pass, op *hlo.Op) {
 		return
 	}
 	natural := replicatedLayout(rt.Rank(), p.n)
-	if isSplat(a.Value) && rt.Rank() > 0 {
+	var elem []byte // the one element of a splat
+	switch {
+	case a.Splat != nil:
+		elem = a.Splat.Data
+	case a.Value != nil && isSplat(a.Value):
+		elem = a.Value.Data[:rt.DType.Size()]
+	}
+	if elem != nil && rt.Rank() > 0 {
 		scalar := hlo.NewLiteral(rt.DType)
-		copy(scalar.Data, a.Value.Data[:rt.DType.Size()])
+		copy(scalar.Data, elem)
 		var c *hlo.Value
 		p.setGen(op.Results[0], natural, func(l *layout, _ bool) *hlo.Value {
 			if c == nil {

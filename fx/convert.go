@@ -357,7 +357,7 @@ func (c *converter) node(root *lazy.Node) (*Node, error) {
 					return nil, err
 				}
 			} else if c.done.Get(in) == nil {
-				c.stack = append(c.stack, frame{ln: in})
+				c.stack = slab.Append(c.stack, frame{ln: in})
 			}
 			continue
 		}

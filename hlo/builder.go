@@ -31,11 +31,13 @@ type Builder struct {
 	args []Type
 	// given holds an op's declared result types during emit1.
 	given []Type
-	// ops, bcasts and consts hold the cells of single-result ops and of
-	// the attributes and types of broadcasts and constants (internal/slab).
+	// ops, bcasts, consts and splats hold the cells of single-result ops
+	// and of the attributes and types of broadcasts and constants
+	// (internal/slab).
 	ops    slab.Slab[opCell]
 	bcasts slab.Slab[bcastCell]
 	consts slab.Slab[constCell]
+	splats slab.Slab[splatCell]
 }
 
 // NewBuilder starts a module named name (without '@'; empty for an

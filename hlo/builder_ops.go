@@ -26,6 +26,45 @@ type constCell struct {
 	typ   tensorCell
 }
 
+// Splat adds a constant of shape dims holding elem (a rank-0 literal) in
+// every element: one op where broadcast_in_dim of a scalar constant is
+// two. It shares elem's data, which must not change. A splat of more than
+// one element is compact (DenseElementsAttr.Splat); of one element, it is
+// the element with the result's dims (the parser's forms of each).
+func (s *Scope) Splat(elem *Literal, dims []int64) *Value {
+	if elem == nil || len(elem.Dims) != 0 || !elem.DType.Valid() || len(elem.Data) != elem.DType.Size() {
+		s.b.failf("stablehlo.constant", "splat element is not a rank-0 literal: %v", elem)
+		return placeholder()
+	}
+	if len(dims) > 4 {
+		t := newTensorType(elem.DType, dims, nil)
+		if t.NumElements() == 1 {
+			return s.Constant(&Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data})
+		}
+		return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: t, Splat: elem}}})
+	}
+	// The attribute list, the attribute, its one-element literal and its
+	// type in one cell.
+	c := s.b.splats.Get()
+	t := c.typ.init(elem.DType, dims)
+	c.dense = DenseElementsAttr{Type: t, Splat: elem}
+	if t.NumElements() == 1 {
+		c.lit = Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data}
+		c.dense = DenseElementsAttr{Type: t, Value: &c.lit}
+	}
+	c.attrs[0] = NamedAttr{"value", &c.dense}
+	return s.emit1("stablehlo.constant", nil, c.attrs[:])
+}
+
+// splatCell is a splat constant's attribute list, attribute, one-element
+// literal and type.
+type splatCell struct {
+	attrs [1]NamedAttr
+	dense DenseElementsAttr
+	lit   Literal
+	typ   tensorCell
+}
+
 // ConstantScalar adds a 0-d constant of type dt holding v (rounded or
 // wrapped to dt).
 func (s *Scope) ConstantScalar(dt DType, v float64) *Value {

@@ -341,3 +341,59 @@ func TestBuilderLocations(t *testing.T) {
 		t.Errorf("loc %+v recorded with locations off", z.Def.Loc)
 	}
 }
+
+// TestBuilderSplat: Splat's constants print as the parser reads them (a
+// compact splat over several elements, the element with the result's dims
+// over one, the rank-0 literal over none), parse back to the same module
+// and share the element's data; a literal of other than one element is
+// an error naming the op.
+func TestBuilderSplat(t *testing.T) {
+	b := NewBuilder("splat")
+	f := b.Func("main")
+	elem := ScalarLiteral(F32, 1.5)
+	dims := [][]int64{{2, 3}, {1, 1}, {}, {2, 1, 1, 2, 2}}
+	var outs []*Value
+	for _, d := range dims {
+		outs = append(outs, f.Splat(elem, d))
+	}
+	f.Return(outs...)
+	m := mustBuild(t, b)
+	text := m.String()
+	for _, want := range []string{
+		"stablehlo.constant dense<1.500000e+00> : tensor<2x3xf32>",
+		"stablehlo.constant dense<1.500000e+00> : tensor<1x1xf32>",
+		"stablehlo.constant dense<1.500000e+00> : tensor<f32>",
+		"stablehlo.constant dense<1.500000e+00> : tensor<2x1x1x2x2xf32>",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("module lacks %q:\n%s", want, text)
+		}
+	}
+	back, err := ParseModule("splat.mlir", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.String() != text {
+		t.Errorf("parsed back:\n%s\nbuilt:\n%s", back, text)
+	}
+	for i, v := range outs {
+		a := v.Def.Attr("value").(*DenseElementsAttr)
+		l, err := a.Literal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.NumElements() != int(NumElements(dims[i])) || l.Float(l.NumElements()-1) != 1.5 {
+			t.Errorf("splat %v: literal %v", dims[i], l)
+		}
+		if a.Splat != nil && &a.Splat.Data[0] != &elem.Data[0] || a.Value != nil && &a.Value.Data[0] != &elem.Data[0] {
+			t.Errorf("splat %v copied its element", dims[i])
+		}
+	}
+
+	b = NewBuilder("bad")
+	f = b.Func("main")
+	f.Return(f.Splat(NewLiteral(F32, 2), []int64{2}))
+	if _, err := b.Build(); err == nil || !strings.Contains(err.Error(), "stablehlo.constant: splat element is not a rank-0 literal") {
+		t.Errorf("error %v, want the splat element's", err)
+	}
+}

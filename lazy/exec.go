@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/xlajit/xlajit/hlo"
+	"github.com/xlajit/xlajit/internal/slab"
 	"github.com/xlajit/xlajit/pjrt"
 )
 
 // buildRevision is folded into every graph hash: bump it when lowering
 // changes so persistent and AOT caches written by older builds miss.
-const buildRevision = "xlajit-lowering-1"
+const buildRevision = "xlajit-lowering-2"
 
 // Graph is a pending computation cut from the IR: the distinct output
 // values, the nodes in post-order, and the device-data parameters in
@@ -84,14 +85,14 @@ func CollectGraph(roots []Value) *Graph {
 				top.next++
 				if pos.Get(in) == 0 {
 					pos.Set(in, -1)
-					stack = append(stack, frame{in, 0})
+					stack = slab.Append(stack, frame{in, 0})
 				}
 				continue
 			}
 			n := top.n
 			stack = stack[:len(stack)-1]
 			pos.Set(n, int32(len(g.Nodes))+1)
-			g.Nodes = append(g.Nodes, n)
+			g.Nodes = slab.Append(g.Nodes, n)
 			if n.op.Lower == nil && n.data == nil {
 				g.Host = append(g.Host, n)
 			}
@@ -157,6 +158,9 @@ func configFlags() uint64 { return 1 }
 // node's lowering, returning the roots. The module is verified.
 func (g *Graph) Lower(name string) (*hlo.Module, error) { return g.lower(name, true) }
 
+// deferredConst marks a rank-0 constant not lowered yet (lower).
+var deferredConst = []*hlo.Value{nil}
+
 // lower is Lower; verify=false leaves verifying to the device's compiler
 // (pjrt.ModuleVerifier).
 func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
@@ -183,6 +187,25 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		chunk = chunk[:len(chunk)+k]
 		return s
 	}
+	// Rank-0 constants are lowered where something first reads them: a
+	// broadcast of one (every Go number a traced function applies to a
+	// tensor) lowers to one splat constant, and the scalar is never
+	// emitted unless another op reads it. The SPMD lowering partitions
+	// broadcasts, so it keeps both ops.
+	splat := !lc.spmd
+	value := func(v Value) (*hlo.Value, error) {
+		v = substitute(v)
+		x := vals.Get(v.Node)
+		if x[0] == nil {
+			out, err := lowerNode(b, lc, v.Node, nil)
+			if err != nil {
+				return nil, err
+			}
+			vals.Set(v.Node, out)
+			x = out
+		}
+		return x[v.Index], nil
+	}
 	for _, n := range g.Nodes {
 		if n.data != nil {
 			p := take(1)
@@ -193,10 +216,27 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		if n.op.Lower == nil {
 			return nil, fmt.Errorf("lazy: op %s has no lowering (it must run on the host)", n.op.Name)
 		}
+		if splat && n.op == table[opConstant] && len(n.out[0].Dims) == 0 {
+			vals.Set(n, deferredConst)
+			continue
+		}
+		if splat && n.op == table[opBroadcast] {
+			if c := substitute(n.inputs[0]).Node; vals.Get(c)[0] == nil {
+				v := f.Splat(c.attrs.Lit("value"), n.out[0].Dims)
+				if be := b.Err(); be != nil {
+					return nil, lowerError(n, be)
+				}
+				vals.Set(n, single(v))
+				continue
+			}
+		}
 		in := take(len(n.inputs))
 		for i, v := range n.inputs {
-			v = substitute(v)
-			in[i] = vals.Get(v.Node)[v.Index]
+			x, err := value(v)
+			if err != nil {
+				return nil, err
+			}
+			in[i] = x
 		}
 		out, err := lowerNode(b, lc, n, in)
 		if err != nil {
@@ -208,7 +248,11 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 	if !g.checksOnly {
 		outs = make([]*hlo.Value, len(g.Roots))
 		for i, r := range g.Roots {
-			outs[i] = vals.Get(r.Node)[r.Index]
+			x, err := value(r)
+			if err != nil {
+				return nil, err
+			}
+			outs[i] = x
 		}
 	}
 	res, attrs := lc.lowerChecks(outs)

@@ -264,3 +264,32 @@ func TestHashSeesWhichParameter(t *testing.T) {
 		t.Errorf("Concat(x, y, y) = %s", got)
 	}
 }
+
+// TestScalarsLowerToSplats: a Go number applied to a tensor lowers to one
+// splat constant of the tensor's shape (not a scalar constant and a
+// broadcast), a rank-0 constant that an op reads as it is lowers where it
+// is first read, and a constant returned as it is is still lowered. The
+// results are the plain values.
+func TestScalarsLowerToSplats(t *testing.T) {
+	x := lazy.FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+	s := lazy.FromSlice([]float32{3})
+	y := x.MulScalar(0.5).AddScalar(1)             // two splats of f32[2,2]
+	z := s.Reshape().AddScalar(2)                  // a rank-0 add: the constant read as it is
+	c := lazy.Scalar(lazy.F32, 7)                  // a constant returned as it is
+	w := x.Reshape(4).Narrow(0, 0, 1).AddScalar(1) // a one-element splat
+	g := lazy.CollectGraph([]lazy.Value{y.IR(), z.IR(), c.IR(), w.IR()})
+	m, err := g.Lower("splats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "splats.mlir", m.String())
+	if err := lazy.Sync(y, z, c, w); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float32{{1.5, 2, 2.5, 3}, {5}, {7}, {2}}
+	for i, r := range []*lazy.Tensor{y, z, c, w} {
+		if got := r.Float32s(); fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			t.Errorf("result %d: got %v, want %v", i, got, want[i])
+		}
+	}
+}

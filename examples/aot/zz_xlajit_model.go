@@ -15,7 +15,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Predict",
 	Signature: "func(*lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor) *lazy.Tensor",
 	Fn:        Predict,
-	Hash:      "96fb84b304cfba965817d04459814d30",
+	Hash:      "e065ff74ce6acaa08ff1688bcc4da488",
 	Graph: `%arg0 : f32[32,784] = placeholder[arg 0]
 %arg1 : f32[784,64] = placeholder[arg 1]
 %arg2 : f32[64] = placeholder[arg 2]
@@ -39,7 +39,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 %div_1 : f32[32,10] = Div(%exp_1, %broadcast_4)
 output(%div_1)
 `,
-	HLO: `module @jit_96fb84b304cfba96 {
+	HLO: `module @jit_e065ff74ce6acaa0 {
   func.func public @main(%arg0: tensor<32x784xf32>, %arg1: tensor<784x64xf32>, %arg2: tensor<64xf32>, %arg3: tensor<64x10xf32>, %arg4: tensor<10xf32>) -> tensor<32x10xf32> {
     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<32x784xf32>, tensor<784x64xf32>) -> tensor<32x64xf32>
     %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<64xf32>) -> tensor<32x64xf32>
@@ -85,7 +85,7 @@ var xlajitAOT_Tiny = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Tiny",
 	Signature: "func(*lazy.Tensor) *lazy.Tensor",
 	Fn:        Tiny,
-	Hash:      "4f9ac51d10f8d98090572b74f2aa5647",
+	Hash:      "0f12abd58e94fa030520231b60788b4a",
 	Graph: `%arg0 : f32[1] = placeholder[arg 0]
 %constant_1 : f32[] = Constant(value=lit(f32[], [5.000000e-01]))
 %broadcast_1 : f32[1] = Broadcast(%constant_1, dims=[1], bdims=[])
@@ -95,15 +95,13 @@ var xlajitAOT_Tiny = jit.MustLoadAOT(jit.AOTSpec{
 %add_1 : f32[1] = Add(%mul_1, %broadcast_2)
 output(%add_1)
 `,
-	HLO: `module @jit_4f9ac51d10f8d980 {
+	HLO: `module @jit_0f12abd58e94fa03 {
   func.func public @main(%arg0: tensor<1xf32>) -> tensor<1xf32> {
-    %cst = stablehlo.constant dense<5.000000e-01> : tensor<f32>
-    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<1xf32>
-    %1 = stablehlo.multiply %arg0, %0 : tensor<1xf32>
-    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<1xf32>
-    %3 = stablehlo.add %1, %2 : tensor<1xf32>
-    return %3 : tensor<1xf32>
+    %cst = stablehlo.constant dense<5.000000e-01> : tensor<1xf32>
+    %0 = stablehlo.multiply %arg0, %cst : tensor<1xf32>
+    %cst_0 = stablehlo.constant dense<1.000000e+00> : tensor<1xf32>
+    %1 = stablehlo.add %0, %cst_0 : tensor<1xf32>
+    return %1 : tensor<1xf32>
   }
 }
 `,

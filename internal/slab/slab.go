@@ -7,7 +7,10 @@
 // every package may use it.
 package slab
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // Slab hands out zeroed cells of T. Chunks grow from a few cells (a small
 // graph wastes little) to 32 KiB, the largest size class of small objects
@@ -33,4 +36,17 @@ func (s *Slab[T]) Get() *T {
 	c := &s.buf[0]
 	s.buf = s.buf[1:]
 	return c
+}
+
+// Append is append(s, v) that doubles a full slice's capacity. Go's
+// append grows a slice past 256 elements by about a quarter at a time, so
+// a list of n records built by append alone allocates about 5n slots in
+// all, against about 2n here: it suits the lists of a first call's walks
+// (post-orders, stacks, touched entries) that reach tens of thousands of
+// records.
+func Append[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, len(s)+1)
+	}
+	return append(s, v)
 }

@@ -34,3 +34,24 @@ func TestSlab(t *testing.T) {
 		t.Error("cells larger than a chunk share storage")
 	}
 }
+
+func TestAppendDoubles(t *testing.T) {
+	var s []int32
+	grows := 0
+	for i := 0; i < 100000; i++ {
+		c := cap(s)
+		s = Append(s, int32(i))
+		if cap(s) != c {
+			grows++
+			if c > 0 && cap(s) < 2*c {
+				t.Fatalf("capacity %d grew to %d, want at least %d", c, cap(s), 2*c)
+			}
+		}
+		if s[i] != int32(i) || len(s) != i+1 {
+			t.Fatalf("element %d: %d (len %d)", i, s[i], len(s))
+		}
+	}
+	if grows > 18 {
+		t.Errorf("%d growths for 100000 elements, want about log2 of it", grows)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/internal/refs"
+	"github.com/xlajit/xlajit/internal/slab"
 	"github.com/xlajit/xlajit/pjrt/host/elementwise"
 	"github.com/xlajit/xlajit/pjrt/host/kernel"
 )
@@ -353,14 +354,14 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		for _, v := range op.Operands {
 			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
-				if e, rt, ok := elementwise.ConstantSplat(v.Def); ok && slices.Equal(rt.Dims, f.dims) {
-					key := keyOf(e.DType, e.Data)
+				if dt, elem, ok := constantElement(v.Def, f.dims); ok {
+					key := keyOf(dt, elem)
 					j, ok := fixedOf.get(key)
 					if !ok {
 						j = len(f.members)
 						fixedOf.set(key, j)
-						f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
-						bytesPerElem += e.DType.Size()
+						f.members = append(f.members, fmember{name: "splat", dt: dt, size: dt.Size(), out: -1, buf: -1, invariant: true, fixed: elem})
+						bytesPerElem += dt.Size()
 					}
 					memberOf.set(v.ID, j)
 				}
@@ -541,6 +542,25 @@ func keyOf(dt hlo.DType, data []byte) fixedKey {
 		copy(k.b[:], data)
 	}
 	return k
+}
+
+// constantElement returns the element type and bytes of a constant of
+// shape dims whose elements are all equal: a splat, or a constant of one
+// element (which elementwise.ConstantSplat leaves to the constant kernel).
+func constantElement(op *hlo.Op, dims []int64) (hlo.DType, []byte, bool) {
+	if e, rt, ok := elementwise.ConstantSplat(op); ok {
+		return e.DType, e.Data, slices.Equal(rt.Dims, dims)
+	}
+	if len(op.Results) != 1 {
+		return 0, nil, false
+	}
+	rt := op.Results[0].TensorType()
+	a, ok := op.Attr("value").(*hlo.DenseElementsAttr)
+	if !ok || a.Value == nil || rt == nil || rt.Quant != nil || !slices.Equal(rt.Dims, dims) || rt.NumElements() != 1 ||
+		a.Value.DType != rt.DType || len(a.Value.Data) != rt.DType.Size() {
+		return 0, nil, false
+	}
+	return rt.DType, a.Value.Data, true
 }
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a
@@ -990,7 +1010,7 @@ func (t *idTable) get(id int) (int, bool) {
 
 func (t *idTable) set(id, k int) {
 	if t.v[id] == 0 {
-		t.touched = append(t.touched, int32(id))
+		t.touched = slab.Append(t.touched, int32(id))
 	}
 	t.v[id] = int32(k + 1)
 }

@@ -72,3 +72,28 @@ func TestPlanString(t *testing.T) {
 		t.Errorf("plan:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestOneElementConstantsAreFixedTiles: constants of one element of the
+// fusion's shape (how the lowering writes a Go number applied to a
+// one-element tensor) join the fusion as fixed tiles, one per distinct
+// value, like splats of more elements: the step reads no constant inputs.
+func TestOneElementConstantsAreFixedTiles(t *testing.T) {
+	m := parseText(t, `func.func @main(%x: tensor<1xf32>) -> tensor<1xf32> {
+  %c0 = stablehlo.constant dense<1.0> : tensor<1xf32>
+  %0 = stablehlo.add %x, %c0 : tensor<1xf32>
+  %c1 = stablehlo.constant dense<0.5> : tensor<1xf32>
+  %1 = stablehlo.multiply %0, %c1 : tensor<1xf32>
+  %c2 = stablehlo.constant dense<1.0> : tensor<1xf32>
+  %2 = stablehlo.add %1, %c2 : tensor<1xf32>
+  return %2 : tensor<1xf32>
+}`)
+	p := mustCompile(t, m)
+	want := "%2 = fused[splat stablehlo.add splat stablehlo.multiply stablehlo.add](%x) tile 16  free [%x]\n"
+	if got := p.PlanString(); got != want {
+		t.Errorf("plan:\n%s\nwant:\n%s", got, want)
+	}
+	got := run(t, p, hlo.LiteralFromSlice([]float32{3}, 1))[0]
+	if got.F32()[0] != 3 {
+		t.Errorf("(3+1)*0.5+1 = %v, want 3", got.F32()[0])
+	}
+}

@@ -41,6 +41,18 @@ func (b *fb) splat(v *hlo.Value, dims ...int64) *hlo.Value {
 		hlo.NamedAttr{Name: "broadcast_dimensions", Value: &hlo.DenseArrayAttr{DType: hlo.I64}})
 }
 
+// splatConstant is a constant of dims holding elem (rank 0) everywhere, as
+// lowerings write it: a compact splat, or the element with the dims when
+// there is one element.
+func (b *fb) splatConstant(elem *hlo.Literal, dims ...int64) *hlo.Value {
+	t := hlo.NewTensorType(elem.DType, dims...)
+	a := hlo.NewSplatAttr(t, elem)
+	if t.NumElements() == 1 {
+		a = &hlo.DenseElementsAttr{Type: t, Value: &hlo.Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data}}
+	}
+	return b.op("stablehlo.constant", t, nil, hlo.NamedAttr{Name: "value", Value: a})
+}
+
 func (b *fb) ret(vals ...*hlo.Value) *hlo.Func {
 	blk := b.fn.Body.Blocks[0]
 	blk.Ops = append(blk.Ops, hlo.NewOp("func.return", vals, nil))

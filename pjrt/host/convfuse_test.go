@@ -59,7 +59,11 @@ func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	}
 	// A ReLU, with the pre-activation returned too (as a gradient's
 	// comparison reads it) or not, either operand order.
+	// The zero is a broadcast scalar constant or a splat constant.
 	z := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, o, oh, ow)
+	if r.Intn(2) == 0 {
+		z = g.b.splatConstant(hlo.ScalarLiteral(hlo.F32, 0), n, o, oh, ow)
+	}
 	if r.Intn(4) != 0 {
 		g.rets = append(g.rets, y)
 	}

@@ -132,8 +132,12 @@ func dotGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal) {
 			bias := g.arg(g.dt, out[len(out)-1])
 			bc := g.b.op("stablehlo.broadcast_in_dim", vt, []*hlo.Value{bias}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(len(out) - 1)})
 			v = g.b.op("stablehlo.add", vt, []*hlo.Value{v, bc})
-		case 1: // ReLU against a splatted constant, the splat sometimes read elsewhere
-			z := g.b.splat(g.b.constant(hlo.ScalarLiteral(g.dt, 0)), out...)
+		case 1: // maximum against a splatted constant (a broadcast scalar constant or a splat constant), the splat sometimes read elsewhere
+			c := hlo.ScalarLiteral(g.dt, []float64{0, 0.5}[r.Intn(2)])
+			z := g.b.splat(g.b.constant(c), out...)
+			if r.Intn(2) == 0 {
+				z = g.b.splatConstant(c, out...)
+			}
 			v = g.b.op("stablehlo.maximum", vt, []*hlo.Value{v, z})
 			if r.Intn(2) == 0 {
 				g.rets = append(g.rets, g.b.op("stablehlo.add", vt, []*hlo.Value{z, z}))
@@ -210,26 +214,33 @@ func sameValues(a, b *hlo.Literal) bool {
 }
 
 // TestDotCompoundOps checks what the common patterns compile to: a linear
-// layer (transposed weight, bias, ReLU) is one step.
+// layer (transposed weight, bias, ReLU) is one step, its zero written as a
+// broadcast scalar constant or as a splat constant.
 func TestDotCompoundOps(t *testing.T) {
-	b := newFunc("main", hlo.NewTensorType(hlo.F32, 64, 784), hlo.NewTensorType(hlo.F32, 512, 784), hlo.NewTensorType(hlo.F32, 512))
-	wt := b.op("stablehlo.transpose", hlo.NewTensorType(hlo.F32, 784, 512), []*hlo.Value{b.arg(1)}, hlo.NamedAttr{Name: "permutation", Value: ints64(1, 0)})
 	vt := hlo.NewTensorType(hlo.F32, 64, 512)
-	y := b.op("stablehlo.dot_general", vt, []*hlo.Value{b.arg(0), wt}, hlo.NamedAttr{Name: "dot_dimension_numbers", Value: &hlo.DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}})
-	bc := b.op("stablehlo.broadcast_in_dim", vt, []*hlo.Value{b.arg(2)}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(1)})
-	y = b.op("stablehlo.add", vt, []*hlo.Value{y, bc})
-	y = b.op("stablehlo.maximum", vt, []*hlo.Value{y, b.splat(b.constant(hlo.ScalarLiteral(hlo.F32, 0)), 64, 512)})
-	p := mustCompile(t, module(b.ret(y)))
-	var got []string
-	for _, s := range p.entry.body.steps {
-		got = append(got, s.op.ShortName())
-		if s.compound != nil {
-			got[len(got)-1] += fmt.Sprintf("+%d", len(s.compound.Ops)-1)
-		}
+	zeros := map[string]func(b *fb) *hlo.Value{
+		"broadcast":      func(b *fb) *hlo.Value { return b.splat(b.constant(hlo.ScalarLiteral(hlo.F32, 0)), 64, 512) },
+		"splat constant": func(b *fb) *hlo.Value { return b.splatConstant(hlo.ScalarLiteral(hlo.F32, 0), 64, 512) },
 	}
-	// The constant feeding the splat keeps its own step; everything else
-	// is the product's.
-	if want := []string{"constant", "dot_general+5"}; !slices.Equal(got, want) {
-		t.Fatalf("steps %v, want %v", got, want)
+	for name, zero := range zeros {
+		b := newFunc("main", hlo.NewTensorType(hlo.F32, 64, 784), hlo.NewTensorType(hlo.F32, 512, 784), hlo.NewTensorType(hlo.F32, 512))
+		wt := b.op("stablehlo.transpose", hlo.NewTensorType(hlo.F32, 784, 512), []*hlo.Value{b.arg(1)}, hlo.NamedAttr{Name: "permutation", Value: ints64(1, 0)})
+		y := b.op("stablehlo.dot_general", vt, []*hlo.Value{b.arg(0), wt}, hlo.NamedAttr{Name: "dot_dimension_numbers", Value: &hlo.DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}})
+		bc := b.op("stablehlo.broadcast_in_dim", vt, []*hlo.Value{b.arg(2)}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(1)})
+		y = b.op("stablehlo.add", vt, []*hlo.Value{y, bc})
+		y = b.op("stablehlo.maximum", vt, []*hlo.Value{y, zero(b)})
+		p := mustCompile(t, module(b.ret(y)))
+		var got []string
+		for _, s := range p.entry.body.steps {
+			got = append(got, s.op.ShortName())
+			if s.compound != nil {
+				got[len(got)-1] += fmt.Sprintf("+%d", len(s.compound.Ops)-1)
+			}
+		}
+		// Everything is the product's: the epilogue holds the zero (a
+		// scalar constant only the absorbed broadcast read is dead).
+		if want := []string{"dot_general+5"}; !slices.Equal(got, want) {
+			t.Errorf("%s: steps %v, want %v", name, got, want)
+		}
 	}
 }

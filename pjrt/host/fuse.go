@@ -354,7 +354,8 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		for _, v := range op.Operands {
 			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
-				if dt, elem, ok := constantElement(v.Def, f.dims); ok {
+				if e, ok := kernel.SplatElement(v); ok && slices.Equal(v.TensorType().Dims, f.dims) {
+					dt, elem := e.DType, e.Data
 					key := keyOf(dt, elem)
 					j, ok := fixedOf.get(key)
 					if !ok {
@@ -542,25 +543,6 @@ func keyOf(dt hlo.DType, data []byte) fixedKey {
 		copy(k.b[:], data)
 	}
 	return k
-}
-
-// constantElement returns the element type and bytes of a constant of
-// shape dims whose elements are all equal: a splat, or a constant of one
-// element (which elementwise.ConstantSplat leaves to the constant kernel).
-func constantElement(op *hlo.Op, dims []int64) (hlo.DType, []byte, bool) {
-	if e, rt, ok := elementwise.ConstantSplat(op); ok {
-		return e.DType, e.Data, slices.Equal(rt.Dims, dims)
-	}
-	if len(op.Results) != 1 {
-		return 0, nil, false
-	}
-	rt := op.Results[0].TensorType()
-	a, ok := op.Attr("value").(*hlo.DenseElementsAttr)
-	if !ok || a.Value == nil || rt == nil || rt.Quant != nil || !slices.Equal(rt.Dims, dims) || rt.NumElements() != 1 ||
-		a.Value.DType != rt.DType || len(a.Value.Data) != rt.DType.Size() {
-		return 0, nil, false
-	}
-	return rt.DType, a.Value.Data, true
 }
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a

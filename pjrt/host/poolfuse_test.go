@@ -41,14 +41,21 @@ func poolGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 		g.rets = append(g.rets, v)
 		fusible = false
 	}
-	zero := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, c, 2*oh, 2*ow)
+	// Splatted constants are broadcast scalar constants or splat constants.
+	splat := func(v float64) *hlo.Value {
+		if r.Intn(2) == 0 {
+			return g.b.splatConstant(hlo.ScalarLiteral(hlo.F32, v), n, c, 2*oh, 2*ow)
+		}
+		return g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, v)), n, c, 2*oh, 2*ow)
+	}
+	zero := splat(0)
 	pt := hlo.NewTensorType(hlo.Bool, n, c, 2*oh, 2*ow)
 	pred := g.b.op("stablehlo.compare", pt, []*hlo.Value{a, zero}, dirAttr("GT")...)
 	if r.Intn(4) == 0 { // the comparison read elsewhere: it stays a step
 		g.rets = append(g.rets, pred)
 	}
 	fill := []float64{0, 0, -1.5}[r.Intn(3)]
-	fz := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, fill)), n, c, 2*oh, 2*ow)
+	fz := splat(fill)
 	g.rets = append(g.rets, g.b.op("stablehlo.select", xt, []*hlo.Value{pred, v, fz}))
 	return module(g.b.ret(g.rets...)), g.args, fusible
 }

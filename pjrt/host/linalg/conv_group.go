@@ -121,21 +121,14 @@ func reluOf(g *kernel.GroupCtx, v *hlo.Value) *hlo.Op {
 	return nil
 }
 
-// isPositiveZeroSplat matches broadcast_in_dim of an f32 constant +0.
+// isPositiveZeroSplat matches a value whose every element the program
+// fixes (kernel.SplatElement) at f32 +0.
 func isPositiveZeroSplat(z *hlo.Value) bool {
-	b := z.Def
-	if b == nil || b.Name != "stablehlo.broadcast_in_dim" || len(b.Operands) != 1 {
+	e, ok := kernel.SplatElement(z)
+	if !ok || e.DType != hlo.F32 {
 		return false
 	}
-	c := b.Operands[0].Def
-	if c == nil || c.Name != "stablehlo.constant" {
-		return false
-	}
-	d, ok := c.Attr("value").(*hlo.DenseElementsAttr)
-	if !ok || d.Value == nil || d.Value.DType != hlo.F32 || d.Value.NumElements() != 1 {
-		return false
-	}
-	return d.Value.F32()[0] == 0 && !math.Signbit(float64(d.Value.F32()[0]))
+	return math.Float32bits(e.F32()[0]) == 0
 }
 
 // featureBroadcast returns the operand of w = broadcast_in_dim(v) when v

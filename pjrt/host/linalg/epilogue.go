@@ -24,11 +24,12 @@ const (
 	srcRow                      // input in: a vector along the last dimension (a broadcast bias), at flat % n
 	srcSplat                    // input in: rank 0, broadcast to every element (a per-task filled buffer)
 	srcScalar                   // input in: rank 0, an operand of an op taking scalar operands (passed whole)
+	srcFixed                    // fixed in: a value the program fixes in every element (a per-task buffer filled once)
 )
 
 type epiSrc struct {
 	kind epiSrcKind
-	in   int // index in the epilogue's inputs (not srcChain)
+	in   int // index in the epilogue's inputs (not srcChain), or in fixed (srcFixed)
 }
 
 type epiMember struct {
@@ -44,8 +45,11 @@ type epilogue struct {
 	rowLen  int       // the GEMM's output rows (the longest segment)
 	inKinds []epiSrcKind
 	inTypes []*hlo.TensorType
-	states  sync.Pool // *epiState
-	runs    sync.Pool // *epiRun
+	// fixed are the elements of splatted constants (kernel.SplatElement)
+	// the chain reads: no input, no step made them.
+	fixed  []*hlo.Literal
+	states sync.Pool // *epiState
+	runs   sync.Pool // *epiRun
 }
 
 // epiRun is one execution's epilogue: its inputs. Runs are reused (bind,
@@ -66,6 +70,7 @@ type epiState struct {
 	views [][]hlo.Literal
 	srcs  [][]*hlo.Literal
 	splat [][]byte // per input (srcSplat inputs only)
+	fixed [][]byte // per fixed element, filled when the state is made
 
 	apply    func(seg []byte, flat int)
 	applyF32 func(seg []float32, flat int)
@@ -112,10 +117,11 @@ func buildEpilogue(g *kernel.GroupCtx, v *hlo.Value, taken []*hlo.Op, rowLen int
 			break
 		}
 		var srcs []epiSrc
-		nIn, nKinds := len(inputs), len(e.inKinds)
+		nIn, nKinds, nFixed := len(inputs), len(e.inKinds), len(e.fixed)
 		ok := true
 		for _, w := range u.Operands {
 			wt := w.TensorType()
+			fixed, isFixed := kernel.SplatElement(w)
 			switch {
 			case w == v:
 				srcs = append(srcs, epiSrc{kind: srcChain})
@@ -125,6 +131,10 @@ func buildEpilogue(g *kernel.GroupCtx, v *hlo.Value, taken []*hlo.Op, rowLen int
 				srcs = append(srcs, epiSrc{srcScalar, input(w, srcScalar)})
 			case !slices.Equal(wt.Dims, vt.Dims):
 				ok = false
+			case isFixed:
+				e.fixed = append(e.fixed, fixed)
+				srcs = append(srcs, epiSrc{srcFixed, len(e.fixed) - 1})
+				bcasts = append(bcasts, w.Def)
 			case isSplatOf(w):
 				srcs = append(srcs, epiSrc{srcSplat, input(w.Def.Operands[0], srcSplat)})
 				bcasts = append(bcasts, w.Def)
@@ -146,7 +156,7 @@ func buildEpilogue(g *kernel.GroupCtx, v *hlo.Value, taken []*hlo.Op, rowLen int
 			}
 		}
 		if !ok {
-			inputs, e.inKinds, e.inTypes = inputs[:nIn], e.inKinds[:nKinds], e.inTypes[:nKinds]
+			inputs, e.inKinds, e.inTypes, e.fixed = inputs[:nIn], e.inKinds[:nKinds], e.inTypes[:nKinds], e.fixed[:nFixed]
 			break
 		}
 		e.members = append(e.members, epiMember{fn: fn, srcs: srcs})
@@ -190,6 +200,11 @@ func buildEpilogue(g *kernel.GroupCtx, v *hlo.Value, taken []*hlo.Op, rowLen int
 			if kind == srcSplat {
 				st.splat[i] = hlo.AlignedBytes(e.rowLen * e.inTypes[i].DType.Size())
 			}
+		}
+		st.fixed = make([][]byte, len(e.fixed))
+		for i, f := range e.fixed {
+			st.fixed[i] = hlo.AlignedBytes(e.rowLen * f.DType.Size())
+			kernel.Fill(st.fixed[i], f.Data)
 		}
 		st.apply, st.done = st.applyBytes, st.release
 		st.applyF32 = func(seg []float32, flat int) { st.apply(asBytes(seg), flat) }
@@ -284,7 +299,11 @@ func (r *epiRun) state() *epiState {
 	for j, m := range e.members {
 		for k, s := range m.srcs {
 			st.views[j][k].DType = e.dtype
-			if s.kind != srcChain {
+			switch s.kind {
+			case srcChain:
+			case srcFixed:
+				st.views[j][k].DType = e.fixed[s.in].DType
+			default:
 				st.views[j][k].DType = e.inTypes[s.in].DType
 			}
 			if s.kind == srcScalar {
@@ -319,6 +338,8 @@ func (st *epiState) applyBytes(seg []byte, flat int) {
 				v.Data = r.ins[s.in].Data[o*sz : (o+n)*sz]
 			case srcSplat:
 				v.Data = st.splat[s.in][:n*v.DType.Size()]
+			case srcFixed:
+				v.Data = st.fixed[s.in][:n*v.DType.Size()]
 			}
 		}
 		st.dst.Data = seg

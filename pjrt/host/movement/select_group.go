@@ -99,22 +99,14 @@ func onlyReader(g *kernel.GroupCtx, v *hlo.Value, op *hlo.Op) bool {
 	return len(us) == 1 && us[0] == op && !g.Returned(v)
 }
 
-// splatConstant returns the value of w = broadcast_in_dim(constant) for an
-// f32 scalar constant.
+// splatConstant returns the value of every element of w when the program
+// fixes it (kernel.SplatElement) and it is an f32.
 func splatConstant(w *hlo.Value) (float32, bool) {
-	b := w.Def
-	if b == nil || b.Name != "stablehlo.broadcast_in_dim" || len(b.Operands) != 1 {
+	e, ok := kernel.SplatElement(w)
+	if !ok || e.DType != hlo.F32 {
 		return 0, false
 	}
-	k := b.Operands[0].Def
-	if k == nil || k.Name != "stablehlo.constant" {
-		return 0, false
-	}
-	d, ok := k.Attr("value").(*hlo.DenseElementsAttr)
-	if !ok || d.Value == nil || d.Value.DType != hlo.F32 || d.Value.NumElements() != 1 {
-		return 0, false
-	}
-	return d.Value.F32()[0], true
+	return e.F32()[0], true
 }
 
 // maskGT0 sets out[i] = c wherever !(a[i] > 0).

@@ -287,16 +287,17 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 		nsrc += len(op.Operands)
 	}
 	srcs := make([]fsrc, 0, nsrc)
-	// Constants and splats become shared members (one per distinct
-	// element), so the other live ops estimate the members (append grows
-	// the list past it if need be).
+	// Constants and splats, in the group or read from outside it, become
+	// shared members (one per distinct element), so the other live ops
+	// and a few more estimate the members (append grows the list past it
+	// if need be).
 	nmem := 8
 	for _, op := range g.ops {
 		if live(op) && op.Name != "stablehlo.constant" && !isSplat(op) {
 			nmem++
 		}
 	}
-	f.members = make([]fmember, 0, min(nmem, len(g.ops)))
+	f.members = make([]fmember, 0, nmem)
 	memberOf, inputOf := &t.memberOf, &t.inputOf
 	bytesPerElem := 0
 	cost := 0

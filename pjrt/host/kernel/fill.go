@@ -27,43 +27,39 @@ func Fill(dst, elem []byte) {
 }
 
 // SplatElement returns the one value every element of v holds, as a
-// rank-0 literal, when the program fixes it at compile time: v is
-// broadcast_in_dim of a rank-0 constant, or a constant that is a compact
-// splat or has one element (how lowerings and exporters write a number
-// applied to a tensor). Pattern matchers use it so that both forms take
-// the same fast paths.
-func SplatElement(v *hlo.Value) (*hlo.Literal, bool) {
+// rank-0 literal sharing the program's data, when the program fixes it at
+// compile time: v is broadcast_in_dim of a rank-0 constant, or a constant
+// that is a compact splat or has one element (how lowerings and exporters
+// write a number applied to a tensor). Pattern matchers use it so that
+// both forms take the same fast paths.
+func SplatElement(v *hlo.Value) (hlo.Literal, bool) {
 	d := v.Def
 	if d == nil || len(d.Results) != 1 {
-		return nil, false
+		return hlo.Literal{}, false
 	}
 	if d.Name == "stablehlo.broadcast_in_dim" && len(d.Operands) == 1 {
 		if t := d.Operands[0].TensorType(); t == nil || t.Rank() != 0 {
-			return nil, false
+			return hlo.Literal{}, false
 		}
 		d = d.Operands[0].Def
 		if d == nil || len(d.Results) != 1 {
-			return nil, false
+			return hlo.Literal{}, false
 		}
 	}
 	rt := d.Results[0].TensorType()
 	a, ok := d.Attr("value").(*hlo.DenseElementsAttr)
 	if d.Name != "stablehlo.constant" || !ok || rt == nil || rt.Quant != nil {
-		return nil, false
+		return hlo.Literal{}, false
 	}
-	var elem *hlo.Literal
+	var elem []byte
 	switch {
-	case a.Splat != nil:
-		elem = a.Splat
-	case a.Value != nil && a.Value.NumElements() == 1 && len(a.Value.Dims) == 0:
-		elem = a.Value
-	case a.Value != nil && a.Value.NumElements() == 1:
-		elem = &hlo.Literal{DType: a.Value.DType, Dims: []int64{}, Data: a.Value.Data}
-	default:
-		return nil, false
+	case a.Splat != nil && a.Splat.DType == rt.DType:
+		elem = a.Splat.Data
+	case a.Value != nil && a.Value.DType == rt.DType && a.Value.NumElements() == 1:
+		elem = a.Value.Data
 	}
-	if elem.DType != rt.DType || len(elem.Data) != rt.DType.Size() {
-		return nil, false
+	if len(elem) != rt.DType.Size() || len(elem) == 0 {
+		return hlo.Literal{}, false
 	}
-	return elem, true
+	return hlo.Literal{DType: rt.DType, Dims: []int64{}, Data: elem}, true
 }

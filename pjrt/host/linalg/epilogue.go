@@ -47,7 +47,7 @@ type epilogue struct {
 	inTypes []*hlo.TensorType
 	// fixed are the elements of splatted constants (kernel.SplatElement)
 	// the chain reads: no input, no step made them.
-	fixed  []*hlo.Literal
+	fixed  []hlo.Literal
 	states sync.Pool // *epiState
 	runs   sync.Pool // *epiRun
 }

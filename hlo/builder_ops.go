@@ -32,8 +32,12 @@ type constCell struct {
 // one element is compact (DenseElementsAttr.Splat); of one element, it is
 // the element with the result's dims (the parser's forms of each).
 func (s *Scope) Splat(elem *Literal, dims []int64) *Value {
-	if elem == nil || len(elem.Dims) != 0 || !elem.DType.Valid() || len(elem.Data) != elem.DType.Size() {
-		s.b.failf("stablehlo.constant", "splat element is not a rank-0 literal: %v", elem)
+	if elem == nil {
+		s.b.failf("stablehlo.constant", "splat element is nil")
+		return placeholder()
+	}
+	if len(elem.Dims) != 0 || !elem.DType.Valid() || len(elem.Data) != elem.DType.Size() {
+		s.b.failf("stablehlo.constant", "splat element is not a rank-0 literal: %s with %d bytes", elem.ShapeString(), len(elem.Data))
 		return placeholder()
 	}
 	if len(dims) > 4 {

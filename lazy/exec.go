@@ -190,8 +190,8 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 	// Rank-0 constants are lowered where something first reads them: a
 	// broadcast of one (every Go number a traced function applies to a
 	// tensor) lowers to one splat constant, and the scalar is never
-	// emitted unless another op reads it. The SPMD lowering partitions
-	// broadcasts, so it keeps both ops.
+	// emitted unless another op reads it. Graphs for the SPMD device keep
+	// both ops, as their sharding annotations were written and tested.
 	splat := !lc.spmd
 	value := func(v Value) (*hlo.Value, error) {
 		v = substitute(v)

@@ -397,3 +397,32 @@ func TestBuilderSplat(t *testing.T) {
 		t.Errorf("error %v, want the splat element's", err)
 	}
 }
+
+// TestBuilderSplatTypes: splats of every kind of element type print and
+// parse back to the same module, over one element and over several.
+func TestBuilderSplatTypes(t *testing.T) {
+	for _, dt := range []DType{F32, BF16, F16, F64, I32, I8, U16, Bool, C64} {
+		b := NewBuilder("splat")
+		f := b.Func("main")
+		elem := NewLiteral(dt)
+		for i := range elem.Data {
+			elem.Data[i] = byte(1 + i%3) // a value of every type (bool: true)
+		}
+		if dt == Bool {
+			elem.Data[0] = 1
+		}
+		f.Return(f.Splat(elem, []int64{3, 2}), f.Splat(elem, []int64{1}))
+		m, err := b.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", dt, err)
+		}
+		text := m.String()
+		back, err := ParseModule("splat.mlir", []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", dt, err, text)
+		}
+		if back.String() != text {
+			t.Errorf("%s: parsed back:\n%s\nbuilt:\n%s", dt, back, text)
+		}
+	}
+}

@@ -30,7 +30,8 @@ type constCell struct {
 // every element: one op where broadcast_in_dim of a scalar constant is
 // two. It shares elem's data, which must not change. A splat of more than
 // one element is compact (DenseElementsAttr.Splat); of one element, it is
-// the element with the result's dims (the parser's forms of each).
+// the element with the result's dims; of none, an empty value (the
+// parser's forms of each).
 func (s *Scope) Splat(elem *Literal, dims []int64) *Value {
 	if elem == nil {
 		s.b.failf("stablehlo.constant", "splat element is nil")
@@ -42,18 +43,20 @@ func (s *Scope) Splat(elem *Literal, dims []int64) *Value {
 	}
 	if len(dims) > 4 {
 		t := newTensorType(elem.DType, dims, nil)
-		if t.NumElements() == 1 {
-			return s.Constant(&Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data})
+		if n := t.NumElements(); n <= 1 {
+			return s.Constant(&Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data[:n*int64(len(elem.Data))]})
 		}
 		return s.emit1("stablehlo.constant", nil, []NamedAttr{{"value", &DenseElementsAttr{Type: t, Splat: elem}}})
 	}
-	// The attribute list, the attribute, its one-element literal and its
-	// type in one cell.
+	// The attribute list, the attribute, its literal of at most one
+	// element and its type in one cell.
 	c := s.b.splats.Get()
 	t := c.typ.init(elem.DType, dims)
 	c.dense = DenseElementsAttr{Type: t, Splat: elem}
-	if t.NumElements() == 1 {
-		c.lit = Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data}
+	if n := t.NumElements(); n <= 1 {
+		// One element: the element with the result's dims; none: an
+		// empty value (dense<>), as the parser reads either back.
+		c.lit = Literal{DType: elem.DType, Dims: t.Dims, Data: elem.Data[:n*int64(len(elem.Data))]}
 		c.dense = DenseElementsAttr{Type: t, Value: &c.lit}
 	}
 	c.attrs[0] = NamedAttr{"value", &c.dense}

@@ -399,7 +399,7 @@ func TestBuilderSplat(t *testing.T) {
 }
 
 // TestBuilderSplatTypes: splats of every kind of element type print and
-// parse back to the same module, over one element and over several.
+// parse back to the same module, over several elements, one and none.
 func TestBuilderSplatTypes(t *testing.T) {
 	for _, dt := range []DType{F32, BF16, F16, F64, I32, I8, U16, Bool, C64} {
 		b := NewBuilder("splat")
@@ -411,7 +411,7 @@ func TestBuilderSplatTypes(t *testing.T) {
 		if dt == Bool {
 			elem.Data[0] = 1
 		}
-		f.Return(f.Splat(elem, []int64{3, 2}), f.Splat(elem, []int64{1}))
+		f.Return(f.Splat(elem, []int64{3, 2}), f.Splat(elem, []int64{1}), f.Splat(elem, []int64{0, 3}), f.Splat(elem, []int64{2, 0, 1, 1, 3}))
 		m, err := b.Build()
 		if err != nil {
 			t.Fatalf("%s: %v", dt, err)

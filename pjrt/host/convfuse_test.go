@@ -2,6 +2,7 @@ package host
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -15,7 +16,8 @@ import (
 // and signed zeros among the values): the compound step the linalg family
 // makes of a small-channel convolution, its bias and its ReLU adds each
 // bias to the finished sum and takes the maximum as the separate ops do.
-func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
+// zeroForm (0, 1 or 2) says how the ReLU's zero is written (see below).
+func convGenProgram(r *rand.Rand) (m *hlo.Module, args []*hlo.Literal, fusible bool, zeroForm int) {
 	g := &dotGen{r: r, b: newFunc("main"), dt: hlo.F32}
 	n, c, o := int64(1+r.Intn(3)), int64(1+r.Intn(4)), int64(1+r.Intn(12))
 	h, w := int64(3+r.Intn(8)), int64(8+r.Intn(24))
@@ -43,7 +45,7 @@ func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 		bias = g.arg(hlo.F32, 1, o, 1, 1)
 		bias = g.b.op("stablehlo.broadcast_in_dim", ot, []*hlo.Value{bias}, hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(0, 1, 2, 3)})
 	}
-	fusible := true
+	fusible = true
 	switch r.Intn(6) {
 	case 0: // the sum read elsewhere: no compound
 		g.rets = append(g.rets, y)
@@ -59,10 +61,18 @@ func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	}
 	// A ReLU, with the pre-activation returned too (as a gradient's
 	// comparison reads it) or not, either operand order.
-	// The zero is a broadcast scalar constant or a splat constant.
-	z := g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, o, oh, ow)
-	if r.Intn(2) == 0 {
+	// The zero is a broadcast scalar constant, a splat constant or a
+	// broadcast one-element vector constant.
+	var z *hlo.Value
+	zeroForm = r.Intn(3)
+	switch zeroForm {
+	case 0:
+		z = g.b.splat(g.b.constant(hlo.ScalarLiteral(hlo.F32, 0)), n, o, oh, ow)
+	case 1:
 		z = g.b.splatConstant(hlo.ScalarLiteral(hlo.F32, 0), n, o, oh, ow)
+	default:
+		z = g.b.op("stablehlo.broadcast_in_dim", ot, []*hlo.Value{g.b.constant(hlo.LiteralFromSlice([]float32{0}, 1))},
+			hlo.NamedAttr{Name: "broadcast_dimensions", Value: ints64(3)})
 	}
 	if r.Intn(4) != 0 {
 		g.rets = append(g.rets, y)
@@ -72,7 +82,7 @@ func convGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 		relu[0], relu[1] = z, y
 	}
 	g.rets = append(g.rets, g.b.op("stablehlo.maximum", ot, relu))
-	return module(g.b.ret(g.rets...)), g.args, fusible && o*oh*ow*c*k*k*n > 4096
+	return module(g.b.ret(g.rets...)), g.args, fusible && o*oh*ow*c*k*k*n > 4096, zeroForm
 }
 
 func TestConvCompoundsMatchUnfused(t *testing.T) {
@@ -82,14 +92,16 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 		iters = 50
 	}
 	compounds, expected, relus := 0, 0, 0
+	var reluOf [3]int // compounds with the ReLU, by how its zero is written
 	for it := 0; it < iters; it++ {
-		m, args, fusible := convGenProgram(r)
+		m, args, fusible, form := convGenProgram(r)
 		fused, made := checkCompounds(t, it, m, args, fusible)
 		for _, s := range fused.entry.body.steps {
 			if s.compound != nil {
 				for _, op := range s.compound.Ops {
 					if op.Name == "stablehlo.maximum" {
 						relus++
+						reluOf[form]++
 					}
 				}
 			}
@@ -101,7 +113,10 @@ func TestConvCompoundsMatchUnfused(t *testing.T) {
 			expected++
 		}
 	}
-	t.Logf("%d compounds (%d with the ReLU), %d programs could fuse, of %d", compounds, relus, expected, iters)
+	t.Logf("%d compounds (%d with the ReLU: %v by the zero's form), %d programs could fuse, of %d", compounds, relus, reluOf, expected, iters)
+	if slices.Contains(reluOf[:], 0) && kernel.CPU.AVX512F && kernel.CPU.FMA {
+		t.Errorf("no ReLU joined a compound for one of the zero's forms: %v (scalar broadcast, splat constant, vector broadcast)", reluOf)
+	}
 	// With the small-channel kernels most fusible programs make one (not
 	// those whose result rows are narrower than 8).
 	if (compounds < expected/2 || relus < compounds/3) && kernel.CPU.AVX512F && kernel.CPU.FMA {

@@ -234,3 +234,17 @@ func TestCompactSplatConstant(t *testing.T) {
 	whole, parted, x := runBoth(t, text, 4, 7)
 	checkSame(t, whole, parted, x)
 }
+
+// An empty constant partitions like any other constant (it is not a
+// splat to regenerate: it has no element).
+func TestEmptyConstant(t *testing.T) {
+	const text = `module @empty {
+  func.func @main(%x: tensor<8x4xf32> {mhlo.sharding = "{devices=[4,1]0,1,2,3}"}) -> (tensor<8x4xf32>, tensor<0x4xf32>) {
+    %e = stablehlo.constant dense<> : tensor<0x4xf32>
+    %0 = stablehlo.negate %x : tensor<8x4xf32>
+    return %0, %e : tensor<8x4xf32>, tensor<0x4xf32>
+  }
+}`
+	whole, parted, x := runBoth(t, text, 4, 9)
+	checkSame(t, whole, parted, x)
+}

@@ -77,14 +77,18 @@ func ruleConstant(p *pass, op *hlo.Op) {
 		return
 	}
 	natural := replicatedLayout(rt.Rank(), p.n)
-	var elem []byte // the one element of a splat
+	// The one element of a splat; a quantized one keeps its own op (the
+	// rebuilt constant would lose the type's quantization), as does an
+	// empty one.
+	var elem []byte
 	switch {
+	case rt.Quant != nil:
 	case a.Splat != nil:
 		elem = a.Splat.Data
-	case a.Value != nil && isSplat(a.Value):
+	case a.Value != nil && len(a.Value.Data) >= rt.DType.Size() && isSplat(a.Value):
 		elem = a.Value.Data[:rt.DType.Size()]
 	}
-	if elem != nil && rt.Rank() > 0 {
+	if len(elem) > 0 && rt.Rank() > 0 {
 		scalar := hlo.NewLiteral(rt.DType)
 		copy(scalar.Data, elem)
 		var c *hlo.Value

@@ -28,17 +28,17 @@ func Fill(dst, elem []byte) {
 
 // SplatElement returns the one value every element of v holds, as a
 // rank-0 literal sharing the program's data, when the program fixes it at
-// compile time: v is broadcast_in_dim of a rank-0 constant, or a constant
-// that is a compact splat or has one element (how lowerings and exporters
-// write a number applied to a tensor). Pattern matchers use it so that
-// both forms take the same fast paths.
+// compile time: v is broadcast_in_dim of a constant of one element (of
+// any rank), or a constant that is a compact splat or has one element
+// (how lowerings and exporters write a number applied to a tensor).
+// Pattern matchers use it so that every form takes the same fast paths.
 func SplatElement(v *hlo.Value) (hlo.Literal, bool) {
 	d := v.Def
 	if d == nil || len(d.Results) != 1 {
 		return hlo.Literal{}, false
 	}
 	if d.Name == "stablehlo.broadcast_in_dim" && len(d.Operands) == 1 {
-		if t := d.Operands[0].TensorType(); t == nil || t.Rank() != 0 {
+		if t := d.Operands[0].TensorType(); t == nil || !t.IsStatic() || t.NumElements() != 1 {
 			return hlo.Literal{}, false
 		}
 		d = d.Operands[0].Def

@@ -302,6 +302,20 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 	bytesPerElem := 0
 	cost := 0
 	var fixedOf fixedMembers // a constant splat's element -> its member
+	// fixedMember returns the member of a splatted constant's element e:
+	// every tile of it is the same, filled once at compile time, one
+	// member per distinct value.
+	fixedMember := func(e hlo.Literal) int {
+		key := keyOf(e.DType, e.Data)
+		j, ok := fixedOf.get(key)
+		if !ok {
+			j = len(f.members)
+			fixedOf.set(key, j)
+			f.members = append(f.members, fmember{name: "splat", dt: e.DType, size: e.DType.Size(), out: -1, buf: -1, invariant: true, fixed: e.Data})
+			bytesPerElem += e.DType.Size()
+		}
+		return j
+	}
 	for _, op := range g.ops {
 		if !live(op) {
 			continue
@@ -318,24 +332,11 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 				materialize = true
 			}
 		}
-		m := fmember{name: op.Name, dt: rt.DType, size: rt.DType.Size(), out: -1, buf: -1}
-		if c := splattedConstant(op, inGroup); c != nil && !materialize {
-			// Every tile of it is the same: fill one at compile time, once
-			// per distinct value.
-			key := keyOf(c.DType, c.Data)
-			if j, ok := fixedOf.get(key); ok {
-				memberOf.set(v.ID, j)
-				continue
-			}
-			m.name = "splat"
-			m.invariant = true
-			m.fixed = c.Data // the element, widened to a tile below
-			fixedOf.set(key, len(f.members))
-			memberOf.set(v.ID, len(f.members))
-			f.members = append(f.members, m)
-			bytesPerElem += m.size
+		if e, ok := splattedConstant(op, inGroup); ok && !materialize {
+			memberOf.set(v.ID, fixedMember(e))
 			continue
 		}
+		m := fmember{name: op.Name, dt: rt.DType, size: rt.DType.Size(), out: -1, buf: -1}
 		if isSplat(op) {
 			m.name = "splat"
 			m.fn = splatTile(rt.DType.Size())
@@ -356,16 +357,7 @@ func (c *planner) fuse(g group, uses *useInfo, returned map[int]bool) (*fusion, 
 			if _, ok := memberOf.get(v.ID); !ok && v.Def != nil && !inGroup(v.Def) && v.Def.Name == "stablehlo.constant" {
 				// A splat constant is a fixed tile, whatever its size.
 				if e, ok := kernel.SplatElement(v); ok && slices.Equal(v.TensorType().Dims, f.dims) {
-					dt, elem := e.DType, e.Data
-					key := keyOf(dt, elem)
-					j, ok := fixedOf.get(key)
-					if !ok {
-						j = len(f.members)
-						fixedOf.set(key, j)
-						f.members = append(f.members, fmember{name: "splat", dt: dt, size: dt.Size(), out: -1, buf: -1, invariant: true, fixed: elem})
-						bytesPerElem += dt.Size()
-					}
-					memberOf.set(v.ID, j)
+					memberOf.set(v.ID, fixedMember(e))
 				}
 			}
 			if j, ok := memberOf.get(v.ID); ok {
@@ -547,20 +539,15 @@ func keyOf(dt hlo.DType, data []byte) fixedKey {
 }
 
 // splattedConstant returns the element of a splat (broadcast_in_dim of a
-// rank-0 value) whose operand is a constant made outside the group, or nil.
-func splattedConstant(op *hlo.Op, inGroup func(*hlo.Op) bool) *hlo.Literal {
+// rank-0 value) whose operand is a constant made outside the group.
+func splattedConstant(op *hlo.Op, inGroup func(*hlo.Op) bool) (hlo.Literal, bool) {
 	if !isSplat(op) {
-		return nil
+		return hlo.Literal{}, false
 	}
-	d := op.Operands[0].Def
-	if d == nil || d.Name != "stablehlo.constant" || inGroup(d) {
-		return nil
+	if d := op.Operands[0].Def; d == nil || inGroup(d) {
+		return hlo.Literal{}, false
 	}
-	l, err := elementwise.ConstantValue(d)
-	if err != nil || l.NumElements() != 1 {
-		return nil
-	}
-	return l
+	return kernel.SplatElement(op.Results[0])
 }
 
 // assignBuffers gives each member whose value lives only in tiles a scratch

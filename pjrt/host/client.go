@@ -342,6 +342,10 @@ func (e *Executable) run(args []pjrt.Buffer, opts *pjrt.ExecuteOptions) (*runSta
 		e.prog.putRun(r)
 		return nil, nil, err
 	}
+	if err := checkDonations(r.in, opts.Donate); err != nil {
+		e.prog.putRun(r)
+		return nil, nil, err
+	}
 	for _, i := range opts.Donate {
 		if i >= 0 && i < len(args) {
 			l := r.in[i].(*hlo.Literal)
@@ -383,6 +387,29 @@ func (e *Executable) run(args []pjrt.Buffer, opts *pjrt.ExecuteOptions) (*runSta
 		}
 	}
 	return r, res, nil
+}
+
+// checkDonations rejects a donated buffer that the execution also reads
+// at another argument position, or donates twice (as PJRT does): the
+// program reuses a donated argument's storage once that argument is dead,
+// so another position reading the same storage would see the results
+// written over it, and storage donated twice would be handed to two
+// results.
+func checkDonations(in []kernel.Value, donate []int) error {
+	for k, i := range donate {
+		if i < 0 || i >= len(in) {
+			continue
+		}
+		if slices.Contains(donate[:k], i) {
+			return fmt.Errorf("host: argument %d is donated twice", i)
+		}
+		for j, v := range in {
+			if j != i && v == in[i] {
+				return fmt.Errorf("host: argument %d is donated, but its buffer is also argument %d (a donated buffer must be passed once)", i, j)
+			}
+		}
+	}
+	return nil
 }
 
 // ExecuteReplicated runs one copy of the program per replica and partition,

@@ -191,7 +191,10 @@ func (p *Program) planFunc(fp *funcPlan) error {
 	fp.nslots = c.nslots
 	fp.copyOut = make([]bool, len(body.results))
 	for i, s := range body.results {
-		fp.copyOut[i] = !c.fresh[s]
+		// A fresh value returned twice is copied at its second place:
+		// two buffers must not share storage (donating one would
+		// overwrite the other).
+		fp.copyOut[i] = !c.fresh[s] || slices.Contains(body.results[:i], s)
 	}
 	return nil
 }

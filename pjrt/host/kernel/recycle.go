@@ -89,19 +89,16 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 	size := (n + recycleGrain - 1) / recycleGrain * recycleGrain
 	r := &recycler
 	r.Lock()
-	c := r.classes[size]
-	if c == nil {
-		c = &recycleClass{n: size}
-		c.fin = c.collected
-		r.classes[size] = c
-	}
+	c := r.class(size)
 	if len(c.free) == 0 && c.armed > 0 {
 		// Buffers of this size are out, and a finalizer may be waiting
 		// for a thread to give one back: let it run once before
-		// allocating fresh storage.
+		// allocating fresh storage. Collections may have ticked
+		// meanwhile and dropped the size: look it up again.
 		r.Unlock()
 		runtime.Gosched()
 		r.Lock()
+		c = r.class(size)
 	}
 	var p *complex128
 	switch k := len(c.free); {
@@ -135,6 +132,18 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 	}
 	runtime.SetFinalizer(p, c.fin)
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), size)[:n:n], fresh
+}
+
+// class returns the recycle class of size bytes, made if absent (the
+// caller holds the lock).
+func (r *recyclerState) class(size int) *recycleClass {
+	c := r.classes[size]
+	if c == nil {
+		c = &recycleClass{n: size}
+		c.fin = c.collected
+		r.classes[size] = c
+	}
+	return c
 }
 
 // collected is the finalizer of a buffer of c's size: nothing references

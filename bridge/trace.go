@@ -146,6 +146,13 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 			}
 		}()
 		outs, err = fn()
+		if rec.brk != nil {
+			// The break's panic was recovered inside fn, which went on
+			// with a value it never got: the trace is a break all the
+			// same.
+			err = &BreakError{Break: *rec.brk}
+			return
+		}
 		if err == nil {
 			lazy.SyncExternal(outs)
 		}

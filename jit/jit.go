@@ -400,7 +400,15 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	// What tracing, discovery and compiling count is added to the
 	// counters when an entry results, and dropped on failure.
 	endCount := lazy.BeginCountScope()
-	defer func() { endCount(err == nil) }()
+	fullGraphBreak := false
+	defer func() {
+		endCount(err == nil)
+		if fullGraphBreak {
+			// The break fails the call under FullGraph, but it
+			// happened: the metric counts it as StatsOf does.
+			lazy.AddCounter(lazy.MetricJITGraphBreak, 1)
+		}
+	}()
 	tr, err := s.traceOnce(args, w.tensors, true)
 	if err == nil && len(tr.aliased) > 0 && len(tr.traced.Graph.Output().Mutations) > 0 {
 		// The function reaches an argument through a closure variable too,
@@ -431,11 +439,12 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	switch {
 	case errors.As(err, &be):
 		s.breaks.Add(1)
-		lazy.AddCounter(lazy.MetricJITGraphBreak, 1)
 		s.event("graph break: %s at %s", be.Break.Reason, be.Break.Site)
 		if s.opts.fullGraph {
+			fullGraphBreak = true
 			return nil, &Error{Fn: s.name, Err: err}
 		}
+		lazy.AddCounter(lazy.MetricJITGraphBreak, 1)
 		e.results = nil
 		s.store(e)
 		return e, nil

@@ -197,7 +197,7 @@ func buildCodec(t reflect.Type) codec {
 			}
 			e := v.Elem()
 			w.tag('I')
-			w.key = append(w.key, e.Type().String()...)
+			w.key = append(w.key, typeKey(e.Type())...)
 			w.tag(0)
 			if err := checkArgType(e.Type(), map[reflect.Type]bool{}); err != nil {
 				panic(&Error{Msg: err.Error()})

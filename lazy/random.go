@@ -38,13 +38,16 @@ func (d *Device) ManualSeed(seed uint64) {
 	d.rngMu.Lock()
 	defer d.rngMu.Unlock()
 	st := FromLiteralOn(d, seedLiteral(seed))
-	if d.rng == nil {
-		d.rng = st
+	if Tracing() {
+		// Assign, so the trace records the write like any mutation (on
+		// the device's state tensor, made first if the device has never
+		// drawn: a tensor the traced function made would count as its
+		// own, and its writes would be undone with the trace).
+		d.rngState().Assign(st)
 		return
 	}
-	if Tracing() {
-		// Assign, so the trace records the write like any mutation.
-		d.rng.Assign(st)
+	if d.rng == nil {
+		d.rng = st
 		return
 	}
 	d.rng.Restore(st.State())

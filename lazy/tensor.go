@@ -386,6 +386,9 @@ func (t *Tensor) String() string {
 type TensorState struct {
 	data *deviceData
 	val  Value
+	// origin is the IR value that computed data, which gradients follow
+	// (see Tensor.origin).
+	origin Value
 }
 
 // State returns a snapshot of t's contents.
@@ -393,13 +396,15 @@ func (t *Tensor) State() TensorState {
 	if t == nil {
 		nilTensor("State")
 	}
-	return TensorState{t.data, t.val}
+	return TensorState{t.data, t.val, t.origin}
 }
 
-// Restore puts back a snapshot taken with State.
+// Restore puts back a snapshot taken with State, with the computation
+// gradients follow back from it.
 func (t *Tensor) Restore(s TensorState) {
 	t.setData(s.data)
 	t.val = s.val
+	t.origin = s.origin
 	t.leaf.Store(nil)
 }
 
@@ -422,6 +427,7 @@ func (t *Tensor) Release() TensorState {
 	s := t.State()
 	t.setData(nil)
 	t.val = Value{}
+	t.origin = Value{}
 	t.leaf.Store(nil)
 	return s
 }

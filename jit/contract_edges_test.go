@@ -1,0 +1,161 @@
+package jit_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// A graph break whose panic the function recovers itself is a break all
+// the same: the function went on with a value it never read.
+func TestRecoveredGraphBreakIsABreak(t *testing.T) {
+	fn := func(x *lazy.Tensor) *lazy.Tensor {
+		s := 0.0
+		func() {
+			defer func() { _ = recover() }()
+			s = x.Sum().Item()
+		}()
+		if s > 5 {
+			return x.MulScalar(2)
+		}
+		return x.AddScalar(1)
+	}
+	x := lazy.FromSlice([]float32{1, 2, 3})
+	want := fmt.Sprint(fn(x).Float32s())
+	f := jit.Compile(fn)
+	for call := range 2 {
+		if got := fmt.Sprint(f(x).Float32s()); got != want {
+			t.Fatalf("call %d: %s, want %s", call, got, want)
+		}
+	}
+	if st := jit.StatsOf(f); st.GraphBreaks != 1 || st.Compiles != 0 {
+		t.Errorf("stats %s, want one graph break and no compile", st)
+	}
+	fg := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, error) { return fn(x), nil }, jit.FullGraph())
+	if _, err := fg(x); err == nil || !strings.Contains(err.Error(), "graph break") {
+		t.Errorf("under FullGraph: error %v, want a graph break", err)
+	}
+}
+
+// Under FullGraph a graph break fails the call, and both StatsOf and the
+// metric count it.
+func TestFullGraphBreakCountsInMetric(t *testing.T) {
+	before := lazy.Counter(lazy.MetricJITGraphBreak)
+	f := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, error) { _ = x.Sum().Item(); return x, nil }, jit.FullGraph())
+	if _, err := f(lazy.FromSlice([]float32{1})); err == nil {
+		t.Fatal("no error")
+	}
+	if got := lazy.Counter(lazy.MetricJITGraphBreak) - before; got != 1 || jit.StatsOf(f).GraphBreaks != 1 {
+		t.Errorf("metric counted %d breaks, stats %d; want 1 and 1", got, jit.StatsOf(f).GraphBreaks)
+	}
+}
+
+func localCfgA() any {
+	type cfg struct{ S float64 }
+	return cfg{2}
+}
+
+func localCfgB() any {
+	type cfg struct{ S float64 }
+	return cfg{2}
+}
+
+// Two types that print alike (both local types called cfg in one package)
+// are different dynamic types of an interface argument: the guard tells
+// them apart.
+func TestInterfaceArgumentsOfTypesThatPrintAlike(t *testing.T) {
+	a, b := localCfgA(), localCfgB()
+	if fmt.Sprintf("%T", a) != fmt.Sprintf("%T", b) {
+		t.Skip("the two types print differently")
+	}
+	fn := func(x *lazy.Tensor, c any) *lazy.Tensor {
+		if c == a {
+			return x.MulScalar(100)
+		}
+		return x.AddScalar(100)
+	}
+	f := jit.Compile(fn)
+	x := lazy.FromSlice([]float32{1})
+	for _, c := range []any{a, b, a, b} {
+		if got, want := f(x, c).Float32s()[0], fn(x, c).Float32s()[0]; got != want {
+			t.Fatalf("with %#v: %v, want %v", c, got, want)
+		}
+	}
+}
+
+// A replay that writes a tensor leaves it with no gradient history, as the
+// plain assignment does; a failed trace leaves the history it found.
+func TestGradHistoryAfterReplayAndFailedTrace(t *testing.T) {
+	gradOfWrittenX := func(compiled bool) float32 {
+		a := lazy.FromSlice([]float32{1, 2, 3})
+		x := a.MulScalar(2)
+		if err := lazy.Sync(x); err != nil {
+			t.Fatal(err)
+		}
+		b := lazy.FromSlice([]float32{4, 5, 6})
+		step := func(x, b *lazy.Tensor) { x.Assign(b.MulScalar(3)) }
+		if compiled {
+			jit.Compile(step)(x, b)
+		} else {
+			step(x, b)
+		}
+		return lazy.Grad(x.Sum(), a)[0].Float32s()[0]
+	}
+	if p, c := gradOfWrittenX(false), gradOfWrittenX(true); p != c {
+		t.Errorf("d sum(x)/da after writing x: plain %v, compiled %v", p, c)
+	}
+
+	a := lazy.FromSlice([]float32{1, 2, 3})
+	w := a.MulScalar(2)
+	if err := lazy.Sync(w); err != nil {
+		t.Fatal(err)
+	}
+	f := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, error) {
+		w.Assign(x)
+		return x.Add(lazy.FromSlice([]float32{1, 2})), nil // shapes differ
+	})
+	if _, err := f(lazy.FromSlice([]float32{7, 8, 9})); err == nil {
+		t.Fatal("no error")
+	}
+	if g := lazy.Grad(w.Sum(), a)[0].Float32s(); g[0] != 2 {
+		t.Errorf("after a failed trace d sum(w)/da = %v, want [2 2 2]", g)
+	}
+}
+
+// ManualSeed inside a traced function on a device that never drew: a
+// failed trace leaves the RNG as it was, and a compiled call leaves it
+// where the plain call does.
+func TestManualSeedInsideTraceOnFreshDevice(t *testing.T) {
+	freshDevice(t)
+	untouched := fmt.Sprint(lazy.RandN(lazy.F32, 3).Float32s())
+
+	freshDevice(t)
+	bad := jit.Compile(func(a, b *lazy.Tensor) (*lazy.Tensor, error) {
+		lazy.ManualSeed(42)
+		return a.Add(b), nil // shapes differ
+	})
+	if _, err := bad(lazy.FromSlice([]float32{1, 2, 3}), lazy.FromSlice([]float32{1, 2})); err == nil {
+		t.Fatal("no error")
+	}
+	if got := fmt.Sprint(lazy.RandN(lazy.F32, 3).Float32s()); got != untouched {
+		t.Errorf("after a failed trace RandN gives %s, want %s (the device's first draws)", got, untouched)
+	}
+
+	fn := func(x *lazy.Tensor) *lazy.Tensor {
+		lazy.ManualSeed(42)
+		return x.Add(lazy.RandN(lazy.F32, 3))
+	}
+	run := func(f func(*lazy.Tensor) *lazy.Tensor) (string, string) {
+		freshDevice(t)
+		r := fmt.Sprint(f(lazy.Zeros(lazy.F32, 3)).Float32s())
+		return r, fmt.Sprint(lazy.RandN(lazy.F32, 3).Float32s())
+	}
+	pr, pn := run(fn)
+	cr, cn := run(jit.Compile(fn))
+	if pr != cr || pn != cn {
+		t.Errorf("plain drew %s then %s; compiled %s then %s", pr, pn, cr, cn)
+	}
+}

@@ -159,3 +159,35 @@ func TestManualSeedInsideTraceOnFreshDevice(t *testing.T) {
 		t.Errorf("plain drew %s then %s; compiled %s then %s", pr, pn, cr, cn)
 	}
 }
+
+type runInfo struct {
+	Dims  []int64
+	Names []string
+	Note  *string
+	Same  *string // the same string as Note
+}
+
+// Non-tensor results belong to the caller, as the plain function's do: a
+// caller that changes one call's slice or pointee does not change
+// what a later call (a replay) returns; two pointers to one value in one
+// result still point to one value.
+func TestNonTensorResultsAreTheCallersOwn(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, runInfo) {
+		note := "traced"
+		return x.AddScalar(1), runInfo{Dims: []int64{x.Dim(0), 7}, Names: []string{"a"}, Note: &note, Same: &note}
+	})
+	x := lazy.FromSlice([]float32{1, 2})
+	for call := range 3 {
+		y, info := f(x)
+		if got := fmt.Sprintf("%v %v %v %s", y.Float32s(), info.Dims, info.Names, *info.Note); got != "[2 3] [2 7] [a] traced" {
+			t.Fatalf("call %d: %s", call, got)
+		}
+		if info.Note != info.Same {
+			t.Fatalf("call %d: the two pointers to one string point to two", call)
+		}
+		info.Dims[1], info.Names[0], *info.Note = 99, "b", "changed by the caller"
+	}
+	if st := jit.StatsOf(f); st.Traces != 1 || st.Replays < 2 {
+		t.Errorf("stats %s, want one trace and the later calls replays", st)
+	}
+}

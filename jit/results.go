@@ -27,6 +27,7 @@ type outPlan struct {
 	typ   reflect.Type
 	slot  int           // planTensor: index into the output tensors
 	val   reflect.Value // planValue
+	copy  bool          // planValue: each replay returns a deep copy of val
 	elems []*outPlan    // slices, arrays, structs (fields), pointers (one)
 }
 
@@ -73,7 +74,7 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 			p.elems = append(p.elems, e)
 		}
 		if !p.hasTensor() {
-			return &outPlan{kind: planValue, typ: t, val: v}, nil
+			return valuePlan(t, v), nil
 		}
 		return p, nil
 	case reflect.Pointer:
@@ -85,7 +86,7 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 			return nil, err
 		}
 		if !e.hasTensor() {
-			return &outPlan{kind: planValue, typ: t, val: v}, nil
+			return valuePlan(t, v), nil
 		}
 		return &outPlan{kind: planPointer, typ: t, elems: []*outPlan{e}}, nil
 	case reflect.Struct:
@@ -105,7 +106,7 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 			p.elems = append(p.elems, e)
 		}
 		if !p.hasTensor() {
-			return &outPlan{kind: planValue, typ: t, val: v}, nil
+			return valuePlan(t, v), nil
 		}
 		return p, nil
 	case reflect.Interface:
@@ -116,7 +117,7 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 			return nil, fmt.Errorf("tensors inside interface results are not supported")
 		}
 	}
-	return &outPlan{kind: planValue, typ: t, val: v}, nil
+	return valuePlan(t, v), nil
 }
 
 func (p *outPlan) hasTensor() bool {
@@ -224,6 +225,9 @@ func (p *outPlan) build(outs, args, captures []*lazy.Tensor) reflect.Value {
 	case planTensor, planArg, planCapture:
 		return reflect.ValueOf(p.tensor(outs, args, captures))
 	case planValue:
+		if p.copy {
+			return deepCopy(p.val, map[copyKey]reflect.Value{})
+		}
 		return p.val
 	case planNil:
 		return reflect.Zero(p.typ)

@@ -1,0 +1,125 @@
+package jit
+
+import "reflect"
+
+// Non-tensor results (a shape as []int64, a map of names, a pointer to a
+// config) are what the traced call returned. A replay does not run the
+// function, so it cannot build them again; it returns a copy of them, as
+// the plain function returns a value of its own on every call: a caller
+// that changes one call's slice must not change the next call's. The
+// entry keeps a private copy (the traced call's caller owns the original).
+// Copies are deep through slices, arrays, maps, pointers, interfaces and
+// exported struct fields, and keep aliasing within one result (two
+// pointers to one value point to one copy); unexported fields, functions
+// and channels are shared as they are.
+
+// valuePlan plans a non-tensor result v of type t.
+func valuePlan(t reflect.Type, v reflect.Value) *outPlan {
+	p := &outPlan{kind: planValue, typ: t, val: v}
+	if hasReferences(t, map[reflect.Type]bool{}) {
+		p.copy = true
+		p.val = deepCopy(v, map[copyKey]reflect.Value{})
+	}
+	return p
+}
+
+// hasReferences reports whether values of type t can share mutable
+// memory with a copy of them (through a slice, map, pointer or interface).
+func hasReferences(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
+		return true
+	case reflect.Array:
+		return hasReferences(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if hasReferences(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// copyKey identifies memory already copied: a pointer's target or a
+// slice's backing array (its first element and length), by type.
+type copyKey struct {
+	t   reflect.Type
+	ptr uintptr
+	n   int
+}
+
+// deepCopy returns a copy of v that shares no slice, map or pointer with
+// it (see above); done maps what was copied to its copy.
+func deepCopy(v reflect.Value, done map[copyKey]reflect.Value) reflect.Value {
+	t := v.Type()
+	switch t.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		k := copyKey{t, v.Pointer(), v.Len()}
+		if c, ok := done[k]; ok {
+			return c
+		}
+		c := reflect.MakeSlice(t, v.Len(), v.Len())
+		done[k] = c
+		for i := 0; i < v.Len(); i++ {
+			c.Index(i).Set(deepCopy(v.Index(i), done))
+		}
+		return c
+	case reflect.Array:
+		c := reflect.New(t).Elem()
+		for i := 0; i < v.Len(); i++ {
+			c.Index(i).Set(deepCopy(v.Index(i), done))
+		}
+		return c
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		k := copyKey{t, v.Pointer(), -1}
+		if c, ok := done[k]; ok {
+			return c
+		}
+		c := reflect.MakeMapWithSize(t, v.Len())
+		done[k] = c
+		for it := v.MapRange(); it.Next(); {
+			c.SetMapIndex(deepCopy(it.Key(), done), deepCopy(it.Value(), done))
+		}
+		return c
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		k := copyKey{t, v.Pointer(), -1}
+		if c, ok := done[k]; ok {
+			return c
+		}
+		c := reflect.New(t.Elem())
+		done[k] = c
+		c.Elem().Set(deepCopy(v.Elem(), done))
+		return c
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		c := reflect.New(t).Elem()
+		c.Set(deepCopy(v.Elem(), done))
+		return c
+	case reflect.Struct:
+		c := reflect.New(t).Elem()
+		c.Set(v) // unexported fields as they are
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() {
+				c.Field(i).Set(deepCopy(v.Field(i), done))
+			}
+		}
+		return c
+	}
+	return v
+}

@@ -2,6 +2,7 @@ package jit_test
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -189,5 +190,35 @@ func TestNonTensorResultsAreTheCallersOwn(t *testing.T) {
 	}
 	if st := jit.StatsOf(f); st.Traces != 1 || st.Replays < 2 {
 		t.Errorf("stats %s, want one trace and the later calls replays", st)
+	}
+}
+
+// A function that returns an error behaves as the plain function: the
+// caller gets its results and its very error, and its writes stay; calls
+// that return no error still compile and replay.
+func TestErrorResultsAreThePlainFunctions(t *testing.T) {
+	fn := func(x *lazy.Tensor, stop bool) (*lazy.Tensor, error) {
+		x.Assign(x.AddScalar(1))
+		if stop {
+			return x, io.EOF
+		}
+		return x, nil
+	}
+	f := jit.Compile(fn)
+	x := lazy.FromSlice([]float32{1})
+	for call, stop := range []bool{true, false, true, false, false} {
+		r, err := f(x, stop)
+		if stop && (err != io.EOF || r != x) {
+			t.Fatalf("call %d: result %p, error %v; want the argument %p and io.EOF itself", call, r, err, x)
+		}
+		if !stop && err != nil {
+			t.Fatalf("call %d: %v", call, err)
+		}
+		if got := x.Float32s()[0]; got != float32(call+2) {
+			t.Fatalf("call %d: x = %v, want %v", call, got, call+2)
+		}
+	}
+	if st := jit.StatsOf(f); st.Traces != 1 || st.Replays < 2 {
+		t.Errorf("stats %s, want one trace (the calls returning no error) and replays", st)
 	}
 }

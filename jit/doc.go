@@ -15,24 +15,28 @@
 // parameters with the same paths without "arg N.".
 //
 // What a replay repeats is the traced graph, not the Go code around it:
+//
 //   - Go values the function reads through a closure (a captured float, a
 //     flag) are constants of the graph, frozen at the trace. Pass a value
 //     that changes between calls as an argument: a Go number or bool
 //     argument is part of the signature (a new value traces again), a
 //     tensor argument is an input of the graph.
+//
 //   - Non-tensor results (a slice of dims, a pointer to a struct) are what
 //     the traced call returned; each call gets a deep copy of its own.
+//
 //   - A function whose last result is an error and that returns a non-nil
 //     error is run as it is for that call (its results, error and writes
 //     are the plain function's), after the trace it started is undone; the
 //     next call traces again.
+//
 //   - A read of a tensor's value inside the function (Item, Float32s) is a
 //     graph break, even when the function recovers the panic that reports
 //     it: calls with that signature run the function as it is (FullGraph
 //     makes them fail instead).
 //
-//	step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).ReLU() })
-//	y := step(x, w)            // call 1: trace + compile; later calls replay by hash
-//	fmt.Println(jit.StatsOf(step))
-//	// calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0
+//     step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).ReLU() })
+//     y := step(x, w)            // call 1: trace + compile; later calls replay by hash
+//     fmt.Println(jit.StatsOf(step))
+//     // calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0
 package jit

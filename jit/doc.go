@@ -14,6 +14,11 @@
 // fields promoted (FieldPath, IndexPath). Package nn names a model's
 // parameters with the same paths without "arg N.".
 //
+//	step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).ReLU() })
+//	y := step(x, w)            // call 1: trace + compile; later calls replay by hash
+//	fmt.Println(jit.StatsOf(step))
+//	// calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0
+//
 // What a replay repeats is the traced graph, not the Go code around it:
 //
 //   - Go values the function reads through a closure (a captured float, a
@@ -34,9 +39,4 @@
 //     graph break, even when the function recovers the panic that reports
 //     it: calls with that signature run the function as it is (FullGraph
 //     makes them fail instead).
-//
-//     step := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return x.MatMul(w).ReLU() })
-//     y := step(x, w)            // call 1: trace + compile; later calls replay by hash
-//     fmt.Println(jit.StatsOf(step))
-//     // calls=1 traces=1 compiles=1 replays=1 recompiles=0 graph_breaks=0 host_fallbacks=0
 package jit

@@ -222,3 +222,44 @@ func TestErrorResultsAreThePlainFunctions(t *testing.T) {
 		t.Errorf("stats %s, want one trace (the calls returning no error) and replays", st)
 	}
 }
+
+type boxed struct{ T *lazy.Tensor }
+
+// A tensor argument held in an interface (directly, in a struct value, or
+// behind a pointer) and also read through a closure variable: the trace
+// tells the two paths apart whichever call comes first.
+func TestInterfaceArgumentsAliasingCapturedTensors(t *testing.T) {
+	for _, wrap := range []struct {
+		name string
+		of   func(*lazy.Tensor) any
+		get  func(any) *lazy.Tensor
+	}{
+		{"tensor", func(x *lazy.Tensor) any { return x }, func(a any) *lazy.Tensor { return a.(*lazy.Tensor) }},
+		{"struct", func(x *lazy.Tensor) any { return boxed{x} }, func(a any) *lazy.Tensor { return a.(boxed).T }},
+		{"pointer", func(x *lazy.Tensor) any { return &boxed{x} }, func(a any) *lazy.Tensor { return a.(*boxed).T }},
+	} {
+		for _, aliasedFirst := range []bool{true, false} {
+			w := lazy.FromSlice([]float32{5})
+			fn := func(a any) *lazy.Tensor {
+				x := wrap.get(a)
+				x.Assign(x.AddScalar(1))
+				return w.MulScalar(10)
+			}
+			f := jit.Compile(fn)
+			calls := []bool{true, false, true, false}
+			if !aliasedFirst {
+				calls = []bool{false, true, false, true}
+			}
+			for i, aliased := range calls {
+				x := w
+				if !aliased {
+					x = lazy.FromSlice([]float32{100})
+				}
+				want := (w.Float32s()[0] + map[bool]float32{true: 1, false: 0}[aliased]) * 10
+				if got := f(wrap.of(x)).Float32s()[0]; got != want {
+					t.Fatalf("%s, aliased first %v, call %d (aliased %v): %v, want %v", wrap.name, aliasedFirst, i, aliased, got, want)
+				}
+			}
+		}
+	}
+}

@@ -21,6 +21,9 @@ type proxySet struct {
 	slots []reflect.Value // settable places holding tensors
 	orig  []*lazy.Tensor  // what each place held
 	of    map[*lazy.Tensor]*lazy.Tensor
+	// ifaces are interface places holding a proxied copy of their dynamic
+	// value, and ifaceOrig what each held.
+	ifaces, ifaceOrig []reflect.Value
 }
 
 // installProxies returns the arguments to call the function with (copies of
@@ -69,10 +72,32 @@ func (ps *proxySet) walk(v reflect.Value, depth int) {
 			ps.walk(v.Elem(), depth+1)
 		}
 	case reflect.Interface:
-		if !v.IsNil() {
-			// An interface's dynamic value is not addressable: its tensors
-			// are read as themselves.
+		if v.IsNil() {
 			return
+		}
+		e := v.Elem()
+		if e.Kind() == reflect.Pointer && e.Type() != tensorPtrType {
+			// A pointer's target is addressable.
+			if !e.IsNil() {
+				ps.walk(e.Elem(), depth+1)
+			}
+			return
+		}
+		// The dynamic value (a tensor, a struct or array of them) is not
+		// addressable: while the trace runs the interface holds a copy
+		// whose tensors are proxies.
+		if !v.CanAddr() {
+			return
+		}
+		c := reflect.New(e.Type()).Elem()
+		c.Set(e)
+		n := len(ps.slots)
+		ps.walk(c, depth+1)
+		if len(ps.slots) > n {
+			s := settable(v)
+			ps.ifaces = append(ps.ifaces, s)
+			ps.ifaceOrig = append(ps.ifaceOrig, e)
+			s.Set(c)
 		}
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
@@ -94,6 +119,9 @@ func settable(v reflect.Value) reflect.Value {
 func (ps *proxySet) restore() {
 	for i, s := range ps.slots {
 		s.Set(reflect.ValueOf(ps.orig[i]))
+	}
+	for i, s := range ps.ifaces {
+		s.Set(ps.ifaceOrig[i])
 	}
 }
 

@@ -93,6 +93,11 @@ type fnState struct {
 	// replayMu keeps writing replays out of a trace of the same function
 	// (a trace assigns tensors and then undoes it).
 	replayMu sync.RWMutex
+	// reachesCaller is set when an argument type reaches the caller's
+	// memory (a pointer, slice or interface other than a tensor itself):
+	// a trace puts stand-ins there (proxy.go), so a call walks such
+	// arguments under replayMu's read lock, never while they are in.
+	reachesCaller bool
 	// mutCaps are the tensors captured by entries that write: an argument
 	// that is one of them is part of the guard key.
 	mutCaps atomic.Pointer[capSet]
@@ -192,6 +197,7 @@ func CompileE[F any](fn F, opts ...Option) (F, error) {
 			return zero, &Error{Fn: s.name, Msg: fmt.Sprintf("argument %d", i), Err: err}
 		}
 		s.codecs = append(s.codecs, codecFor(t.In(i)))
+		s.reachesCaller = s.reachesCaller || reachesCallerMemory(t.In(i), map[reflect.Type]bool{})
 	}
 	for i := 0; i < t.NumOut(); i++ {
 		ot := t.Out(i)
@@ -256,7 +262,14 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	w := walkerPool.Get().(*walker)
 	w.reset()
 	defer walkerPool.Put(w)
-	if err := encodeArgs(w, s.codecs, args); err != nil {
+	if s.reachesCaller {
+		s.replayMu.RLock()
+	}
+	err := encodeArgs(w, s.codecs, args)
+	if s.reachesCaller {
+		s.replayMu.RUnlock()
+	}
+	if err != nil {
 		s.lazyCalls.Add(1)
 		return s.fail(err)
 	}
@@ -382,6 +395,8 @@ func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
 func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
+	beginTrace()
+	defer endTrace()
 	key := string(w.key)
 	s.mu.RLock()
 	e := s.entries[key]
@@ -493,7 +508,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	}
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
-	e.run, e.captures = run, traced.Graph.Captures
+	e.run, e.captures = run, originals(traced.Graph.Captures)
 	for _, c := range e.captures {
 		if c == c.Device().RNGState() {
 			e.rng = c.Device().RNGLock()

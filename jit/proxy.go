@@ -2,6 +2,8 @@ package jit
 
 import (
 	"reflect"
+	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -15,6 +17,60 @@ import (
 // closure variable reads the original, and the two are told apart: Go gives
 // no other way to see that the function reaches an argument by another
 // path. The places get their tensors back when the trace ends.
+
+// Stand-ins sit in the caller's memory while a trace runs, where another
+// goroutine may read them: a call of the same function waits and walks
+// its arguments again (fnState.proxySeq), and a trace of another function
+// that captures a tensor through a closure variable may capture a
+// stand-in. proxies maps every stand-in to its tensor while any trace that
+// may have seen it runs, and a trace's captures are mapped back
+// (originals) before its entry keeps them.
+var proxies struct {
+	sync.Mutex
+	of       map[*lazy.Tensor]*lazy.Tensor // stand-in -> its tensor
+	inFlight int                           // traces running
+	retired  []*lazy.Tensor                // stand-ins put back, dropped from of once no trace runs
+}
+
+func beginTrace() {
+	proxies.Lock()
+	proxies.inFlight++
+	proxies.Unlock()
+}
+
+func endTrace() {
+	proxies.Lock()
+	defer proxies.Unlock()
+	if proxies.inFlight--; proxies.inFlight == 0 {
+		for _, p := range proxies.retired {
+			delete(proxies.of, p)
+		}
+		proxies.retired = nil
+	}
+}
+
+// originals returns caps with every stand-in replaced by its tensor (caps
+// itself when none is a stand-in).
+func originals(caps []*lazy.Tensor) []*lazy.Tensor {
+	proxies.Lock()
+	defer proxies.Unlock()
+	if len(proxies.of) == 0 {
+		return caps
+	}
+	var out []*lazy.Tensor
+	for i, c := range caps {
+		if o := proxies.of[c]; o != nil {
+			if out == nil {
+				out = slices.Clone(caps)
+			}
+			out[i] = o
+		}
+	}
+	if out == nil {
+		return caps
+	}
+	return out
+}
 
 // proxySet is the stand-ins of one trace.
 type proxySet struct {
@@ -37,6 +93,16 @@ func installProxies(args []reflect.Value) ([]reflect.Value, *proxySet) {
 		c.Set(a)
 		out[i] = c
 		ps.walk(c, 0)
+	}
+	if len(ps.of) > 0 {
+		proxies.Lock()
+		if proxies.of == nil {
+			proxies.of = map[*lazy.Tensor]*lazy.Tensor{}
+		}
+		for x, p := range ps.of {
+			proxies.of[p] = x
+		}
+		proxies.Unlock()
 	}
 	return out, ps
 }
@@ -106,6 +172,29 @@ func (ps *proxySet) walk(v reflect.Value, depth int) {
 	}
 }
 
+// reachesCallerMemory reports whether an argument of type t (passed by
+// value) reaches memory of the caller's where a trace puts stand-ins: a
+// pointer, slice or interface, other than a tensor pointer itself.
+func reachesCallerMemory(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == tensorPtrType || seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Interface:
+		return true
+	case reflect.Array:
+		return reachesCallerMemory(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if reachesCallerMemory(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // settable returns v (addressable) as a value that can be set, unexported
 // fields included.
 func settable(v reflect.Value) reflect.Value {
@@ -122,6 +211,13 @@ func (ps *proxySet) restore() {
 	}
 	for i, s := range ps.ifaces {
 		s.Set(ps.ifaceOrig[i])
+	}
+	if len(ps.of) > 0 {
+		proxies.Lock()
+		for _, p := range ps.of {
+			proxies.retired = append(proxies.retired, p)
+		}
+		proxies.Unlock()
 	}
 }
 

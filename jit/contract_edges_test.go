@@ -87,29 +87,24 @@ func TestInterfaceArgumentsOfTypesThatPrintAlike(t *testing.T) {
 	}
 }
 
-// A replay that writes a tensor leaves it with no gradient history, as the
-// plain assignment does; a failed trace leaves the history it found.
+// A replay that writes a tensor leaves it without the history it had (the
+// plain assignment replaced it); what the compiled program computed keeps
+// no history Grad can follow, so a gradient through it is an error, not
+// the old history's value or a zero. A failed trace leaves the history it
+// found.
 func TestGradHistoryAfterReplayAndFailedTrace(t *testing.T) {
-	gradOfWrittenX := func(compiled bool) float32 {
-		a := lazy.FromSlice([]float32{1, 2, 3})
-		x := a.MulScalar(2)
-		if err := lazy.Sync(x); err != nil {
-			t.Fatal(err)
-		}
-		b := lazy.FromSlice([]float32{4, 5, 6})
-		step := func(x, b *lazy.Tensor) { x.Assign(b.MulScalar(3)) }
-		if compiled {
-			jit.Compile(step)(x, b)
-		} else {
-			step(x, b)
-		}
-		return lazy.Grad(x.Sum(), a)[0].Float32s()[0]
+	a := lazy.FromSlice([]float32{1, 2, 3})
+	x := a.MulScalar(2)
+	if err := lazy.Sync(x); err != nil {
+		t.Fatal(err)
 	}
-	if p, c := gradOfWrittenX(false), gradOfWrittenX(true); p != c {
-		t.Errorf("d sum(x)/da after writing x: plain %v, compiled %v", p, c)
+	b := lazy.FromSlice([]float32{4, 5, 6})
+	jit.Compile(func(x, b *lazy.Tensor) { x.Assign(b.MulScalar(3)) })(x, b)
+	if err := gradError(func() { lazy.Grad(x.Sum(), a) }); err == nil || !strings.Contains(err.Error(), "compiled program") {
+		t.Errorf("d sum(x)/da after a replay wrote x: error %v, want one naming the compiled program", err)
 	}
 
-	a := lazy.FromSlice([]float32{1, 2, 3})
+	a = lazy.FromSlice([]float32{1, 2, 3})
 	w := a.MulScalar(2)
 	if err := lazy.Sync(w); err != nil {
 		t.Fatal(err)
@@ -123,6 +118,47 @@ func TestGradHistoryAfterReplayAndFailedTrace(t *testing.T) {
 	}
 	if g := lazy.Grad(w.Sum(), a)[0].Float32s(); g[0] != 2 {
 		t.Errorf("after a failed trace d sum(w)/da = %v, want [2 2 2]", g)
+	}
+}
+
+// gradError runs f and returns the error it panics with (nil if none).
+func gradError(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = lazy.AsError(p)
+			if err == nil {
+				panic(p)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
+// Grad through a compiled function's result: where the result is a
+// constant for the xs (a compiled preprocessing step), the gradient is the
+// plain function's; where it stood between y and an x, Grad reports it.
+// Inside the compiled function Grad works as in the plain one.
+func TestGradThroughCompiledResults(t *testing.T) {
+	x := lazy.FromSlice([]float32{1, 2, 3})
+	w := lazy.FromSlice([]float32{0.5, -1, 2})
+	scale := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(3) })
+	plainLoss := func(x, w *lazy.Tensor) *lazy.Tensor { return x.Mul(w).Sum() }
+
+	got := lazy.Grad(plainLoss(scale(x), w), w)[0].Float32s()
+	want := lazy.Grad(plainLoss(x.MulScalar(3), w), w)[0].Float32s()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("gradient past a compiled preprocessing step: %v, want %v", got, want)
+	}
+
+	loss := jit.Compile(plainLoss)
+	if err := gradError(func() { lazy.Grad(loss(x, w), w) }); err == nil || !strings.Contains(err.Error(), "compiled program") {
+		t.Errorf("Grad through a compiled loss: error %v, want one naming the compiled program", err)
+	}
+
+	gradInside := jit.Compile(func(x, w *lazy.Tensor) *lazy.Tensor { return lazy.Grad(plainLoss(x, w), w)[0] })
+	if got, want := fmt.Sprint(gradInside(x, w).Float32s()), fmt.Sprint(lazy.Grad(plainLoss(x, w), w)[0].Float32s()); got != want {
+		t.Errorf("Grad inside the compiled function: %s, want %s", got, want)
 	}
 }
 

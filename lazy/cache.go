@@ -47,6 +47,25 @@ type Executable struct {
 	// that donates inputs (built on first use).
 	preOnce sync.Once
 	pre     *preCheck
+	// stop is the origin of the results a run hands out (see gradStop).
+	stopOnce sync.Once
+	stop     *Node
+}
+
+// gradStop returns the node the results of x's runs name as their origin:
+// where the history Grad follows ends. A run of a compiled program keeps
+// no IR of what it computed, so Grad sees its results as leaves; one that
+// finds an x unreachable below such a stop reports it rather than a zero
+// gradient (gradFrom). One node per executable, made on the first run.
+func (x *Executable) gradStop(outs []pjrt.Buffer) *Node {
+	x.stopOnce.Do(func() {
+		n := &Node{op: compiledResultOp, attrs: Attrs{{"graph", x.Hash.String()}}}
+		for _, b := range outs {
+			n.out = append(n.out, bufferShape(b))
+		}
+		x.stop = n
+	})
+	return x.stop
 }
 
 // Evicted reports whether the compile cache dropped x (a holder should
@@ -423,10 +442,12 @@ func (x *Executable) RunDonatingInto(dst []*Tensor, ins []*Tensor, overwritten [
 	if len(donate) > 0 {
 		cDonated.add(int64(len(donate)))
 	}
+	stop := x.gradStop(outs)
 	if len(outs) == 1 && dst == nil {
 		// One allocation for the result, its data and the result list.
 		a := &oneResult{}
 		a.t.init(outs[0], bufferShape(outs[0]), x.dev)
+		a.t.t.origin = Value{stop, 0}
 		a.res[0] = &a.t.t
 		return a.res[:], nil
 	}
@@ -437,6 +458,7 @@ func (x *Executable) RunDonatingInto(dst []*Tensor, ins []*Tensor, overwritten [
 	}
 	for i, b := range outs {
 		block[i].init(b, bufferShape(b), x.dev)
+		block[i].t.origin = Value{stop, i}
 		dst = append(dst, &block[i].t)
 	}
 	return dst, nil

@@ -185,6 +185,11 @@ func gradFrom(op string, dy *Tensor, xs []*Tensor, val func(*Tensor) Value, reso
 	}
 	out := make([]*Tensor, len(xs))
 	for i, x := range xs {
+		if grads[val(x)] == nil {
+			if stop := compiledResultIn(order); stop != nil {
+				throw(op, nil, "xs[%d] has no gradient path from y, whose history reads the result of a compiled program (graph %s): a replay keeps no history to differentiate, so the gradient is unknown, not zero; take it inside the compiled function", i, stop.attrs.Str("graph"))
+			}
+		}
 		if t := grads[val(x)]; t != nil {
 			out[i] = t
 		} else if dy.isDry() {
@@ -194,6 +199,21 @@ func gradFrom(op string, dy *Tensor, xs []*Tensor, val func(*Tensor) Value, reso
 		}
 	}
 	return out
+}
+
+// compiledResultOp names the origin of a compiled program's results
+// (Executable.gradStop): a leaf for Grad.
+var compiledResultOp = &OpDef{Name: "compiled_result", NoGrad: true}
+
+// compiledResultIn returns the first compiled program's result among
+// nodes, or nil.
+func compiledResultIn(nodes []*Node) *Node {
+	for _, n := range nodes {
+		if n.op == compiledResultOp {
+			return n
+		}
+	}
+	return nil
 }
 
 // postOrder lists the nodes below root (inputs resolved) in post-order.

@@ -464,6 +464,7 @@ func (t *Tensor) Assign(v *Tensor) {
 func (t *Tensor) SetData(buf pjrt.Buffer) {
 	t.setData(&deviceData{buf: buf, dev: t.dev})
 	t.val = Value{}
+	t.origin = Value{}
 	t.leaf.Store(nil)
 }
 

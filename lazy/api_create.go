@@ -152,30 +152,43 @@ func checkIota(dt DType, axis int, dims []int64) int {
 	return a
 }
 
-// Arange returns [start, start+step, ...) below stop, as dt.
+// Arange returns [start, start+step, ...) below stop, as dt, as
+// torch.arange computes it: for an integer dt, start, stop and step are
+// truncated to integers first (the length of an i64 range counts from the
+// truncated bounds, that of a narrower integer type from the given ones),
+// and the values are start + i*step in i64, converted to dt. A step of
+// zero (after truncation), or bounds on the wrong side of the step's sign,
+// is an error.
 func Arange(dt DType, start, stop, step float64) *Tensor {
 	needDType("Arange", nil, dt)
 	if dt.IsBool() {
 		throw("Arange", nil, "needs a numeric element type, got %s", dt)
 	}
 	needFinite("Arange", nil, "start, stop and step", start, stop, step)
-	if step == 0 {
-		throw("Arange", nil, "step must not be zero")
+	lenStart, lenStop, lenStep := start, stop, step
+	if dt.IsInt() {
+		start, stop, step = math.Trunc(start), math.Trunc(stop), math.Trunc(step)
+		if dt == I64 {
+			lenStart, lenStop, lenStep = start, stop, step
+		}
 	}
-	if (stop-start)/step > 1<<53 {
+	if step == 0 {
+		throw("Arange", nil, "step must not be zero (%s steps are truncated to integers)", dt)
+	}
+	if (step > 0 && stop < start) || (step < 0 && stop > start) {
+		throw("Arange", nil, "bounds [%v, %v) inconsistent with the step's sign (%v)", start, stop, step)
+	}
+	if (lenStop-lenStart)/lenStep > 1<<53 {
 		throw("Arange", nil, "[%v, %v) in steps of %v has more than 2^53 elements", start, stop, step)
 	}
-	n := int64(math.Ceil((stop - start) / step))
-	if n < 0 {
-		n = 0
-	}
-	// Computed in a type that holds start + i*step: f64 for integers with
-	// a fractional start or step (then truncated, as torch does), f32 for
+	n := max(int64(math.Ceil((lenStop-lenStart)/lenStep)), 0)
+	// Computed in a type that holds start + i*step: i64 for integers
+	// (then converted, wrapping as torch's conversion does), f32 for
 	// f16/bf16 (whose iota would lose integers above 2048 or 256).
 	ct := dt
 	switch {
-	case (dt.IsInt() || dt.IsBool()) && (start != math.Trunc(start) || step != math.Trunc(step)):
-		ct = F64
+	case dt.IsInt():
+		ct = I64
 	case dt == F16 || dt == BF16:
 		ct = F32
 	}

@@ -244,7 +244,12 @@ func (x *Tensor) LogSoftmax(axis int) *Tensor {
 }
 
 func (x *Tensor) logSoftmax(axis int) *Tensor {
-	d := x.Sub(x.finiteMaxKeepDims(axis))
+	// An all -inf lane takes 0 for its maximum (NaN either way, as in
+	// PyTorch); a +inf maximum stays, so that its lane is NaN as
+	// PyTorch's (x - m is inf - inf there), not -inf beside a NaN.
+	m := x.reduce(opReduceMax, true, []int{axis})
+	m = Where(m.EqScalar(math.Inf(-1)), ZerosLike(m), m)
+	d := x.Sub(m)
 	return d.Sub(d.Exp().SumKeepDims(axis).Log())
 }
 
@@ -462,12 +467,12 @@ func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 	return checkedIdx.Unsqueeze(-1).BroadcastTo(dims...).Eq(io).Cast(dt)
 }
 
-// Dropout zeroes elements with probability p and scales the rest by
-// 1/(1-p) when training; otherwise it returns x.
+// Dropout zeroes elements with probability p (in [0, 1]) and scales the
+// rest by 1/(1-p) when training; otherwise it returns x.
 func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 	needTensors("Dropout", "x", x)
-	if !(p >= 0 && p < 1) {
-		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1)", p)
+	if !(p >= 0 && p <= 1) {
+		throw("Dropout", []Shape{x.shape}, "p = %v must be in [0, 1]", p)
 	}
 	if !training || p == 0 {
 		return x
@@ -476,6 +481,11 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 		throw("Dropout", []Shape{x.shape}, "needs a floating-point tensor (f64, f32, f16, bf16), got %s", x.DType())
 	}
 	defer relabel("Dropout", x)()
+	if p == 1 {
+		// Everything dropped: x times zero, as PyTorch computes it (a NaN
+		// or infinite element gives NaN), and no random draw.
+		return x.MulScalar(0)
+	}
 	keep := RandUniformOn(x.dev, x.DType(), 0, 1, x.Dims()...).GeScalar(p)
 	return Where(keep, x.MulScalar(1/(1-p)), ZerosLike(x))
 }

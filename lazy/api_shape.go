@@ -185,7 +185,9 @@ func (x *Tensor) Unsqueeze(axis int) *Tensor {
 	return x.Reshape(d...)
 }
 
-// Squeeze removes the given axes of size 1 (all size-1 axes when none).
+// Squeeze removes the given axes that have size 1 (all size-1 axes when
+// none are given); a given axis of another size stays, as in
+// torch.squeeze(dim).
 func (x *Tensor) Squeeze(axes ...int) *Tensor {
 	needTensors("Squeeze", "x", x)
 	drop := make([]bool, x.Rank())
@@ -196,10 +198,11 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 	}
 	for _, ax := range axes {
 		a, ok := normAxis(ax, x.Rank())
-		if !ok || x.Dims()[a] != 1 {
-			throw("Squeeze", []Shape{x.shape}, "axis %d is not of size 1", ax)
+		if !ok {
+			throw("Squeeze", []Shape{x.shape}, "axis %d out of range", ax)
 		}
-		drop[a] = true
+		// An axis not of size 1 stays, as torch.squeeze(dim) leaves it.
+		drop[a] = x.Dims()[a] == 1
 	}
 	var d []int64
 	for i, v := range x.Dims() {
@@ -216,14 +219,20 @@ func (x *Tensor) SliceStrided(start, limit, strides []int64) *Tensor {
 	return apply1(opSlice, Attrs{{"start", append([]int64(nil), start...)}, {"limit", append([]int64(nil), limit...)}, {"strides", append([]int64(nil), strides...)}}, x)
 }
 
-// Narrow returns length elements of axis starting at start.
+// Narrow returns length elements of axis starting at start (a negative
+// start counts from the end, as in torch.narrow).
 func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
 	needTensors("Narrow", "x", x)
 	a, ok := normAxis(axis, x.Rank())
 	if !ok {
 		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
 	}
-	if d := x.Dims()[a]; start < 0 || length < 0 || start > d || length > d-start {
+	if d := x.Dims()[a]; start < -d || start > d {
+		throw("Narrow", []Shape{x.shape}, "start %d out of range for axis %d of size %d (want %d to %d)", start, axis, d, -d, d)
+	} else if start < 0 {
+		start += d // counted from the end, as torch.narrow does
+	}
+	if d := x.Dims()[a]; length < 0 || length > d-start {
 		throw("Narrow", []Shape{x.shape}, "start %d, length %d out of range for axis %d of size %d", start, length, axis, d)
 	}
 	if start == 0 && length == x.Dims()[a] {
@@ -321,7 +330,14 @@ func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 	return out
 }
 
-// Chunk splits x along axis into n equal pieces.
+// maxEmptyChunks bounds the pieces Chunk makes of an empty axis (a piece
+// per requested chunk there): a count past it is a mistake, not a list
+// to allocate.
+const maxEmptyChunks = 1 << 16
+
+// Chunk splits x along axis into pieces of ceil(size/n) elements, the
+// last one smaller, as torch.chunk: n pieces when n divides the size,
+// fewer otherwise (n empty pieces of an empty axis).
 func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 	needTensors("Chunk", "x", x)
 	a, ok := normAxis(axis, x.Rank())
@@ -329,12 +345,23 @@ func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 		throw("Chunk", []Shape{x.shape}, "axis %d out of range", axis)
 	}
 	d := x.Dims()[a]
-	if n <= 0 || d%int64(n) != 0 || int64(n) > max(d, 1) {
-		throw("Chunk", []Shape{x.shape}, "axis size %d not divisible into %d pieces (want 1 to %d pieces)", d, n, max(d, 1))
+	if n <= 0 {
+		throw("Chunk", []Shape{x.shape}, "needs at least one piece, got %d", n)
 	}
-	sizes := make([]int64, n)
-	for i := range sizes {
-		sizes[i] = d / int64(n)
+	// As torch.chunk: pieces of ceil(d/n), the last one smaller, so that
+	// fewer than n pieces come out when n does not divide d evenly (n
+	// empty pieces of an empty axis).
+	var sizes []int64
+	if d == 0 {
+		if n > maxEmptyChunks {
+			throw("Chunk", []Shape{x.shape}, "%d empty pieces of an empty axis is more than %d", n, maxEmptyChunks)
+		}
+		sizes = make([]int64, n)
+	} else {
+		size := (d + int64(n) - 1) / int64(n)
+		for left := d; left > 0; left -= size {
+			sizes = append(sizes, min(size, left))
+		}
 	}
 	return x.Split(a, sizes...)
 }

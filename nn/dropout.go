@@ -13,8 +13,8 @@ type Dropout struct {
 
 // NewDropout makes a Dropout layer in training mode.
 func NewDropout(p float64) *Dropout {
-	if p < 0 || p >= 1 {
-		throw("nn.NewDropout", nil, "p = %v must be in [0, 1)", p)
+	if !(p >= 0 && p <= 1) {
+		throw("nn.NewDropout", nil, "p = %v must be in [0, 1]", p)
 	}
 	return &Dropout{P: p, Training: true}
 }

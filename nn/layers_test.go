@@ -89,8 +89,8 @@ func TestDropout(t *testing.T) {
 	if d.Forward(x) != x {
 		t.Error("evaluation-mode dropout is not the identity")
 	}
-	if err := lazy.Try(func() { NewDropout(1) }); !errorContains(err, "[0, 1)") {
-		t.Errorf("p = 1: %v", err)
+	if err := lazy.Try(func() { NewDropout(1.5) }); !errorContains(err, "[0, 1]") {
+		t.Errorf("p = 1.5: %v", err)
 	}
 }
 

@@ -59,7 +59,7 @@ func TestOpsArange(t *testing.T) {
 		{F64, 0, 1, 0.1}, // 10 elements, not 11
 		{I32, 2, 11, 3},
 		{I64, -4, 4, 1},
-		{F32, 5, 5, 1},         // empty
+		{F32, 5, 5, 1}, // empty
 		{I64, -1, 2, 1},
 		{F16, 3000, 3010, 1},   // above 2048: f16 iota would lose integers
 		{BF16, 250, 300, 10},   // above 256 for bf16

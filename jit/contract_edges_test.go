@@ -1,6 +1,7 @@
 package jit_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -151,6 +152,16 @@ func TestGradThroughCompiledResults(t *testing.T) {
 		t.Errorf("gradient past a compiled preprocessing step: %v, want %v", got, want)
 	}
 
+	// An unused parameter beside them has a zero gradient, as in the plain
+	// program; so has one when a tensor y reads was written by a replay.
+	unused := lazy.FromSlice([]float32{7, 7, 7})
+	target := lazy.FromSlice([]float32{1, 1, 1})
+	jit.Compile(func(tn, w *lazy.Tensor) { tn.Assign(tn.MulScalar(0.9).Add(w.MulScalar(0.1))) })(target, w)
+	gs := lazy.Grad(plainLoss(scale(x), w).Add(target.Sum()), w, unused)
+	if got := fmt.Sprint(gs[0].Float32s(), gs[1].Float32s()); got != fmt.Sprint(want, []float32{0, 0, 0}) {
+		t.Errorf("gradients with an unused parameter and a replay-written tensor: %s, want %v [0 0 0]", got, want)
+	}
+
 	loss := jit.Compile(plainLoss)
 	if err := gradError(func() { lazy.Grad(loss(x, w), w) }); err == nil || !strings.Contains(err.Error(), "compiled program") {
 		t.Errorf("Grad through a compiled loss: error %v, want one naming the compiled program", err)
@@ -229,11 +240,14 @@ func TestNonTensorResultsAreTheCallersOwn(t *testing.T) {
 	}
 }
 
-// A function that returns an error behaves as the plain function: the
-// caller gets its results and its very error, and its writes stay; calls
-// that return no error still compile and replay.
-func TestErrorResultsAreThePlainFunctions(t *testing.T) {
+// A function that returns an error while it is traced ran once: the call
+// returns that error (wrapped, errors.Is reaches it) with zero results
+// and the trace's writes undone, and the next call traces again; calls
+// that return no error compile and replay.
+func TestErrorResultsOfTracedCalls(t *testing.T) {
+	runs := 0
 	fn := func(x *lazy.Tensor, stop bool) (*lazy.Tensor, error) {
+		runs++
 		x.Assign(x.AddScalar(1))
 		if stop {
 			return x, io.EOF
@@ -242,16 +256,25 @@ func TestErrorResultsAreThePlainFunctions(t *testing.T) {
 	}
 	f := jit.Compile(fn)
 	x := lazy.FromSlice([]float32{1})
+	want := float32(1)
 	for call, stop := range []bool{true, false, true, false, false} {
+		before := runs
 		r, err := f(x, stop)
-		if stop && (err != io.EOF || r != x) {
-			t.Fatalf("call %d: result %p, error %v; want the argument %p and io.EOF itself", call, r, err, x)
+		if stop {
+			if !errors.Is(err, io.EOF) || r != nil {
+				t.Fatalf("call %d: result %v, error %v; want no result and an error wrapping io.EOF", call, r, err)
+			}
+			if runs != before+1 {
+				t.Fatalf("call %d: the function ran %d times, want once", call, runs-before)
+			}
+		} else {
+			if err != nil {
+				t.Fatalf("call %d: %v", call, err)
+			}
+			want++
 		}
-		if !stop && err != nil {
-			t.Fatalf("call %d: %v", call, err)
-		}
-		if got := x.Float32s()[0]; got != float32(call+2) {
-			t.Fatalf("call %d: x = %v, want %v", call, got, call+2)
+		if got := x.Float32s()[0]; got != want {
+			t.Fatalf("call %d: x = %v, want %v", call, got, want)
 		}
 	}
 	if st := jit.StatsOf(f); st.Traces != 1 || st.Replays < 2 {

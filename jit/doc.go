@@ -31,12 +31,15 @@
 //     the traced call returned; each call gets a deep copy of its own.
 //
 //   - A function whose last result is an error and that returns a non-nil
-//     error is run as it is for that call (its results, error and writes
-//     are the plain function's), after the trace it started is undone; the
-//     next call traces again.
+//     error while it is traced ran once, under the trace: the call returns
+//     a *Error wrapping that error (errors.Is and errors.As reach it) and
+//     zero results, and the trace's tensor writes are undone, as for any
+//     failed trace; the next call traces again. Go side effects (a counter,
+//     a log line) happened once.
 //
-//   - A read of a tensor's value inside the function (Item, Float32s) is a
-//     graph break, even when the function recovers the panic that reports
-//     it: calls with that signature run the function as it is (FullGraph
-//     makes them fail instead).
+//   - A read of a tensor's value inside the function (Item, Float32s, or
+//     printing a tensor with fmt) is a graph break, even when the function
+//     (or fmt) recovers the panic that reports it: calls with that
+//     signature run the function as it is (FullGraph makes them fail
+//     instead).
 package jit

@@ -229,13 +229,6 @@ func funcName(v reflect.Value) string {
 	return v.Type().String()
 }
 
-// userError is an error the traced function returned: the trace fails
-// with it, and the call runs the function as it is (see call).
-type userError struct{ err error }
-
-func (e userError) Error() string { return e.err.Error() }
-func (e userError) Unwrap() error { return e.err }
-
 func (s *fnState) fail(err error) []reflect.Value {
 	var je *Error
 	if !errors.As(err, &je) {
@@ -280,13 +273,6 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		var err error
 		if e, err = s.trace(args, w); err != nil {
 			s.lazyCalls.Add(1)
-			if errors.As(err, new(userError)) {
-				// The function returned an error, and the trace was
-				// undone: run it as it is, so that the caller gets its
-				// results, its error and its writes as from the plain
-				// function. Nothing is kept: the next call traces again.
-				return s.fn.Call(args)
-			}
 			return s.fail(err)
 		}
 		s.last.Store(e)
@@ -578,7 +564,7 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 		}
 		if s.hasErr {
 			if errv := rs[len(rs)-1]; !errv.IsNil() {
-				return nil, userError{errv.Interface().(error)}
+				return nil, errv.Interface().(error)
 			}
 			rs = rs[:len(rs)-1]
 		}

@@ -183,13 +183,11 @@ func gradFrom(op string, dy *Tensor, xs []*Tensor, val func(*Tensor) Value, reso
 			}
 		}
 	}
+	if stop := gradStoppedAt(grads, xs, val, order); stop != nil {
+		throw(op, nil, "no x has a gradient path from y, and y's gradient reaches the result of a compiled program (graph %s), which keeps no history to differentiate: the gradient is unknown, not zero; take it inside the compiled function", stop.attrs.Str("graph"))
+	}
 	out := make([]*Tensor, len(xs))
 	for i, x := range xs {
-		if grads[val(x)] == nil {
-			if stop := compiledResultIn(order); stop != nil {
-				throw(op, nil, "xs[%d] has no gradient path from y, whose history reads the result of a compiled program (graph %s): a replay keeps no history to differentiate, so the gradient is unknown, not zero; take it inside the compiled function", i, stop.attrs.Str("graph"))
-			}
-		}
 		if t := grads[val(x)]; t != nil {
 			out[i] = t
 		} else if dy.isDry() {
@@ -205,12 +203,26 @@ func gradFrom(op string, dy *Tensor, xs []*Tensor, val func(*Tensor) Value, reso
 // (Executable.gradStop): a leaf for Grad.
 var compiledResultOp = &OpDef{Name: "compiled_result", NoGrad: true}
 
-// compiledResultIn returns the first compiled program's result among
-// nodes, or nil.
-func compiledResultIn(nodes []*Node) *Node {
-	for _, n := range nodes {
-		if n.op == compiledResultOp {
-			return n
+// gradStoppedAt returns the compiled program's result node y's gradient
+// reached when it reached one and no x got a gradient (the gradient was
+// lost there: a compiled loss, or a tensor a replay wrote), else nil. When
+// some x has a gradient, the others are taken as unused, as in the plain
+// program: a compiled step that only prepared inputs, or updated a target
+// network, is a constant to the model's parameters.
+func gradStoppedAt(grads map[Value]*Tensor, xs []*Tensor, val func(*Tensor) Value, order []*Node) *Node {
+	for _, x := range xs {
+		if grads[val(x)] != nil {
+			return nil
+		}
+	}
+	for _, n := range order {
+		if n.op != compiledResultOp {
+			continue
+		}
+		for k := range n.out {
+			if grads[Value{n, k}] != nil {
+				return n
+			}
 		}
 	}
 	return nil

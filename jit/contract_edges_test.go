@@ -322,3 +322,35 @@ func TestInterfaceArgumentsAliasingCapturedTensors(t *testing.T) {
 		}
 	}
 }
+
+type stepConfig struct{ LR float64 }
+
+var frozenDims = []int64{4, 5}
+
+// A result that is one of the call's own arguments (a config pointer
+// passed through) is that call's argument, as in the plain function; a
+// slice the function keeps and returns is what it held at the trace (a
+// replay does not run the Go code that might change it), each call's a
+// copy of its own; a map inside an interface result is copied too.
+func TestNonTensorResultsIdentityAndCopies(t *testing.T) {
+	f := jit.Compile(func(c *stepConfig, x *lazy.Tensor) (*lazy.Tensor, *stepConfig, []int64, any) {
+		return x.MulScalar(2), c, frozenDims, map[string]int{"n": 1}
+	})
+	x := lazy.FromSlice([]float32{1})
+	for call := range 3 {
+		c := &stepConfig{LR: 0.1} // a new pointer each call, the same signature
+		_, got, dims, m := f(c, x)
+		if got != c {
+			t.Fatalf("call %d: the config result is not the call's own argument", call)
+		}
+		if fmt.Sprint(dims) != "[4 5]" || fmt.Sprint(m) != "map[n:1]" {
+			t.Fatalf("call %d: dims %v, map %v", call, dims, m)
+		}
+		frozenDims[0] = 99 // after the trace: replays still return the traced value
+		m.(map[string]int)["n"] = 99
+	}
+	frozenDims[0] = 4
+	if st := jit.StatsOf(f); st.Traces != 1 {
+		t.Errorf("stats %s, want one trace", st)
+	}
+}

@@ -289,7 +289,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	}
 	res := make([]reflect.Value, s.typ.NumOut())
 	for i, p := range e.results {
-		res[i] = p.build(outs, w.tensors, e.captures)
+		res[i] = p.build(outs, w.tensors, e.captures, args)
 	}
 	if s.hasErr {
 		res[len(res)-1] = reflect.Zero(errorType)
@@ -534,7 +534,7 @@ type traceResult struct {
 // traceOnce runs the function under bridge.Trace, on proxies of its
 // argument tensors when useProxies is set (see proxy.go).
 func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, useProxies bool) (*traceResult, error) {
-	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}}, tensors: argTensors}
+	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}, args: args}, tensors: argTensors}
 	callArgs := args
 	if useProxies {
 		var ps *proxySet

@@ -19,6 +19,7 @@ const (
 	planPointer
 	planArg     // the caller's own argument tensor (slot: its position)
 	planCapture // a captured tensor (slot: its index)
+	planCallArg // the call's own argument (slot: its position): a pointer, slice or map the function returned as it got it
 )
 
 // outPlan rebuilds one result of a replayed call from the output tensors.
@@ -35,12 +36,41 @@ type outPlan struct {
 type resultPlanner struct {
 	slots   map[*lazy.Tensor]int
 	tensors []*lazy.Tensor
+	// args are the traced call's arguments: a result that is one of them
+	// (the same pointer, slice or map) is the replayed call's own.
+	args []reflect.Value
+}
+
+// argIndex returns the position of the argument v is (the same pointer,
+// map, or slice of the same array, length and capacity), or -1.
+func (rp *resultPlanner) argIndex(v reflect.Value) int {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice:
+		if v.IsNil() {
+			return -1
+		}
+	default:
+		return -1
+	}
+	for i, a := range rp.args {
+		if a.Type() != v.Type() || a.IsNil() || a.Pointer() != v.Pointer() {
+			continue
+		}
+		if v.Kind() == reflect.Slice && (a.Len() != v.Len() || a.Cap() != v.Cap()) {
+			continue
+		}
+		return i
+	}
+	return -1
 }
 
 func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 	t := v.Type()
 	if depth > 64 {
 		return nil, fmt.Errorf("result nesting too deep")
+	}
+	if i := rp.argIndex(v); i >= 0 && t != tensorPtrType {
+		return &outPlan{kind: planCallArg, typ: t, slot: i}, nil
 	}
 	if t == tensorPtrType {
 		if v.IsNil() {
@@ -219,9 +249,11 @@ func (p *outPlan) tensor(outs, args, captures []*lazy.Tensor) *lazy.Tensor {
 }
 
 // build makes the result value from the replayed output tensors, the
-// call's argument tensors and the captures.
-func (p *outPlan) build(outs, args, captures []*lazy.Tensor) reflect.Value {
+// call's argument tensors, the captures and the call's arguments.
+func (p *outPlan) build(outs, args, captures []*lazy.Tensor, callArgs []reflect.Value) reflect.Value {
 	switch p.kind {
+	case planCallArg:
+		return callArgs[p.slot]
 	case planTensor, planArg, planCapture:
 		return reflect.ValueOf(p.tensor(outs, args, captures))
 	case planValue:
@@ -234,26 +266,26 @@ func (p *outPlan) build(outs, args, captures []*lazy.Tensor) reflect.Value {
 	case planSlice:
 		s := reflect.MakeSlice(p.typ, len(p.elems), len(p.elems))
 		for i, e := range p.elems {
-			s.Index(i).Set(e.build(outs, args, captures))
+			s.Index(i).Set(e.build(outs, args, captures, callArgs))
 		}
 		return s
 	case planArray:
 		a := reflect.New(p.typ).Elem()
 		for i, e := range p.elems {
-			a.Index(i).Set(e.build(outs, args, captures))
+			a.Index(i).Set(e.build(outs, args, captures, callArgs))
 		}
 		return a
 	case planStruct:
 		s := reflect.New(p.typ).Elem()
 		for i, e := range p.elems {
 			if e != nil {
-				s.Field(i).Set(e.build(outs, args, captures))
+				s.Field(i).Set(e.build(outs, args, captures, callArgs))
 			}
 		}
 		return s
 	case planPointer:
 		ptr := reflect.New(p.typ.Elem())
-		ptr.Elem().Set(p.elems[0].build(outs, args, captures))
+		ptr.Elem().Set(p.elems[0].build(outs, args, captures, callArgs))
 		return ptr
 	}
 	panic("jit: bad result plan")

@@ -2,8 +2,8 @@ package jit
 
 import "reflect"
 
-// Non-tensor results (a shape as []int64, a map of names, a pointer to a
-// config) are what the traced call returned. A replay does not run the
+// Non-tensor results (a shape as []int64, a pointer to a config, a map
+// in an interface) are what the traced call returned. A replay does not run the
 // function, so it cannot build them again; it returns a copy of them, as
 // the plain function returns a value of its own on every call: a caller
 // that changes one call's slice must not change the next call's. The
@@ -11,7 +11,9 @@ import "reflect"
 // Copies are deep through slices, arrays, maps, pointers, interfaces and
 // exported struct fields, and keep aliasing within one result (two
 // pointers to one value point to one copy); unexported fields, functions
-// and channels are shared as they are.
+// and channels are shared as they are. A result that is one of the call's
+// own arguments (the same pointer, slice or map) is not a copy: the
+// replayed call returns its own argument there (planCallArg).
 
 // valuePlan plans a non-tensor result v of type t.
 func valuePlan(t reflect.Type, v reflect.Value) *outPlan {
@@ -68,12 +70,20 @@ func deepCopy(v reflect.Value, done map[copyKey]reflect.Value) reflect.Value {
 		}
 		c := reflect.MakeSlice(t, v.Len(), v.Len())
 		done[k] = c
+		if !hasReferences(t.Elem(), map[reflect.Type]bool{}) {
+			reflect.Copy(c, v) // plain elements: one copy
+			return c
+		}
 		for i := 0; i < v.Len(); i++ {
 			c.Index(i).Set(deepCopy(v.Index(i), done))
 		}
 		return c
 	case reflect.Array:
 		c := reflect.New(t).Elem()
+		if !hasReferences(t.Elem(), map[reflect.Type]bool{}) {
+			c.Set(v)
+			return c
+		}
 		for i := 0; i < v.Len(); i++ {
 			c.Index(i).Set(deepCopy(v.Index(i), done))
 		}

@@ -51,3 +51,24 @@ func TestGradAfterCut(t *testing.T) {
 		t.Errorf("grad after a cut = %v", g)
 	}
 }
+
+// SetData replaces a tensor's contents and the history they came from:
+// Grad no longer follows the computation of the data it held before.
+func TestSetDataDropsHistory(t *testing.T) {
+	a := FromSlice([]float32{1, 2, 3})
+	x := a.MulScalar(2)
+	if err := Sync(x); err != nil {
+		t.Fatal(err)
+	}
+	if g := Grad(x.Sum(), a)[0].Float32s(); g[0] != 2 {
+		t.Fatalf("before SetData: %v, want [2 2 2]", g)
+	}
+	b := FromSlice([]float32{5, 6, 7})
+	if err := Sync(b); err != nil {
+		t.Fatal(err)
+	}
+	x.SetData(b.State().data.buf)
+	if g := Grad(x.Sum(), a)[0].Float32s(); g[0] != 0 {
+		t.Errorf("after SetData: %v, want [0 0 0] (x no longer depends on a)", g)
+	}
+}

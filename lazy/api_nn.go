@@ -684,10 +684,17 @@ func (x *Tensor) Unique() *Tensor {
 	return apply1(opUnique, nil, x.Flatten())
 }
 
-// MaskedSelect returns the elements of x where mask is true, flattened
+// MaskedSelect returns the elements of x where mask is true, flattened,
+// with x and mask broadcast together as in torch.masked_select
 // (host op).
 func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor {
 	needTensors("MaskedSelect", "x,mask", x, mask)
+	if mask.DType() == Bool && !sameDims(x.Dims(), mask.Dims()) {
+		// As torch.masked_select: x and mask broadcast together.
+		if d, ok := broadcastDims(x.Dims(), mask.Dims()); ok {
+			x, mask = x.BroadcastTo(d...), mask.BroadcastTo(d...)
+		}
+	}
 	return apply1(opMaskedSelect, nil, x, mask)
 }
 

@@ -694,6 +694,10 @@ def gen_edges():
     for size, n in ((5, 3), (6, 4), (6, 7), (0, 2), (1, 3)):
         case("Chunk", f"Chunk/f32/{size}/{n}", [tensor("f32", [size, 2])], lambda t, n=n: torch.chunk(t, n, dim=0), {"axis": 0, "n": n})
     case("Chunk", "Chunk/f32/zero", [tensor("f32", [4])], lambda t: torch.chunk(t, 0, dim=0), {"axis": 0, "n": 0})
+    xm = tensor("f32", [2, 3])
+    case("MaskedSelect", "MaskedSelect/f32/broadcast-mask", [xm, torch.tensor([True, False, True])], torch.masked_select)
+    case("MaskedSelect", "MaskedSelect/f32/broadcast-x", [tensor("f32", [3]), torch.tensor([[True, False, True], [False, True, True]])], torch.masked_select)
+    case("MaskedSelect", "MaskedSelect/f32/bad", [xm, torch.tensor([True, False])], torch.masked_select, grad=False)
     case("Dropout", "Dropout/eval/1", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.0, training=False), {"p": 1.0, "training": False})
     case("Dropout", "Dropout/train/1", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.0, training=True), {"p": 1.0, "training": True})
     case("Dropout", "Dropout/train/1.5", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.5, training=True), {"p": 1.5, "training": True})

@@ -176,23 +176,7 @@ func (ps *proxySet) walk(v reflect.Value, depth int) {
 // value) reaches memory of the caller's where a trace puts stand-ins: a
 // pointer, slice or interface, other than a tensor pointer itself.
 func reachesCallerMemory(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if t == tensorPtrType || seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Interface:
-		return true
-	case reflect.Array:
-		return reachesCallerMemory(t.Elem(), seen)
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			if reachesCallerMemory(t.Field(i).Type, seen) {
-				return true
-			}
-		}
-	}
-	return false
+	return referencesBeside(t, tensorPtrType, seen)
 }
 
 // settable returns v (addressable) as a value that can be set, unexported

@@ -28,7 +28,14 @@ func valuePlan(t reflect.Type, v reflect.Value) *outPlan {
 // hasReferences reports whether values of type t can share mutable
 // memory with a copy of them (through a slice, map, pointer or interface).
 func hasReferences(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
+	return referencesBeside(t, nil, seen)
+}
+
+// referencesBeside reports whether type t holds a slice, map, pointer or
+// interface (directly, or in arrays and struct fields), not counting
+// values of type except.
+func referencesBeside(t, except reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == except || seen[t] {
 		return false
 	}
 	seen[t] = true
@@ -36,10 +43,10 @@ func hasReferences(t reflect.Type, seen map[reflect.Type]bool) bool {
 	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
 		return true
 	case reflect.Array:
-		return hasReferences(t.Elem(), seen)
+		return referencesBeside(t.Elem(), except, seen)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
-			if hasReferences(t.Field(i).Type, seen) {
+			if referencesBeside(t.Field(i).Type, except, seen) {
 				return true
 			}
 		}

@@ -35,15 +35,6 @@ func (e *BreakError) Error() string {
 
 func (e *BreakError) Unwrap() error { return ErrGraphBreak }
 
-// KeepRun is implemented by an error the traced function returns to end
-// the trace as a plain run: Trace then returns it without undoing what the
-// function wrote (its assignments, the RNG draws), so that the caller can
-// hand out the run's results as the plain function's.
-type KeepRun interface {
-	error
-	KeepRun()
-}
-
 // Traced is the result of a trace.
 type Traced struct {
 	Graph *fx.Graph
@@ -185,9 +176,6 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 		}
 	}
 	end()
-	if k, ok := errors.AsType[KeepRun](err); ok {
-		return nil, k
-	}
 	rec.undo()
 	if err != nil {
 		return nil, err

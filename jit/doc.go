@@ -31,10 +31,11 @@
 //     the traced call returned; each call gets a deep copy of its own.
 //
 //   - A function whose last result is an error and that returns a non-nil
-//     error while it is traced ran once, under the trace, and that run is
-//     the call: the caller gets its results and its very error, and its
-//     tensor writes and random draws stay, as from the plain function.
-//     Nothing is kept for later calls, which trace again.
+//     error while it is traced ran once, under the trace: the call returns
+//     a *Error wrapping that error (errors.Is and errors.As reach it) and
+//     zero results, and the trace's tensor writes are undone, as for any
+//     failed trace; the next call traces again. Go side effects (a counter,
+//     a log line) happened once.
 //
 //   - A read of a tensor's value inside the function (Item, Float32s, or
 //     printing a tensor with fmt) is a graph break, even when the function

@@ -273,9 +273,6 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		var err error
 		if e, err = s.trace(args, w); err != nil {
 			s.lazyCalls.Add(1)
-			if k, ok := errors.AsType[*keptRun](err); ok {
-				return k.results
-			}
 			return s.fail(err)
 		}
 		s.last.Store(e)
@@ -539,8 +536,8 @@ type traceResult struct {
 func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, useProxies bool) (*traceResult, error) {
 	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}, args: args}, tensors: argTensors}
 	callArgs := args
-	var ps *proxySet
 	if useProxies {
+		var ps *proxySet
 		callArgs, ps = installProxies(args)
 		defer ps.restore()
 		tr.tensors = make([]*lazy.Tensor, len(argTensors))
@@ -567,9 +564,7 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 		}
 		if s.hasErr {
 			if errv := rs[len(rs)-1]; !errv.IsNil() {
-				// The function returned an error: the run is kept as
-				// the plain function's (keptRun).
-				return nil, &keptRun{err: errv.Interface().(error), results: rs, ps: ps}
+				return nil, errv.Interface().(error)
 			}
 			rs = rs[:len(rs)-1]
 		}
@@ -583,89 +578,7 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 		return tr.rp.tensors, nil
 	}, bridge.TraceOptions{})
 	tr.traced = traced
-	if k, ok := errors.AsType[*keptRun](err); ok {
-		k.commit()
-	}
 	return tr, err
-}
-
-// keptRun ends the trace of a function that returned an error: the run is
-// the call, as the plain function's would be (the function ran once, its
-// writes and RNG draws stay, its results and error are handed out as
-// they are), and nothing is kept for later calls, which trace again.
-type keptRun struct {
-	err     error
-	results []reflect.Value // the function's results, the error last
-	ps      *proxySet       // the trace's stand-ins, or nil
-}
-
-func (k *keptRun) Error() string { return k.err.Error() }
-func (k *keptRun) Unwrap() error { return k.err }
-func (k *keptRun) KeepRun()      {}
-
-// commit moves what the run wrote into stand-ins to the tensors they
-// stand for (the stand-ins leave the caller's memory when the trace ends),
-// and makes the results name those tensors, not their stand-ins.
-func (k *keptRun) commit() {
-	if k.ps == nil {
-		return
-	}
-	back := make(map[*lazy.Tensor]*lazy.Tensor, len(k.ps.of))
-	for x, p := range k.ps.of {
-		if !p.State().SameData(x.State()) {
-			x.Restore(p.State())
-		}
-		back[p] = x
-	}
-	for i := range k.results[:len(k.results)-1] {
-		k.results[i] = unproxy(k.results[i], back, 0)
-	}
-}
-
-// unproxy returns v with the stand-ins among its tensors (directly, or in
-// slices, arrays and struct values) replaced by their tensors; what
-// pointers reach is the caller's memory, which gets its tensors back when
-// the trace ends.
-func unproxy(v reflect.Value, back map[*lazy.Tensor]*lazy.Tensor, depth int) reflect.Value {
-	if depth > maxArgDepth || !v.IsValid() {
-		return v
-	}
-	t := v.Type()
-	if t == tensorPtrType {
-		if x := back[(*lazy.Tensor)(v.UnsafePointer())]; x != nil && !v.IsNil() {
-			return reflect.ValueOf(x)
-		}
-		return v
-	}
-	switch t.Kind() {
-	case reflect.Slice:
-		if v.IsNil() || !containsTensor(t, map[reflect.Type]bool{}) {
-			return v
-		}
-		c := reflect.MakeSlice(t, v.Len(), v.Len())
-		for i := 0; i < v.Len(); i++ {
-			c.Index(i).Set(unproxy(v.Index(i), back, depth+1))
-		}
-		return c
-	case reflect.Array, reflect.Struct:
-		if !containsTensor(t, map[reflect.Type]bool{}) {
-			return v
-		}
-		c := reflect.New(t).Elem()
-		c.Set(v)
-		if t.Kind() == reflect.Array {
-			for i := 0; i < v.Len(); i++ {
-				c.Index(i).Set(unproxy(v.Index(i), back, depth+1))
-			}
-			return c
-		}
-		for i := 0; i < t.NumField(); i++ {
-			f := settable(c.Field(i))
-			f.Set(unproxy(f, back, depth+1))
-		}
-		return c
-	}
-	return v
 }
 
 // recompileHint suggests a fix when recompiles keep coming from one

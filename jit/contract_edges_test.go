@@ -354,3 +354,42 @@ func TestNonTensorResultsIdentityAndCopies(t *testing.T) {
 		t.Errorf("stats %s, want one trace", st)
 	}
 }
+
+// Two arguments that are one pointer at the trace and two later: the
+// signature tells the calls apart, so a result that is the second argument
+// is the later call's second argument.
+func TestArgumentIdentityWithAliasedArguments(t *testing.T) {
+	fn := func(a, b *stepConfig, x *lazy.Tensor) (*lazy.Tensor, *stepConfig) { return x.AddScalar(1), b }
+	f := jit.Compile(fn)
+	x := lazy.FromSlice([]float32{1})
+	c := &stepConfig{LR: 0.1}
+	if _, got := f(c, c, x); got != c {
+		t.Fatal("f(c, c): not c")
+	}
+	c1, c2 := &stepConfig{LR: 0.1}, &stepConfig{LR: 0.1}
+	for range 2 {
+		if _, got := f(c1, c2, x); got != c2 {
+			t.Fatal("f(c1, c2): not c2")
+		}
+	}
+	if _, got := f(c2, c2, x); got != c2 {
+		t.Fatal("f(c2, c2): not c2")
+	}
+	if st := jit.StatsOf(f); st.Traces != 2 {
+		t.Errorf("stats %s, want two traces (aliased and not)", st)
+	}
+}
+
+type hiddenAny struct{ any any }
+
+// A tensor held in an unexported interface field of an argument.
+func TestUnexportedInterfaceFieldArgument(t *testing.T) {
+	h := &hiddenAny{any: lazy.FromSlice([]float32{2})}
+	f := jit.Compile(func(h *hiddenAny, x *lazy.Tensor) *lazy.Tensor { return x.Mul(h.any.(*lazy.Tensor)) })
+	x := lazy.FromSlice([]float32{3})
+	for range 2 {
+		if got := f(h, x).Float32s()[0]; got != 6 {
+			t.Fatalf("got %v, want 6", got)
+		}
+	}
+}

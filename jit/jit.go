@@ -373,7 +373,34 @@ func encodeArgs(w *walker, codecs []codec, args []reflect.Value) (err error) {
 	for i, c := range codecs {
 		c(w, args[i])
 	}
+	appendArgAliases(w, args)
 	return nil
+}
+
+// appendArgAliases adds to the guard key the arguments that are another
+// argument again (the same pointer, map, or slice of one array, length and
+// capacity; tensors have their own aliasing keys): a result that is one of
+// them is then the same for every call the entry serves (planCallArg).
+func appendArgAliases(w *walker, args []reflect.Value) {
+	for i, a := range args {
+		switch a.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice:
+		default:
+			continue
+		}
+		if a.IsNil() || a.Type() == tensorPtrType {
+			continue
+		}
+		for j, b := range args[:i] {
+			if b.Type() == a.Type() && !b.IsNil() && b.Pointer() == a.Pointer() &&
+				(a.Kind() != reflect.Slice || (a.Len() == b.Len() && a.Cap() == b.Cap())) {
+				w.tag('P')
+				w.varint(int64(i))
+				w.varint(int64(j))
+				break
+			}
+		}
+	}
 }
 
 // trace handles a new input signature: trace, partition, compile, and store

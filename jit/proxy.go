@@ -155,12 +155,13 @@ func (ps *proxySet) walk(v reflect.Value, depth int) {
 		if !v.CanAddr() {
 			return
 		}
+		s := settable(v) // an unexported field's too
+		e = s.Elem()
 		c := reflect.New(e.Type()).Elem()
 		c.Set(e)
 		n := len(ps.slots)
 		ps.walk(c, depth+1)
 		if len(ps.slots) > n {
-			s := settable(v)
 			ps.ifaces = append(ps.ifaces, s)
 			ps.ifaceOrig = append(ps.ifaceOrig, e)
 			s.Set(c)

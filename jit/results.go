@@ -59,6 +59,8 @@ func (rp *resultPlanner) argIndex(v reflect.Value) int {
 		if v.Kind() == reflect.Slice && (a.Len() != v.Len() || a.Cap() != v.Cap()) {
 			continue
 		}
+		// Arguments that are the same one are so for every call of the
+		// entry (appendArgAliases): the first is as good as any.
 		return i
 	}
 	return -1

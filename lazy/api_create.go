@@ -182,13 +182,15 @@ func Arange(dt DType, start, stop, step float64) *Tensor {
 		throw("Arange", nil, "[%v, %v) in steps of %v has more than 2^53 elements", start, stop, step)
 	}
 	n := max(int64(math.Ceil((lenStop-lenStart)/lenStep)), 0)
-	// Computed in a type that holds start + i*step: i64 for integers
-	// (then converted, wrapping as torch's conversion does), f32 for
-	// f16/bf16 (whose iota would lose integers above 2048 or 256).
+	// Computed in torch's accumulation type, then converted: i64 for
+	// integers (wrapping as torch's conversion does), f64 for f32, f32
+	// for f16/bf16 (whose iota would lose integers above 2048 or 256).
 	ct := dt
 	switch {
 	case dt.IsInt():
 		ct = I64
+	case dt == F32:
+		ct = F64
 	case dt == F16 || dt == BF16:
 		ct = F32
 	}

@@ -300,9 +300,12 @@ func (x *Tensor) PowScalar(v float64) *Tensor {
 	needTensors("PowScalar", "x", x)
 	dt := mustResultType("PowScalar", []*Tensor{x}, v)
 	checkScalar("PowScalar", opPow, x, dt)
-	if err := checkFill(dt, v); err != nil {
-		// PyTorch converts the exponent to the tensor's type first.
-		throw("PowScalar", []Shape{x.shape}, "exponent: %v", err)
+	if dt.IsInt() || dt == F16 || dt == BF16 {
+		// PyTorch converts the exponent to an integer or half tensor's
+		// type first (an f32 or f64 one takes any exponent).
+		if err := checkFill(dt, v); err != nil {
+			throw("PowScalar", []Shape{x.shape}, "exponent: %v", err)
+		}
 	}
 	if dt.IsInt() && v < 0 {
 		throw("PowScalar", []Shape{x.shape}, "integers to negative integer powers are not allowed (exponent %v)", v)

@@ -197,6 +197,9 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 		}
 	}
 	for _, ax := range axes {
+		if x.Rank() == 0 && (ax == 0 || ax == -1) {
+			continue // a scalar's axis 0, as torch.squeeze(0) takes it
+		}
 		a, ok := normAxis(ax, x.Rank())
 		if !ok {
 			throw("Squeeze", []Shape{x.shape}, "axis %d out of range", ax)
@@ -358,7 +361,7 @@ func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 		}
 		sizes = make([]int64, n)
 	} else {
-		size := (d + int64(n) - 1) / int64(n)
+		size := (d-1)/int64(n) + 1 // ceil(d/n), without overflow
 		for left := d; left > 0; left -= size {
 			sizes = append(sizes, min(size, left))
 		}

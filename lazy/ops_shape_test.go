@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -264,5 +265,14 @@ func TestOpsFlip(t *testing.T) {
 			})
 			expectT(t, fmt.Sprintf("Flip/%s/%v", dt, axes), x.Flip(axes...), dt, want, exact)
 		}
+	}
+}
+
+// Chunk with a piece count near the int range cuts one element per piece
+// (ceil(d/n) computed without overflow).
+func TestChunkHugeCount(t *testing.T) {
+	pieces := Zeros(F32, 5).Chunk(0, math.MaxInt)
+	if len(pieces) != 5 {
+		t.Fatalf("%d pieces, want 5", len(pieces))
 	}
 }

@@ -19,8 +19,10 @@ import (
 // path. The places get their tensors back when the trace ends.
 
 // Stand-ins sit in the caller's memory while a trace runs, where another
-// goroutine may read them: a call of the same function waits and walks
-// its arguments again (fnState.proxySeq), and a trace of another function
+// goroutine may read them: a call of the same function walks such
+// arguments under the read lock of replayMu, which the trace holds for
+// writing while its stand-ins are in (fnState.reachesCaller), and a trace
+// of another function
 // that captures a tensor through a closure variable may capture a
 // stand-in. proxies maps every stand-in to its tensor while any trace that
 // may have seen it runs, and a trace's captures are mapped back

@@ -1,6 +1,9 @@
 package jit
 
-import "reflect"
+import (
+	"reflect"
+	"sync"
+)
 
 // Non-tensor results (a shape as []int64, a pointer to a config, a map
 // in an interface) are what the traced call returned. A replay does not run the
@@ -18,7 +21,7 @@ import "reflect"
 // valuePlan plans a non-tensor result v of type t.
 func valuePlan(t reflect.Type, v reflect.Value) *outPlan {
 	p := &outPlan{kind: planValue, typ: t, val: v}
-	if hasReferences(t, map[reflect.Type]bool{}) {
+	if hasReferences(t) {
 		p.copy = true
 		p.val = deepCopy(v, map[copyKey]reflect.Value{})
 	}
@@ -26,10 +29,18 @@ func valuePlan(t reflect.Type, v reflect.Value) *outPlan {
 }
 
 // hasReferences reports whether values of type t can share mutable
-// memory with a copy of them (through a slice, map, pointer or interface).
-func hasReferences(t reflect.Type, seen map[reflect.Type]bool) bool {
-	return referencesBeside(t, nil, seen)
+// memory with a copy of them (through a slice, map, pointer or interface),
+// remembered per type: replays ask it for every slice they copy.
+func hasReferences(t reflect.Type) bool {
+	if r, ok := typeRefs.Load(t); ok {
+		return r.(bool)
+	}
+	r := referencesBeside(t, nil, map[reflect.Type]bool{})
+	typeRefs.Store(t, r)
+	return r
 }
+
+var typeRefs sync.Map // reflect.Type -> bool (hasReferences)
 
 // referencesBeside reports whether type t holds a slice, map, pointer or
 // interface (directly, or in arrays and struct fields), not counting
@@ -77,7 +88,7 @@ func deepCopy(v reflect.Value, done map[copyKey]reflect.Value) reflect.Value {
 		}
 		c := reflect.MakeSlice(t, v.Len(), v.Len())
 		done[k] = c
-		if !hasReferences(t.Elem(), map[reflect.Type]bool{}) {
+		if !hasReferences(t.Elem()) {
 			reflect.Copy(c, v) // plain elements: one copy
 			return c
 		}
@@ -87,7 +98,7 @@ func deepCopy(v reflect.Value, done map[copyKey]reflect.Value) reflect.Value {
 		return c
 	case reflect.Array:
 		c := reflect.New(t).Elem()
-		if !hasReferences(t.Elem(), map[reflect.Type]bool{}) {
+		if !hasReferences(t.Elem()) {
 			c.Set(v)
 			return c
 		}

@@ -230,15 +230,17 @@ func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
 	if !ok {
 		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
 	}
-	if d := x.Dims()[a]; start < -d || start > d {
+	d := x.Dims()[a]
+	if start < -d || start > d {
 		throw("Narrow", []Shape{x.shape}, "start %d out of range for axis %d of size %d (want %d to %d)", start, axis, d, -d, d)
-	} else if start < 0 {
+	}
+	if start < 0 {
 		start += d // counted from the end, as torch.narrow does
 	}
-	if d := x.Dims()[a]; length < 0 || length > d-start {
+	if length < 0 || length > d-start {
 		throw("Narrow", []Shape{x.shape}, "start %d, length %d out of range for axis %d of size %d", start, length, axis, d)
 	}
-	if start == 0 && length == x.Dims()[a] {
+	if start == 0 && length == d {
 		return x
 	}
 	st := make([]int64, x.Rank())

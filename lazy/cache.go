@@ -54,9 +54,10 @@ type Executable struct {
 
 // gradStop returns the node the results of x's runs name as their origin:
 // where the history Grad follows ends. A run of a compiled program keeps
-// no IR of what it computed, so Grad sees its results as leaves; one that
-// finds an x unreachable below such a stop reports it rather than a zero
-// gradient (gradFrom). One node per executable, made on the first run.
+// no IR of what it computed, so Grad sees its results as leaves; when no
+// x gets a gradient and y's gradient reached such a stop, Grad reports
+// the gradient unknown rather than zero (gradStoppedAt). One node per
+// executable, made on the first run.
 func (x *Executable) gradStop(outs []pjrt.Buffer) *Node {
 	x.stopOnce.Do(func() {
 		n := &Node{op: compiledResultOp, attrs: Attrs{{"graph", x.Hash.String()}}}

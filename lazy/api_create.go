@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -26,11 +27,49 @@ func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
 	if err := checkFill(dt, v); err != nil {
 		throw("Full", nil, "%v", err)
 	}
-	c := scalarOn(dev, dt, v)
-	if len(dims) == 0 {
-		return c
+	return splatOn(dev, dt, v, slices.Clone(dims))
+}
+
+// splatOn returns a tensor of dims (kept: not to be changed) filled with v,
+// which fits dt: one Splat node (its literal, attributes, shape and tensor
+// in one allocation), or on a shadow or SPMD device a rank-0 constant and
+// its broadcast (the sharding annotations of SPMD graphs were written for
+// those).
+func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
+	if len(dims) == 0 || dev.dryOf != nil || dev.IsSPMD() || dt.Size() == 0 || dt.Size() > 16 {
+		c := scalarOn(dev, dt, v)
+		if len(dims) == 0 {
+			return c
+		}
+		return c.BroadcastTo(dims...)
 	}
-	return c.BroadcastTo(dims...)
+	c := &splatNode{}
+	c.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: c.data[:dt.Size():dt.Size()]}
+	if uintptr(unsafe.Pointer(&c.data))%16 != 0 {
+		c.lit.Data = hlo.AlignedBytes(dt.Size())
+	}
+	setScalar(&c.lit, dt, v)
+	c.attrs = [2]Attr{{"value", &c.lit}, {"dims", dims}}
+	c.out[0] = Shape{DType: dt, Dims: dims}
+	buildNode(&c.n, table[opSplat], c.attrs[:], nil, c.out[:])
+	c.n.uses.Add(1)
+	c.t = Tensor{shape: c.out[0], dev: dev, val: Value{&c.n, 0}}
+	t := &c.t
+	if eager() && !Tracing() {
+		mustSync("Eager", t)
+	}
+	return t
+}
+
+// splatNode is a Splat node with its literal, attributes, shape and
+// tensor (data first: 16-byte aligned in practice, as scalarLit).
+type splatNode struct {
+	data  [16]byte
+	lit   hlo.Literal
+	n     Node
+	attrs [2]Attr
+	out   [1]Shape
+	t     Tensor
 }
 
 // constOn records the constant l (already checked) on dev.

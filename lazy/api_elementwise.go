@@ -90,14 +90,14 @@ func broadcastPair(op string, x, y *Tensor) (*Tensor, *Tensor) {
 	return x.BroadcastTo(dims...), y.BroadcastTo(dims...)
 }
 
-// number returns the Go number v as a 0-d constant of dt (converted as
-// PyTorch converts a Python scalar: integer types wrap; an integral value
-// is an integer, so -0 is 0).
+// number returns the Go number v as a constant of dt filling x's shape
+// (converted as PyTorch converts a Python scalar: integer types wrap; an
+// integral value is an integer, so -0 is 0).
 func (x *Tensor) number(dt DType, v float64) *Tensor {
 	if numberType(v) == I64 {
 		v += 0 // -0 + 0 = +0
 	}
-	return scalarOn(x.dev, dt, v)
+	return splatOn(x.dev, dt, v, x.Dims())
 }
 
 // scalarOp applies code to x and the Go number v in their result type.

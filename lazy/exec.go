@@ -222,7 +222,7 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		}
 		if splat && n.op == table[opBroadcast] {
 			if c := substitute(n.inputs[0]).Node; vals.Get(c)[0] == nil {
-				v := f.Splat(c.attrs.Lit("value"), n.out[0].Dims)
+				v := lc.constSplat(c.attrs.Lit("value"), n.out[0].Dims)
 				if be := b.Err(); be != nil {
 					return nil, lowerError(n, be)
 				}

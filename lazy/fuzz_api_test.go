@@ -396,6 +396,8 @@ func fuzzAttrs(op string, r *fz) Attrs {
 	switch op {
 	case "Constant":
 		return Attrs{{"value", hlo.ScalarLiteral(F32, r.f())}}
+	case "Splat":
+		return Attrs{{"value", hlo.ScalarLiteral(F32, r.f())}, {"dims", ints()}}
 	case "Iota", "RngBits":
 		return Attrs{{"dtype", r.dtype()}, {"dims", ints()}, {"axis", oneInt()}}
 	case "Reshape":

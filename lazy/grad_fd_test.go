@@ -491,7 +491,7 @@ func TestCheckTable(t *testing.T) {
 // has one).
 var forwardTests = map[string]string{
 	"DeviceData": "every test (FromSlice, FromLiteral)",
-	"Constant":   "TestOpsCreate", "Iota": "TestOpsIota TestOpsArange",
+	"Constant":   "TestOpsCreate", "Splat": "TestOpsCreate", "Iota": "TestOpsIota TestOpsArange",
 	"Neg": "TestOpsUnary TestOpsUnsignedAndComplex", "Abs": "TestOpsUnary TestOpsUnsignedAndComplex",
 	"Exp": "TestOpsUnary", "Expm1": "TestOpsUnary", "Log": "TestOpsUnary", "Log1p": "TestOpsUnary",
 	"Sqrt": "TestOpsUnary", "Rsqrt": "TestOpsUnary", "Tanh": "TestOpsUnary", "Sigmoid": "TestOpsUnary",

@@ -1,6 +1,7 @@
 package lazy
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -14,6 +15,42 @@ type LowerCtx struct {
 	checks []loweredCheck
 	// spmd: the graph runs on the SPMD device (annotations are lowered).
 	spmd bool
+	// splats are the splat constants lowered so far (constSplat).
+	splats map[splatKey]*hlo.Value
+}
+
+// splatKey identifies a splat constant of a scope: its element's type and
+// bits, its dims (rank at most 4).
+type splatKey struct {
+	s    *hlo.Scope
+	dt   DType
+	bits [2]uint64
+	rank int
+	dims [4]int64
+}
+
+// constSplat returns a constant of dims holding elem (a rank-0 literal) in
+// every element, lowered once per scope: a traced function applies the
+// same Go number to tensors of one shape over and over, and each would
+// otherwise be an op of its own to build, plan and keep.
+func (lc *LowerCtx) constSplat(elem *hlo.Literal, dims []int64) *hlo.Value {
+	if len(dims) > 4 || len(elem.Data) > 16 || len(elem.Dims) != 0 {
+		return lc.S.Splat(elem, dims)
+	}
+	k := splatKey{s: lc.S, dt: elem.DType, rank: len(dims)}
+	var b [16]byte
+	copy(b[:], elem.Data)
+	k.bits[0], k.bits[1] = binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	copy(k.dims[:], dims)
+	if v := lc.splats[k]; v != nil {
+		return v
+	}
+	v := lc.S.Splat(elem, dims)
+	if lc.splats == nil {
+		lc.splats = map[splatKey]*hlo.Value{}
+	}
+	lc.splats[k] = v
+	return v
 }
 
 // scalar returns a 0-d constant of dt.

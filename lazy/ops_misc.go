@@ -37,6 +37,29 @@ func init() {
 		},
 		NoGrad: true,
 	})
+	// Splat is a rank-0 constant filling a shape: the number a traced
+	// function applies to a tensor, in one node where a constant and its
+	// broadcast would take two (it lowers to the same splat constant).
+	define(opSplat, &OpDef{
+		Name: "Splat",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
+			l := a.Lit("value")
+			if l == nil {
+				return nil, fmt.Errorf("missing value")
+			}
+			if err := checkLiteral(l); err != nil {
+				return nil, err
+			}
+			if len(l.Dims) != 0 {
+				return nil, fmt.Errorf("value must be rank 0, got %v", l.Dims)
+			}
+			return []Shape{NewShape(l.DType, a.Ints("dims")...)}, nil
+		},
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value {
+			return single(lc.constSplat(n.attrs.Lit("value"), n.out[0].Dims))
+		},
+		NoGrad: true,
+	})
 	define(opIota, &OpDef{
 		Name: "Iota",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {

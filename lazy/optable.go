@@ -132,6 +132,8 @@ const (
 	opSharding
 	opFullToShard
 	opShardToFull
+	// a Go number filling a shape (api_create.go, splatOn)
+	opSplat
 	numOps
 )
 
@@ -163,7 +165,7 @@ func operandCount(code opCode) [2]int {
 		return [2]int{2, 2}
 	}
 	switch code {
-	case opDeviceData, opConstant, opIota:
+	case opDeviceData, opConstant, opIota, opSplat:
 		return [2]int{0, 0}
 	case opWhere, opScatterAddAlong:
 		return [2]int{3, 3}

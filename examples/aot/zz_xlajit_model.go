@@ -85,17 +85,15 @@ var xlajitAOT_Tiny = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Tiny",
 	Signature: "func(*lazy.Tensor) *lazy.Tensor",
 	Fn:        Tiny,
-	Hash:      "0f12abd58e94fa030520231b60788b4a",
+	Hash:      "ff9fa0da088773537514193d194d99e9",
 	Graph: `%arg0 : f32[1] = placeholder[arg 0]
-%constant_1 : f32[] = Constant(value=lit(f32[], [5.000000e-01]))
-%broadcast_1 : f32[1] = Broadcast(%constant_1, dims=[1], bdims=[])
-%mul_1 : f32[1] = Mul(%arg0, %broadcast_1)
-%constant_2 : f32[] = Constant(value=lit(f32[], [1.000000e+00]))
-%broadcast_2 : f32[1] = Broadcast(%constant_2, dims=[1], bdims=[])
-%add_1 : f32[1] = Add(%mul_1, %broadcast_2)
+%splat_1 : f32[1] = Splat(value=lit(f32[], [5.000000e-01]), dims=[1])
+%mul_1 : f32[1] = Mul(%arg0, %splat_1)
+%splat_2 : f32[1] = Splat(value=lit(f32[], [1.000000e+00]), dims=[1])
+%add_1 : f32[1] = Add(%mul_1, %splat_2)
 output(%add_1)
 `,
-	HLO: `module @jit_0f12abd58e94fa03 {
+	HLO: `module @jit_ff9fa0da08877353 {
   func.func public @main(%arg0: tensor<1xf32>) -> tensor<1xf32> {
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<1xf32>
     %0 = stablehlo.multiply %arg0, %cst : tensor<1xf32>

@@ -223,7 +223,7 @@ func sortRunes(rs []rune) {
 // round once).
 func (x *Tensor) Softmax(axis int) *Tensor {
 	needTensors("Softmax", "x", x)
-	needAxis("Softmax", x, axis)
+	needAxis("Softmax", axis, x.Rank(), x)
 	needRealFloat("Softmax", x)
 	defer relabel("Softmax", x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
@@ -237,7 +237,7 @@ func (x *Tensor) Softmax(axis int) *Tensor {
 // differences (f16 and bf16 compute in f32 and round once).
 func (x *Tensor) LogSoftmax(axis int) *Tensor {
 	needTensors("LogSoftmax", "x", x)
-	needAxis("LogSoftmax", x, axis)
+	needAxis("LogSoftmax", axis, x.Rank(), x)
 	needRealFloat("LogSoftmax", x)
 	defer relabel("LogSoftmax", x)()
 	return inAcc(x, func(x *Tensor) *Tensor { return x.logSoftmax(axis) })
@@ -494,9 +494,9 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 // f16 and bf16 accumulated in f32).
 func (x *Tensor) Cumsum(axis int) *Tensor {
 	needTensors("Cumsum", "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("Cumsum", []Shape{x.shape}, "axis %d out of range", axis)
+	a := needAxis("Cumsum", axis, x.Rank(), x)
+	if x.Rank() == 0 {
+		return onVectors("Cumsum", []*Tensor{x}, func(v []*Tensor) []*Tensor { return []*Tensor{v[0].Cumsum(0).Reshape()} })[0]
 	}
 	return inAcc(x.Cast(sumType(x.DType())), func(x *Tensor) *Tensor {
 		return apply1(opCumsum, Attrs{{"axis", int64(a)}, {"reverse", false}}, x)
@@ -507,37 +507,56 @@ func (x *Tensor) Cumsum(axis int) *Tensor {
 // indices (stable; NaN last ascending).
 func (x *Tensor) Sort(axis int, descending bool) (values, indices *Tensor) {
 	needTensors("Sort", "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("Sort", []Shape{x.shape}, "axis %d out of range", axis)
+	a := needAxis("Sort", axis, x.Rank(), x)
+	if x.Rank() == 0 {
+		r := onVectors("Sort", []*Tensor{x}, func(v []*Tensor) []*Tensor {
+			s, i := v[0].Sort(0, descending)
+			return []*Tensor{s.Reshape(), i.Reshape()}
+		})
+		return r[0], r[1]
 	}
 	r := apply(opSort, Attrs{{"axis", int64(a)}, {"descending", descending}}, x)
 	return r[0], r[1]
 }
 
-// TopK returns the k largest values along the last axis and their indices.
+// TopK returns the k largest values along the last axis and their indices
+// (of a 0-d x, for k = 0 or 1, x and index 0, as torch.topk).
 func (x *Tensor) TopK(k int64) (values, indices *Tensor) {
 	needTensors("TopK", "x", x)
-	if x.Rank() == 0 || k < 0 || k > x.Dim(-1) {
-		throw("TopK", []Shape{x.shape}, "k = %d out of range", k)
+	n := int64(1) // a 0-d x as one element along its last axis
+	if x.Rank() > 0 {
+		n = x.Dim(-1)
+	}
+	if k < 0 || k > n {
+		throw("TopK", []Shape{x.shape}, "k = %d out of range (want 0..%d)", k, n)
 	}
 	defer relabel("TopK", x)()
 	if !x.isDry() {
 		dryRun(func() { x.dry().TopK(k) })
 	}
 	v, i := x.Sort(-1, true)
+	if x.Rank() == 0 {
+		return v, i
+	}
 	return v.Narrow(-1, 0, k), i.Narrow(-1, 0, k)
 }
 
 // TakeAlong is torch.gather: out[..., j, ...] = x[..., idx[..., j, ...], ...]
-// along axis; idx has x's rank and may be smaller on the other axes. An
-// index outside [0, size) is an error of the cut that computes the result.
+// along axis; idx has x's rank and may be smaller on the other axes (a 0-d
+// x or idx counts as one of shape [1], as in torch.gather). An index
+// outside [0, size) is an error of the cut that computes the result.
 func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
 	needTensors("TakeAlong", "x,idx", x, idx)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok || idx.Rank() != x.Rank() {
-		throw("TakeAlong", []Shape{x.shape, idx.shape}, "axis %d out of range or rank mismatch", axis)
+	if (x.Rank() == 0 || idx.Rank() == 0) && max(x.Rank(), idx.Rank()) <= 1 {
+		needAxis("TakeAlong", axis, x.Rank(), x, idx)
+		return onVectors("TakeAlong", []*Tensor{x, idx}, func(v []*Tensor) []*Tensor {
+			return []*Tensor{v[0].TakeAlong(0, v[1]).Reshape(idx.Dims()...)}
+		})[0]
 	}
+	if idx.Rank() != x.Rank() {
+		throw("TakeAlong", []Shape{x.shape, idx.shape}, "indices of rank %d for an operand of rank %d (want the same rank)", idx.Rank(), x.Rank())
+	}
+	a := needAxis("TakeAlong", axis, x.Rank(), x, idx)
 	narrowed := append([]int64(nil), x.Dims()...)
 	for d := 0; d < x.Rank(); d++ {
 		if d != a && idx.Dims()[d] > x.Dims()[d] {
@@ -569,14 +588,18 @@ func checkIndex(op string, idx *Tensor, n int64, axis int, operands ...*Tensor) 
 	return checked(idx, ok, op, fmt.Sprintf("index out of range (indices must be in [0, %d) along axis %d)", n, axis), operands...)
 }
 
-// ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add;
-// an index outside [0, size) is an error of the cut).
+// ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add,
+// where a 0-d operand counts as one of shape [1]; an index outside
+// [0, size) is an error of the cut).
 func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	needTensors("ScatterAdd", "x,idx,src", x, idx, src)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("ScatterAdd", []Shape{x.shape, idx.shape, src.shape}, "axis %d out of range", axis)
+	if (x.Rank() == 0 || idx.Rank() == 0 || src.Rank() == 0) && max(x.Rank(), idx.Rank(), src.Rank()) <= 1 {
+		needAxis("ScatterAdd", axis, x.Rank(), x, idx, src)
+		return onVectors("ScatterAdd", []*Tensor{x, idx, src}, func(v []*Tensor) []*Tensor {
+			return []*Tensor{v[0].ScatterAdd(0, v[1], v[2]).Reshape(x.Dims()...)}
+		})[0]
 	}
+	a := needAxis("ScatterAdd", axis, x.Rank(), x, idx, src)
 	in := []Shape{x.shape, idx.shape, src.shape}
 	if _, err := inferShapes(table[opScatterAddAlong], Attrs{{"axis", int64(a)}}, in); err != nil {
 		throw("ScatterAdd", in, "%v", err)
@@ -585,14 +608,24 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, checkIndex("ScatterAdd", idx, x.Dims()[a], a, x, idx, src), src)
 }
 
-// IndexSelect picks the entries idx (1-D integers) of axis. An index
-// outside [0, size) is an error of the cut that computes the result
-// (torch.index_select raises; negative indices do not count from the end).
+// IndexSelect picks the entries idx (1-D integers) of axis (of a 0-d x,
+// whose axis 0 has one entry, one index and a 0-d result, as
+// torch.index_select). An index outside [0, size) is an error of the cut
+// that computes the result (torch.index_select raises; negative indices do
+// not count from the end).
 func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	needTensors("IndexSelect", "x,idx", x, idx)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok || idx.Rank() != 1 || !idx.DType().IsInt() {
-		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want a valid axis and 1-D integer indices")
+	a := needAxis("IndexSelect", axis, x.Rank(), x, idx)
+	if idx.Rank() != 1 || !idx.DType().IsInt() {
+		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want 1-D integer indices, got %s", idx.shape)
+	}
+	if x.Rank() == 0 {
+		if n := idx.Dims()[0]; n != 1 {
+			throw("IndexSelect", []Shape{x.shape, idx.shape}, "a 0-d x takes one index, got %d", n)
+		}
+		return onVectors("IndexSelect", []*Tensor{x, idx}, func(v []*Tensor) []*Tensor {
+			return []*Tensor{v[0].IndexSelect(0, v[1]).Reshape()}
+		})[0]
 	}
 	dims := append([]int64(nil), x.Dims()...)
 	dims[a] = idx.Dims()[0]

@@ -2,7 +2,9 @@ package lazy
 
 import "sort"
 
-// normAxes normalises and sorts axes (all axes when none are given).
+// normAxes normalises and sorts axes (all axes when none are given). A
+// 0-d x takes axis 0 (or -1) once, as in PyTorch: a reduction over it is
+// one over no axes.
 func (x *Tensor) normAxes(op string, axes []int) []int64 {
 	needTensors(op, "x", x)
 	r := x.Rank()
@@ -16,12 +18,14 @@ func (x *Tensor) normAxes(op string, axes []int) []int64 {
 	seen := map[int]bool{}
 	out := make([]int64, 0, len(axes))
 	for _, a := range axes {
-		n, ok := normAxis(a, r)
-		if !ok || seen[n] {
-			throw(op, []Shape{x.shape}, "bad or repeated axis %d for rank %d", a, r)
+		n := needAxis(op, a, r, x)
+		if seen[n] {
+			throw(op, []Shape{x.shape}, "axis %d repeated in %v", a, axes)
 		}
 		seen[n] = true
-		out = append(out, int64(n))
+		if r > 0 {
+			out = append(out, int64(n))
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
@@ -158,10 +162,11 @@ func (x *Tensor) variance(op string, keep bool, axes []int) *Tensor {
 }
 
 func (x *Tensor) arg(code opCode, axis int, keep bool) *Tensor {
-	needTensors(table[code].Name, "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw(table[code].Name, []Shape{x.shape}, "axis %d out of range", axis)
+	op := table[code].Name
+	needTensors(op, "x", x)
+	a := needAxis(op, axis, x.Rank(), x)
+	if x.Rank() == 0 { // the index 0 of the only element (keeping no axis)
+		return onVectors(op, []*Tensor{x}, func(v []*Tensor) []*Tensor { return []*Tensor{v[0].arg(code, 0, false)} })[0]
 	}
 	y := apply1(code, Attrs{{"axis", int64(a)}}, x)
 	if keep {

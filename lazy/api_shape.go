@@ -2,7 +2,6 @@ package lazy
 
 import (
 	"slices"
-	"sort"
 	"sync/atomic"
 )
 
@@ -53,10 +52,7 @@ func (x *Tensor) Permute(perm ...int) *Tensor {
 	p := make([]int64, len(perm))
 	identity := true
 	for i, v := range perm {
-		a, ok := normAxis(v, x.Rank())
-		if !ok {
-			throw("Permute", []Shape{x.shape}, "axis %d out of range", v)
-		}
+		a := needExistingAxis("Permute", v, x.Rank(), x)
 		p[i] = int64(a)
 		identity = identity && a == i
 	}
@@ -69,14 +65,15 @@ func (x *Tensor) Permute(perm ...int) *Tensor {
 	return apply1(opTranspose, Attrs{{"perm", p}}, x)
 }
 
-// Transpose swaps axes a and b.
+// Transpose swaps axes a and b (a 0-d x takes 0 and -1 and stays, as in
+// torch.transpose).
 func (x *Tensor) Transpose(a, b int) *Tensor {
 	needTensors("Transpose", "x", x)
 	r := x.Rank()
-	a1, ok1 := normAxis(a, r)
-	b1, ok2 := normAxis(b, r)
-	if !ok1 || !ok2 {
-		throw("Transpose", []Shape{x.shape}, "axes %d, %d out of range for rank %d", a, b, r)
+	a1 := needAxis("Transpose", a, r, x)
+	b1 := needAxis("Transpose", b, r, x)
+	if r == 0 {
+		return x
 	}
 	perm := make([]int, r)
 	for i := range perm {
@@ -179,7 +176,7 @@ func (x *Tensor) Unsqueeze(axis int) *Tensor {
 	needTensors("Unsqueeze", "x", x)
 	a, ok := normAxis(axis, x.Rank()+1)
 	if !ok {
-		throw("Unsqueeze", []Shape{x.shape}, "axis %d out of range", axis)
+		throw("Unsqueeze", []Shape{x.shape}, "axis %d out of range for rank %d (want %d..%d)", axis, x.Rank(), -x.Rank()-1, x.Rank())
 	}
 	d := append(append(append([]int64(nil), x.Dims()[:a]...), 1), x.Dims()[a:]...)
 	return x.Reshape(d...)
@@ -197,15 +194,12 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 		}
 	}
 	for _, ax := range axes {
-		if x.Rank() == 0 && (ax == 0 || ax == -1) {
-			continue // a scalar's axis 0, as torch.squeeze(0) takes it
+		a := needAxis("Squeeze", ax, x.Rank(), x)
+		// An axis not of size 1 stays, as torch.squeeze(dim) leaves it
+		// (a 0-d x has none to drop).
+		if x.Rank() > 0 {
+			drop[a] = x.Dims()[a] == 1
 		}
-		a, ok := normAxis(ax, x.Rank())
-		if !ok {
-			throw("Squeeze", []Shape{x.shape}, "axis %d out of range", ax)
-		}
-		// An axis not of size 1 stays, as torch.squeeze(dim) leaves it.
-		drop[a] = x.Dims()[a] == 1
 	}
 	var d []int64
 	for i, v := range x.Dims() {
@@ -226,10 +220,7 @@ func (x *Tensor) SliceStrided(start, limit, strides []int64) *Tensor {
 // start counts from the end, as in torch.narrow).
 func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
 	needTensors("Narrow", "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("Narrow", []Shape{x.shape}, "axis %d out of range", axis)
-	}
+	a := needExistingAxis("Narrow", axis, x.Rank(), x)
 	d := x.Dims()[a]
 	if start < -d || start > d {
 		throw("Narrow", []Shape{x.shape}, "start %d out of range for axis %d of size %d (want %d to %d)", start, axis, d, -d, d)
@@ -260,10 +251,7 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 	}
 	needList("Concat", "ts", ts, false)
 	dt := mustResultType("Concat", ts)
-	a, ok := normAxis(axis, ts[0].Rank())
-	if !ok {
-		throw("Concat", shapesOf(ts), "axis %d out of range", axis)
-	}
+	a := needExistingAxis("Concat", axis, ts[0].Rank(), ts...)
 	in := make([]Shape, len(ts))
 	for i, t := range ts {
 		in[i] = t.shape.with(dt)
@@ -310,15 +298,13 @@ func Stack(axis int, ts ...*Tensor) *Tensor {
 // Split cuts x along axis into pieces of the given sizes.
 func (x *Tensor) Split(axis int, sizes ...int64) []*Tensor {
 	needTensors("Split", "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("Split", []Shape{x.shape}, "axis %d out of range", axis)
-	}
+	a := needExistingAxis("Split", axis, x.Rank(), x)
 	var total int64
 	for _, s := range sizes {
 		if s < 0 {
 			throw("Split", []Shape{x.shape}, "negative size in %v", sizes)
 		}
+		var ok bool
 		if total, ok = addDims(total, s); !ok {
 			throw("Split", []Shape{x.shape}, "sizes %v do not add up to %d", sizes, x.Dims()[a])
 		}
@@ -345,10 +331,7 @@ const maxEmptyChunks = 1 << 16
 // fewer otherwise (n empty pieces of an empty axis).
 func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 	needTensors("Chunk", "x", x)
-	a, ok := normAxis(axis, x.Rank())
-	if !ok {
-		throw("Chunk", []Shape{x.shape}, "axis %d out of range", axis)
-	}
+	a := needExistingAxis("Chunk", axis, x.Rank(), x)
 	d := x.Dims()[a]
 	if n <= 0 {
 		throw("Chunk", []Shape{x.shape}, "needs at least one piece, got %d", n)
@@ -394,23 +377,14 @@ func (x *Tensor) Pad(pads ...int64) *Tensor {
 	return x.PadWith(lo, hi, in, 0)
 }
 
-// Flip reverses the given axes.
+// Flip reverses the given axes (none when none are given; a 0-d x takes
+// 0 and -1 and stays, as in torch.flip).
 func (x *Tensor) Flip(axes ...int) *Tensor {
 	needTensors("Flip", "x", x)
-	ax := make([]int64, len(axes))
-	seen := make([]bool, x.Rank())
-	for i, v := range axes {
-		a, ok := normAxis(v, x.Rank())
-		if !ok {
-			throw("Flip", []Shape{x.shape}, "axis %d out of range", v)
-		}
-		if seen[a] {
-			throw("Flip", []Shape{x.shape}, "axis %d repeated in %v", v, axes)
-		}
-		seen[a] = true
-		ax[i] = int64(a)
+	ax := []int64{}
+	if len(axes) > 0 {
+		ax = x.normAxes("Flip", axes)
 	}
-	sort.Slice(ax, func(i, j int) bool { return ax[i] < ax[j] })
 	return apply1(opReverse, Attrs{{"axes", ax}}, x)
 }
 
@@ -421,4 +395,37 @@ func sameDType(ts []*Tensor, dt DType) bool {
 		}
 	}
 	return true
+}
+
+// onVectors computes an op along axis 0 of operands ts of rank 0 or 1 as
+// PyTorch does when some are 0-d: each 0-d operand taken as a vector of
+// one element. body gets the operands as vectors and returns the op's
+// results (0-d where PyTorch's are). It runs on stand-ins first, so that a
+// call it rejects records nothing, and an *Error of it names op and the
+// shapes of ts.
+func onVectors(op string, ts []*Tensor, body func(vs []*Tensor) []*Tensor) []*Tensor {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*Error)
+			if !ok {
+				panic(r)
+			}
+			msg := e.Msg
+			if e.Op != op {
+				msg = e.Op + ": " + msg
+			}
+			panic(&Error{Op: op, Shapes: shapeStrings(shapesOf(ts)), Msg: msg, Site: e.Site, Err: e.Err})
+		}
+	}()
+	vectors := func(ts []*Tensor) []*Tensor {
+		vs := make([]*Tensor, len(ts))
+		for i, t := range ts {
+			vs[i] = t.Reshape(t.Size())
+		}
+		return vs
+	}
+	if !ts[0].isDry() {
+		dryRun(func() { body(vectors(dryAll(ts))) })
+	}
+	return body(vectors(ts))
 }

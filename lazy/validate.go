@@ -105,11 +105,31 @@ func needDims(op string, in []Shape, dt DType, dims []int64) {
 	}
 }
 
-// needAxis normalises a PyTorch-style axis (-rank..rank-1) or panics.
-func needAxis(op string, x *Tensor, axis int) int {
-	a, ok := normAxis(axis, x.Rank())
+// needAxis normalises axis, an axis of an operand of rank rank, as
+// PyTorch wraps a dim: -rank..rank-1, and -1..0 for a 0-d operand (which
+// PyTorch takes as having one axis), or panics naming op, the shapes of
+// the operands ts and the valid range. For rank 0 it returns 0, which is
+// no axis of the operand: the op handles a 0-d operand itself, and
+// nothing it records takes that axis.
+func needAxis(op string, axis, rank int, ts ...*Tensor) int {
+	r := max(rank, 1)
+	a, ok := normAxis(axis, r)
 	if !ok {
-		throw(op, []Shape{x.shape}, "axis %d out of range for rank %d (want %d..%d)", axis, x.Rank(), -x.Rank(), x.Rank()-1)
+		throw(op, shapesOf(ts), "axis %d out of range for rank %d (want %d..%d)", axis, rank, -r, r-1)
+	}
+	return a
+}
+
+// needExistingAxis is needAxis for the ops PyTorch refuses on 0-d
+// tensors (narrow, split, chunk, cat, permute): -rank..rank-1, and no
+// axis of a 0-d operand.
+func needExistingAxis(op string, axis, rank int, ts ...*Tensor) int {
+	a, ok := normAxis(axis, rank)
+	switch {
+	case !ok && rank == 0:
+		throw(op, shapesOf(ts), "axis %d out of range: a 0-d tensor has no axes (want rank 1 or more)", axis)
+	case !ok:
+		throw(op, shapesOf(ts), "axis %d out of range for rank %d (want %d..%d)", axis, rank, -rank, rank-1)
 	}
 	return a
 }

@@ -704,6 +704,85 @@ def gen_edges():
     case("Dropout", "Dropout/eval/1", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.0, training=False), {"p": 1.0, "training": False})
     case("Dropout", "Dropout/train/1", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.0, training=True), {"p": 1.0, "training": True})
     case("Dropout", "Dropout/train/1.5", [tensor("f32", [2, 3])], lambda x: F.dropout(x, 1.5, training=True), {"p": 1.5, "training": True})
+    # 0-d tensors: PyTorch takes axis 0 and -1 (as if the tensor had one
+    # axis of size 1) in ops along an axis and refuses 1 and -2; narrow,
+    # split, chunk, cat and permute refuse any axis of a 0-d tensor.
+    seed("ZeroD")
+    for api, fn in REDUCE.items():
+        for dt in ("f32", "f64", "f16", "bf16", "i32", "u8", "bool"):
+            x = tensor(dt, [], "unit" if api == "Prod" else "normal")
+            for axes in ([0], [-1], [1], [-2]) if dt == "f32" else ([0], [-1]):
+                for keep in (False, True):
+                    name = KEEP_FORMS[api] if keep else api
+                    case(name, f"{name}/{dt}/0-d/{axes}", [x], lambda x, axes=axes, keep=keep: fn(x, axes, keep), {"axes": axes})
+    case("Sum", "Sum/f32/0-d/[0, -1]", [tensor("f32", [])], lambda x: torch.sum(x, dim=[0, -1]), {"axes": [0, -1]})
+    case("ReduceMax", "ReduceMax/f32/0-d/[]", [tensor("f32", [])], lambda x: torch.amax(x, dim=[]), {"axes": []})
+    for v in (math.inf, -math.inf, math.nan):
+        case("LogSumExp", f"LogSumExp/f32/0-d/{v}", [torch.tensor(v)], lambda x: torch.logsumexp(x, dim=[0]), {"axes": [0]}, grad=False)
+        case("Var", f"Var/f32/0-d/{v}", [torch.tensor(v)], lambda x: torch.var(x, dim=[0], unbiased=False), {"axes": [0]}, grad=False)
+    for api, tfn in (("ArgMax", torch.argmax), ("ArgMin", torch.argmin)):
+        for dt in ("f32", "f16", "i32", "u8"):
+            x = tensor(dt, [])
+            for axis in (0, -1, 1, -2) if dt == "f32" else (0, -1):
+                for keep in (False, True):
+                    name = api + "KeepDims" if keep else api
+                    case(name, f"{name}/{dt}/0-d/{axis}", [x], lambda x, a=axis, k=keep: tfn(x, dim=a, keepdim=k), {"axis": axis})
+        case(api, f"{api}/f32/0-d/nan", [torch.tensor(math.nan)], lambda x, tfn=tfn: tfn(x, dim=0), {"axis": 0})
+    for dt in ("f32", "f64", "f16", "bf16", "i32", "u8", "bool"):
+        x = tensor(dt, [])
+        for axis in (0, -1, 1, -2) if dt == "f32" else (0, -1):
+            case("Cumsum", f"Cumsum/{dt}/0-d/{axis}", [x], lambda x, a=axis: torch.cumsum(x, a), {"axis": axis})
+    for api, fn in (("Softmax", torch.softmax), ("LogSoftmax", torch.log_softmax)):
+        for dt in FLOATS:
+            x = tensor(dt, [])
+            for axis in (0, -1, 1, -2) if dt == "f32" else (0, -1):
+                case(api, f"{api}/{dt}/0-d/{axis}", [x], lambda x, a=axis, fn=fn: fn(x, a), {"axis": axis})
+        for v in (math.inf, -math.inf, math.nan):
+            case(api, f"{api}/f32/0-d/{v}", [torch.tensor(v)], lambda x, fn=fn: fn(x, 0), {"axis": 0}, grad=False)
+    for dt in ("f32", "f16", "i32", "bool"):
+        x = tensor(dt, [])
+        for axis in (0, -1, 1, -2) if dt == "f32" else (0, -1):
+            for desc in (False, True):
+                case("Sort", f"Sort/{dt}/0-d/{axis}/{desc}", [x], lambda x, a=axis, d=desc: torch.sort(x, dim=a, descending=d, stable=True),
+                     {"axis": axis, "descending": desc})
+    for k in (0, 1, 2):
+        case("TopK", f"TopK/f32/0-d/{k}", [tensor("f32", [])], lambda x, k=k: torch.topk(x, k), {"k": k})
+    for dt in ("f32", "i32"):
+        x = tensor(dt, [])
+        for axes in ([0], [-1], [1], [-2], [0, -1]):
+            case("Flip", f"Flip/{dt}/0-d/{axes}", [x], lambda t, axes=axes: t.flip(axes), {"axes": axes})
+        for axis in (0, -1, 1, -2):
+            case("Unsqueeze", f"Unsqueeze/{dt}/0-d/{axis}", [x], lambda t, a=axis: t.unsqueeze(a), {"axis": axis})
+            case("Narrow", f"Narrow/{dt}/0-d/{axis}", [x], lambda t, a=axis: t.narrow(a, 0, 1), {"axis": axis, "start": 0, "length": 1})
+            case("Split", f"Split/{dt}/0-d/{axis}", [x], lambda t, a=axis: torch.split(t, [1], dim=a), {"axis": axis, "sizes": [1]})
+            case("Chunk", f"Chunk/{dt}/0-d/{axis}", [x], lambda t, a=axis: torch.chunk(t, 1, dim=a), {"axis": axis, "n": 1})
+            case("Concat", f"Concat/{dt}/0-d/{axis}", [x, x], lambda *ts, a=axis: torch.cat(ts, a), {"axis": axis})
+            case("Stack", f"Stack/{dt}/0-d/{axis}", [x, x], lambda *ts, a=axis: torch.stack(ts, a), {"axis": axis})
+        for a, b in ((0, -1), (0, 0), (-1, -1), (0, 1), (-2, 0)):
+            case("Transpose", f"Transpose/{dt}/0-d/{a},{b}", [x], lambda t, a=a, b=b: t.transpose(a, b), {"a": a, "b": b})
+        case("T", f"T/{dt}/0-d", [x], lambda t: t.transpose(-2, -1))
+        for axes in ([1], [-2]):
+            case("Squeeze", f"Squeeze/{dt}/0-d/{axes}", [x], lambda t, a=axes[0]: t.squeeze(a), {"axes": axes})
+        for perm in ([], [0]):
+            case("Permute", f"Permute/{dt}/0-d/{perm}", [x], lambda t, p=perm: t.permute(tuple(p)), {"perm": perm})
+    x, v = tensor("f32", []), tensor("f32", [3])
+    i0, i00, inone, i2 = torch.tensor(0), torch.tensor([0, 0]), torch.tensor([], dtype=torch.long), torch.tensor(2)
+    for axis in (0, -1, 1, -2):
+        case("TakeAlong", f"TakeAlong/f32/0-d/{axis}", [x, i0], lambda x, i, a=axis: torch.gather(x, a, i), {"axis": axis})
+        case("ScatterAdd", f"ScatterAdd/f32/0-d/{axis}", [x, i0, tensor("f32", [])], lambda x, i, s, a=axis: torch.scatter_add(x, a, i, s), {"axis": axis})
+        case("IndexSelect", f"IndexSelect/f32/0-d/{axis}", [x, torch.tensor([0])], lambda x, i, a=axis: torch.index_select(x, a, i), {"axis": axis})
+    case("TakeAlong", "TakeAlong/f32/0-d/[0, 0]", [x, i00], lambda x, i: torch.gather(x, 0, i), {"axis": 0})
+    case("TakeAlong", "TakeAlong/f32/0-d/[]", [x, inone], lambda x, i: torch.gather(x, -1, i), {"axis": -1})
+    case("TakeAlong", "TakeAlong/f32/1-d/0-d", [v, i2], lambda x, i: torch.gather(x, 0, i), {"axis": 0})
+    case("TakeAlong", "TakeAlong/i32/0-d", [tensor("i32", []), i0], lambda x, i: torch.gather(x, 0, i), {"axis": 0})
+    case("TakeAlong", "TakeAlong/f32/2-d/0-d", [tensor("f32", [1, 3]), i0], lambda x, i: torch.gather(x, 0, i), {"axis": 0})
+    case("TakeAlong", "TakeAlong/f32/0-d/bad", [x, torch.tensor(1)], lambda x, i: torch.gather(x, 0, i), {"axis": 0}, grad=False)
+    case("ScatterAdd", "ScatterAdd/f32/0-d/[0]", [x, torch.tensor([0]), tensor("f32", [])], lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0})
+    case("ScatterAdd", "ScatterAdd/f32/1-d/0-d", [v, i2, tensor("f32", [])], lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0})
+    case("ScatterAdd", "ScatterAdd/i32/0-d", [tensor("i32", []), i0, tensor("i32", [])], lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0})
+    case("ScatterAdd", "ScatterAdd/f32/0-d/bad", [x, torch.tensor(1), tensor("f32", [])], lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0}, grad=False)
+    case("IndexSelect", "IndexSelect/f32/0-d/i32", [x, torch.tensor([0], dtype=torch.int32)], lambda x, i: torch.index_select(x, 0, i), {"axis": 0})
+    case("IndexSelect", "IndexSelect/f32/0-d/bad", [x, torch.tensor([1])], lambda x, i: torch.index_select(x, 0, i), {"axis": 0}, grad=False)
 
 
 def main():

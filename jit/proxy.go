@@ -79,6 +79,7 @@ type proxySet struct {
 	slots []reflect.Value // settable places holding tensors
 	orig  []*lazy.Tensor  // what each place held
 	of    map[*lazy.Tensor]*lazy.Tensor
+	made  map[*lazy.Tensor]bool // the stand-ins (values of of)
 	// ifaces are interface places holding a proxied copy of their dynamic
 	// value, and ifaceOrig what each held.
 	ifaces, ifaceOrig []reflect.Value
@@ -88,7 +89,7 @@ type proxySet struct {
 // args whose tensors, and those reachable through them, are proxies) and
 // the set to restore afterwards.
 func installProxies(args []reflect.Value) ([]reflect.Value, *proxySet) {
-	ps := &proxySet{of: map[*lazy.Tensor]*lazy.Tensor{}}
+	ps := &proxySet{of: map[*lazy.Tensor]*lazy.Tensor{}, made: map[*lazy.Tensor]bool{}}
 	out := make([]reflect.Value, len(args))
 	for i, a := range args {
 		c := reflect.New(a.Type()).Elem()
@@ -119,10 +120,18 @@ func (ps *proxySet) walk(v reflect.Value, depth int) {
 			return
 		}
 		x := (*lazy.Tensor)(v.UnsafePointer())
+		if ps.made[x] {
+			// A place reached before, by another path (one struct passed
+			// twice, tied weights, one slice's array twice): it holds
+			// this trace's stand-in already, and the first visit recorded
+			// its tensor.
+			return
+		}
 		p := ps.of[x]
 		if p == nil {
 			p = x.Share()
 			ps.of[x] = p
+			ps.made[p] = true
 		}
 		s := settable(v)
 		ps.slots = append(ps.slots, s)
@@ -191,13 +200,14 @@ func settable(v reflect.Value) reflect.Value {
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }
 
-// restore puts the original tensors back.
+// restore puts the original tensors back, the last place set first (a
+// place recorded twice gets what it held before the first).
 func (ps *proxySet) restore() {
-	for i, s := range ps.slots {
-		s.Set(reflect.ValueOf(ps.orig[i]))
+	for i := len(ps.ifaces) - 1; i >= 0; i-- {
+		ps.ifaces[i].Set(ps.ifaceOrig[i])
 	}
-	for i, s := range ps.ifaces {
-		s.Set(ps.ifaceOrig[i])
+	for i := len(ps.slots) - 1; i >= 0; i-- {
+		ps.slots[i].Set(reflect.ValueOf(ps.orig[i]))
 	}
 	if len(ps.of) > 0 {
 		proxies.Lock()

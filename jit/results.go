@@ -152,11 +152,16 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 	return valuePlan(t, v), nil
 }
 
+// hasTensor reports whether p holds something each call has its own of: a
+// tensor, or one of the call's arguments or captures.
 func (p *outPlan) hasTensor() bool {
 	if p == nil {
 		return false
 	}
-	if p.kind == planTensor {
+	switch p.kind {
+	case planTensor, planArg, planCapture, planCallArg:
+		// Each call's own: a value holding one is rebuilt per call,
+		// not copied from the trace (whose copy holds stand-ins).
 		return true
 	}
 	for _, e := range p.elems {

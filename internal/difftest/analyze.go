@@ -211,6 +211,9 @@ func analyze(p *Program) (*state, error) {
 			return nil, fmt.Errorf("call %d: %w", k, err)
 		}
 	}
+	if err := st.checkSig(); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 

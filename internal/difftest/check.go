@@ -307,6 +307,12 @@ func compare(p *Program, st *state, ref, r *modeRun) *Failure {
 		}
 	}
 	for k := 0; k < n; k++ {
+		if a, b := ref.calls[k].outs, r.calls[k].outs; a != b {
+			return &Failure{Family: "results/" + string(m) + "/non-tensor",
+				Detail: fmt.Sprintf("call %d: lazy returns %s, %s returns %s", k, a, m, b)}
+		}
+	}
+	for k := 0; k < n; k++ {
 		for o := range ref.calls[k].results {
 			if f := valueFailure(m, "result", ref.calls[k].results[o], r.calls[k].results[o]); f != nil {
 				f.Detail = fmt.Sprintf("call %d result %d: %s", k, o, f.Detail)
@@ -340,6 +346,12 @@ func compare(p *Program, st *state, ref, r *modeRun) *Failure {
 		if f := valueFailure(m, "rng-state", ref.rng, r.rng); f != nil {
 			return f
 		}
+		for k := range ref.outsFinal {
+			if k < len(r.outsFinal) && ref.outsFinal[k] != r.outsFinal[k] {
+				return &Failure{Family: "results/" + string(m) + "/non-tensor-after-calls",
+					Detail: fmt.Sprintf("call %d's results once the calls are done: lazy %s, %s %s", k, ref.outsFinal[k], m, r.outsFinal[k])}
+			}
+		}
 	}
 	if m.compiled() {
 		return checkStats(st, ref, r)
@@ -366,11 +378,13 @@ func compareState(m Mode, what string, a, b []obs, nCaps int) *Failure {
 
 // checkStats checks the compiled function's counters call by call: each
 // call counts once; a call whose signature was traced before without a
-// graph break is a replay and traces nothing.
+// graph break is a replay and traces nothing; a call whose holders have
+// dynamic types not seen together before traces (or breaks).
 func checkStats(st *state, ref, r *modeRun) *Failure {
 	m := r.mode
 	seen := map[string]bool{}
 	broke := map[string]bool{}
+	seenForms := map[string]bool{}
 	for k, c := range r.calls {
 		bad := func(what string) *Failure {
 			return &Failure{Family: "stats/" + string(m) + "/" + what, Detail: fmt.Sprintf("call %d (%s): %s", k, c.sig, c.stats)}
@@ -381,6 +395,10 @@ func checkStats(st *state, ref, r *modeRun) *Failure {
 		if c.err != nil {
 			break
 		}
+		if c.forms != "" && !seenForms[c.forms] && c.stats.Traces == 0 && c.stats.GraphBreaks == 0 {
+			return bad("no-trace-new-dynamic-type")
+		}
+		seenForms[c.forms] = true
 		reads := ref.calls[k].reads > 0
 		if reads {
 			broke[c.sig] = true

@@ -263,7 +263,8 @@ func TestSeeds(t *testing.T) {
 // and stay within their features (so a family switched off never runs),
 // that generation is deterministic, and that printing works.
 func TestGeneratorConforms(t *testing.T) {
-	presets := []string{"ci", "all", "none,Elementwise", "ci,-Errors", "none,Reduce,Shape,HostOps"}
+	presets := []string{"ci", "all", "none,Elementwise", "ci,-Errors", "none,Reduce,Shape,HostOps",
+		"none,Elementwise,AliasArgs,StructArgs,InterfaceArgs,SharedStructs,NonTensorResults,ArgResults"}
 	for _, spec := range presets {
 		var f Features
 		if err := f.Apply(spec); err != nil {

@@ -18,6 +18,21 @@
 // caller's tensors untouched), and the compiled function's statistics.
 // Text prints a program as Go; Shrink reduces a failing one.
 //
+// A program's Go signature may pack tensor parameters into holders (a
+// pointer to a generated struct; an interface holding a tensor, a struct,
+// a pointer to one, a slice of tensors or a difftest.Ref or Box, its
+// dynamic type changing between calls) and return values that are not
+// tensors (ints and float64s of the statics, shapes and dynamic types,
+// copies of dims, slices and structs of tensors and such values), which
+// the caller writes into between calls (sig.go). Those are compared as
+// text (numbers, lengths, nils, which pointers and slices are one) right
+// after each call and once the calls are done; a call whose holders have
+// dynamic types not seen together before must trace. They are drawn from
+// a random stream of their own: switching them on repacks a program
+// without changing its body or calls (but for one write into a held
+// tensor that may end the body, and the bindings of calls that pass one
+// struct twice).
+//
 // Features switch families of generated behaviour on and off: the CI test
 // runs the families that pass, the long run (-difftest.n) every family.
 // With Sharding a program also runs in lazy mode on the SPMD device of four

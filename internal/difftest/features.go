@@ -92,6 +92,31 @@ type Features struct {
 	// Signatures.
 	SliceArgs bool // tensors passed as one []*lazy.Tensor parameter
 	ErrResult bool // the function has a trailing error result
+	// StructArgs: tensor parameters in fields of a pointer to a struct
+	// (tensor fields, slice fields, a struct nested one level), read
+	// through the pointer and written with Assign, never rebound (a
+	// replay does not repeat Go assignments; jit warns about them); the
+	// same struct passed again when its tensors are.
+	StructArgs bool
+	// InterfaceArgs: a parameter of type any or difftest.Tensorer holding
+	// a tensor, a struct, a pointer to one, a slice of tensors, a
+	// difftest.Ref or Box, its dynamic type changing between calls (a new
+	// dynamic type must trace again).
+	InterfaceArgs bool
+	// SharedStructs: one struct pointer reaching the function through two
+	// parameters (f(m, m), or m and an any holding m), as when a model's
+	// parts are one object.
+	SharedStructs bool
+	// NonTensorResults: Go results that are not tensors (ints and float64s
+	// of statics, shapes and dynamic types, a copy of a tensor's dims, a
+	// slice of tensors, a struct or a pointer to one holding tensors and
+	// such values); the caller writes into them between calls, which must
+	// not change what later calls return.
+	NonTensorResults bool
+	// ArgResults: a struct argument (StructArgs) returned as it came, as
+	// a result or a field of a result struct (NonTensorResults): the
+	// call's own pointer, not a copy.
+	ArgResults bool
 
 	// Modes beyond eager, lazy and jit.
 	JitEager bool // the compiled function called with eager mode on

@@ -14,6 +14,7 @@ type gen struct {
 	f  Features
 	p  *Program
 	st *state
+	x  *gen // the signature families' generator (side)
 }
 
 // Generate returns the program of seed under features f (the same program
@@ -30,6 +31,9 @@ func Generate(seed uint64, f Features) *Program {
 	keepHostErrors(g.p, g.st)
 	g.signature()
 	g.calls()
+	g.forms()
+	g.twins()
+	g.outUpdates()
 	if f.Sharding {
 		g.p.Shardings = planShardings(g.p, SPMDDevices)
 	}
@@ -445,6 +449,8 @@ func (g *gen) signature() {
 	p.SliceArgs = g.f.SliceArgs && g.chance(3)
 	p.SliceRes = g.f.SliceArgs && g.chance(3)
 	p.ErrResult = g.f.ErrResult && g.chance(3)
+	g.holders()
+	g.outs()
 }
 
 // staticValue is a value for static parameter i (ints stay small).

@@ -24,6 +24,10 @@ type env struct {
 	// call's variant: a tensor of another shape means the generator's shape
 	// rules are wrong, reported as a harness error.
 	want []lazy.Shape
+	// forms and holders are the holders' forms in this call and the Go
+	// values passed for them (Program.Holders).
+	forms   []Form
+	holders []reflect.Value
 }
 
 // harnessError is a disagreement between the generator's shape analysis
@@ -64,8 +68,12 @@ func (p *Program) FuncType() reflect.Type {
 	if p.SliceArgs {
 		in = append(in, tensorsType)
 	} else {
-		for range p.NumParams() {
-			in = append(in, tensorType)
+		for _, gp := range p.goParams() {
+			if gp.holder >= 0 {
+				in = append(in, p.Holders[gp.holder].goType())
+			} else {
+				in = append(in, tensorType)
+			}
 		}
 	}
 	for _, isInt := range p.Statics {
@@ -75,9 +83,14 @@ func (p *Program) FuncType() reflect.Type {
 			in = append(in, floatType)
 		}
 	}
-	if p.SliceRes {
+	switch {
+	case len(p.Outs) > 0:
+		for j := range p.Outs {
+			out = append(out, p.Outs[j].goType(p))
+		}
+	case p.SliceRes:
 		out = append(out, tensorsType)
-	} else {
+	default:
 		for range p.Results {
 			out = append(out, tensorType)
 		}
@@ -93,16 +106,21 @@ func (p *Program) FuncType() reflect.Type {
 func (p *Program) makeFunc(caps []*lazy.Tensor, reads *int, want *[]lazy.Shape) reflect.Value {
 	ft := p.FuncType()
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
-		args, statics := p.unpackArgs(in)
 		e := env{want: *want}
+		args, statics := p.unpackArgs(in, &e)
 		if reads != nil {
 			defer func() { *reads += e.reads }() // a failing call counts its reads too
 		}
 		outs := p.body(caps, args, statics, &e)
 		var res []reflect.Value
-		if p.SliceRes {
+		switch {
+		case len(p.Outs) > 0:
+			for j := range p.Outs {
+				res = append(res, p.Outs[j].build(p, &e, outs))
+			}
+		case p.SliceRes:
 			res = append(res, reflect.ValueOf(outs))
-		} else {
+		default:
 			for _, o := range outs {
 				res = append(res, reflect.ValueOf(o))
 			}
@@ -114,15 +132,27 @@ func (p *Program) makeFunc(caps []*lazy.Tensor, reads *int, want *[]lazy.Shape) 
 	})
 }
 
-func (p *Program) unpackArgs(in []reflect.Value) ([]*lazy.Tensor, []float64) {
+// unpackArgs is the function's side of its parameters: the tensor
+// parameters (read out of their holders, whose forms and values go to e)
+// and the statics.
+func (p *Program) unpackArgs(in []reflect.Value, e *env) ([]*lazy.Tensor, []float64) {
 	var args []*lazy.Tensor
 	k := 0
 	if p.SliceArgs {
 		args = append(args, in[0].Interface().([]*lazy.Tensor)...)
 		k = 1
 	} else {
-		for ; k < p.NumParams(); k++ {
-			args = append(args, in[k].Interface().(*lazy.Tensor))
+		args = make([]*lazy.Tensor, p.NumParams())
+		e.forms = make([]Form, len(p.Holders))
+		e.holders = make([]reflect.Value, len(p.Holders))
+		for _, gp := range p.goParams() {
+			if h := gp.holder; h >= 0 {
+				e.holders[h] = in[k]
+				e.forms[h] = p.Holders[h].extract(in[k], args)
+			} else {
+				args[gp.param] = in[k].Interface().(*lazy.Tensor)
+			}
+			k++
 		}
 	}
 	var statics []float64
@@ -136,14 +166,19 @@ func (p *Program) unpackArgs(in []reflect.Value) ([]*lazy.Tensor, []float64) {
 	return args, statics
 }
 
-// packArgs builds the reflect arguments of a call.
-func (p *Program) packArgs(args []*lazy.Tensor, statics []float64) []reflect.Value {
+// packArgs builds the reflect arguments of a call from its tensors, the
+// values of its holders and its statics.
+func (p *Program) packArgs(args []*lazy.Tensor, hv []reflect.Value, statics []float64) []reflect.Value {
 	var in []reflect.Value
 	if p.SliceArgs {
 		in = append(in, reflect.ValueOf(append([]*lazy.Tensor{}, args...)))
 	} else {
-		for _, a := range args {
-			in = append(in, reflect.ValueOf(a))
+		for _, gp := range p.goParams() {
+			if gp.holder >= 0 {
+				in = append(in, hv[gp.holder])
+			} else {
+				in = append(in, reflect.ValueOf(args[gp.param]))
+			}
 		}
 	}
 	for i, isInt := range p.Statics {
@@ -156,8 +191,9 @@ func (p *Program) packArgs(args []*lazy.Tensor, statics []float64) []reflect.Val
 	return in
 }
 
-// unpackResults splits a call's reflect results into tensors and error.
-func (p *Program) unpackResults(out []reflect.Value) ([]*lazy.Tensor, error) {
+// unpackResults splits a call's reflect results into tensors and error;
+// with Outs it also returns the Go results themselves (without the error).
+func (p *Program) unpackResults(out []reflect.Value) ([]*lazy.Tensor, []reflect.Value, error) {
 	var err error
 	if p.ErrResult {
 		if e := out[len(out)-1]; !e.IsNil() {
@@ -165,18 +201,30 @@ func (p *Program) unpackResults(out []reflect.Value) ([]*lazy.Tensor, error) {
 		}
 		out = out[:len(out)-1]
 	}
+	if len(p.Outs) > 0 {
+		if err != nil {
+			return nil, out, err
+		}
+		ts := make([]*lazy.Tensor, len(p.Results))
+		for j := range p.Outs {
+			if !p.Outs[j].collect(out[j], ts) {
+				return ts, out, errBadResults
+			}
+		}
+		return ts, out, nil
+	}
 	if p.SliceRes {
 		ts, _ := out[0].Interface().([]*lazy.Tensor)
 		if err == nil && len(ts) != len(p.Results) {
-			return ts, errBadResults
+			return ts, nil, errBadResults
 		}
-		return ts, err
+		return ts, nil, err
 	}
 	ts := make([]*lazy.Tensor, len(out))
 	for i, o := range out {
 		ts[i], _ = o.Interface().(*lazy.Tensor)
 	}
-	return ts, err
+	return ts, nil, err
 }
 
 type resultsError string

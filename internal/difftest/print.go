@@ -37,6 +37,7 @@ func (p *Program) Text() string {
 		fmt.Fprintf(&b, "// spmd mode: mesh %v of devices %v; parameter specs %v, capture specs %v, annotated instructions %v\n", sp.Mesh, sp.Order, sp.Params, sp.Caps, sp.Marks)
 	}
 	fmt.Fprintf(&b, "lazy.ManualSeed(%d)\n", p.Seed)
+	p.typeDecls(&b)
 	for c, s := range p.Captures {
 		fmt.Fprintf(&b, "c%d := %s\n_ = c%d\n", c, fromDataText(s, p.CapData[c]), c)
 	}
@@ -44,6 +45,14 @@ func (p *Program) Text() string {
 	var params []string
 	if p.SliceArgs {
 		params = append(params, "args []*lazy.Tensor")
+	} else if len(p.Holders) > 0 {
+		for _, gp := range p.goParams() {
+			if gp.holder >= 0 {
+				params = append(params, p.holderParam(gp.holder)+" "+p.holderTypeText(gp.holder))
+			} else {
+				params = append(params, fmt.Sprintf("a%d *lazy.Tensor", gp.param))
+			}
+		}
 	} else if p.NumParams() > 0 {
 		var names []string
 		for i := 0; i < p.NumParams(); i++ {
@@ -59,9 +68,14 @@ func (p *Program) Text() string {
 		params = append(params, fmt.Sprintf("%s %s", staticName(int64(i)), t))
 	}
 	var results []string
-	if p.SliceRes {
+	switch {
+	case len(p.Outs) > 0:
+		for j := range p.Outs {
+			results = append(results, p.valueTypeText(j, &p.Outs[j]))
+		}
+	case p.SliceRes:
 		results = append(results, "[]*lazy.Tensor")
-	} else {
+	default:
 		for range p.Results {
 			results = append(results, "*lazy.Tensor")
 		}
@@ -83,6 +97,7 @@ func (p *Program) Text() string {
 		fmt.Fprintf(&b, "\t%s := %s\n", strings.Join(names, ", "), strings.Join(vals, ", "))
 		fmt.Fprintf(&b, "\t%s = %s\n", strings.TrimSuffix(strings.Repeat("_, ", len(names)), ", "), strings.Join(names, ", "))
 	}
+	p.holderText(&b)
 	used := p.usedRegs()
 	for k, in := range p.Body {
 		a := make([]string, len(in.In))
@@ -109,6 +124,12 @@ func (p *Program) Text() string {
 	for _, r := range p.Results {
 		rs = append(rs, p.regName(r))
 	}
+	if len(p.Outs) > 0 {
+		rs = rs[:0]
+		for j := range p.Outs {
+			rs = append(rs, p.valueText(j, &p.Outs[j]))
+		}
+	}
 	ret := strings.Join(rs, ", ")
 	if p.SliceRes {
 		ret = "[]*lazy.Tensor{" + ret + "}"
@@ -128,7 +149,9 @@ func (p *Program) Text() string {
 		fmt.Fprintf(&b, "// call %d (input variant %d)\n", k, c.Variant)
 		for _, u := range c.UpdateCaps {
 			v := fromDataText(p.Captures[u.Cap], u.Data)
-			if u.Pending {
+			if u.Pending && p.Captures[u.Cap].DType == lazy.Bool {
+				v += ".Not().Not()"
+			} else if u.Pending {
 				v += ".Neg().Neg()"
 			}
 			fmt.Fprintf(&b, "c%d.Assign(%s)\n", u.Cap, v)
@@ -161,14 +184,20 @@ func (p *Program) Text() string {
 		if p.SliceArgs {
 			in = "[]*lazy.Tensor{" + in + "}"
 		}
+		if len(p.Holders) > 0 {
+			in = strings.Join(p.callArgsText(&b, k, args), ", ")
+		}
 		for i := range p.Statics {
 			in += fmt.Sprintf(", %v", c.Statics[i])
 		}
 		in = strings.TrimPrefix(in, ", ")
 		var outs []string
-		if p.SliceRes {
+		switch {
+		case len(p.Outs) > 0:
+			outs = p.outNames(k)
+		case p.SliceRes:
 			outs = append(outs, fmt.Sprintf("r%d", k))
-		} else {
+		default:
 			for o := range p.Results {
 				outs = append(outs, fmt.Sprintf("r%d_%d", k, o))
 			}
@@ -188,11 +217,17 @@ func (p *Program) Text() string {
 				outs = append(outs, fmt.Sprintf("r%d_%d", k, o))
 			}
 		}
+		if len(p.Outs) > 0 {
+			outs = append(outs, p.outTensorsText(&b, k)...)
+		}
 		for _, o := range outs {
 			fmt.Fprintf(&b, "_ = %s\n", o)
 		}
 		for _, u := range c.MutateResults {
 			fmt.Fprintf(&b, "r%d_%d.Assign(%s) // the caller writes to a result\n", k, u.Result, fromDataText(p.regShape(p.Results[u.Result], c.Variant), u.Data))
+		}
+		for _, u := range c.MutateOuts {
+			fmt.Fprintf(&b, "%s\n", p.outUpdateText(k, u))
 		}
 	}
 	return b.String()
@@ -224,6 +259,7 @@ func (p *Program) usedRegs() map[int]bool {
 	for _, r := range p.Results {
 		u[r] = true
 	}
+	p.outRegs(func(r *int) { u[*r] = true })
 	return u
 }
 

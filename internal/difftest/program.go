@@ -36,6 +36,15 @@ type Program struct {
 	SliceRes  bool // results go back as one []*lazy.Tensor
 	ErrResult bool // a trailing error result
 
+	// Holders are Go parameters holding tensor parameters (a pointer to a
+	// struct, an interface): the other tensor parameters are parameters
+	// of their own (sig.go; not with SliceArgs).
+	Holders []Holder `json:",omitempty"`
+	// Outs, when set, are the function's Go results (before the error):
+	// tensors of Results (each once, in order) and values that are not
+	// tensors (sig.go; not with SliceRes).
+	Outs []Value `json:",omitempty"`
+
 	Calls []Call
 	// ReadEachCall reads every result right after its call (otherwise all
 	// are read once the calls are done).
@@ -79,6 +88,16 @@ type Call struct {
 	// MutateResults assigns new data to results after the call (caller
 	// side).
 	MutateResults []ResultUpdate
+	// Forms are the dynamic types of the holders in this call (one per
+	// holder; FormPtr for a struct holder).
+	Forms []Form `json:",omitempty"`
+	// MutateOuts write into the call's non-tensor results after it
+	// (caller side).
+	MutateOuts []OutUpdate `json:",omitempty"`
+	// Twins[h], unless -1, is the earlier holder whose Go value (a pointer
+	// to a struct of the same layout, holding the same tensors) the call
+	// passes for holder h too: one struct reaching the function twice.
+	Twins []int `json:",omitempty"`
 }
 
 // ResultUpdate is a caller-side assignment to a result of a call.

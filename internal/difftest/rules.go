@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -292,7 +293,7 @@ func conforms(p *Program) bool {
 		return false
 	}
 	if len(p.Variants) > 1 && !f.ShapeChange || len(p.Statics) > 0 && !f.Statics ||
-		p.SliceArgs && !f.SliceArgs || p.SliceRes && !f.SliceArgs || p.ErrResult && !f.ErrResult {
+		p.SliceArgs && !f.SliceArgs || p.SliceRes && !f.SliceArgs || p.ErrResult && !f.ErrResult || !sigAllowed(p) {
 		return false
 	}
 	// Replay the body through a fresh analysis, checking each step.
@@ -338,6 +339,34 @@ func conforms(p *Program) bool {
 			if !bindingAllowed(f, st, k, i, b) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// sigAllowed reports whether p's holders, result layout and result writes
+// stay within its features: a holder with a struct needs StructArgs, an
+// interface InterfaceArgs, one struct passed for two holders
+// SharedStructs, a result layout and writes into it NonTensorResults, a
+// holder among the results ArgResults.
+func sigAllowed(p *Program) bool {
+	f := &p.Features
+	for _, h := range p.Holders {
+		if h.Struct != nil && !f.StructArgs || h.Iface != IfaceNone && !f.InterfaceArgs {
+			return false
+		}
+	}
+	if len(p.Outs) > 0 && !f.NonTensorResults {
+		return false
+	}
+	argRes := false
+	walkValues(p.Outs, func(v *Value) { argRes = argRes || v.Kind == ValHolder })
+	if argRes && !f.ArgResults {
+		return false
+	}
+	for _, c := range p.Calls {
+		if len(c.MutateOuts) > 0 && !f.NonTensorResults || !f.SharedStructs && slices.ContainsFunc(c.Twins, func(j int) bool { return j >= 0 }) {
+			return false
 		}
 	}
 	return true

@@ -53,6 +53,10 @@ type callObs struct {
 	pending  []*lazy.Tensor
 	capIDs   []int
 	resultOK bool
+	// outs are the call's non-tensor results as text, right after the
+	// call (Program.Outs); forms its holders' forms.
+	outs  string
+	forms string
 }
 
 // modeRun is everything one mode did.
@@ -66,6 +70,9 @@ type modeRun struct {
 	rng    obs   // the RNG state at the end
 	crash  string
 	nCaps  int
+	// outsFinal are the calls' non-tensor results as text once every call
+	// is done (and the caller wrote into them).
+	outsFinal []string
 }
 
 // tracker numbers tensor objects in the order the caller first sees them.
@@ -165,10 +172,23 @@ func call(f reflect.Value, in []reflect.Value) (out []reflect.Value, err error, 
 	return f.Call(in), nil, ""
 }
 
-// sigOf describes the call's input signature: variant, statics and which
-// arguments are the same object or a captured one.
-func sigOf(c Call, args []*lazy.Tensor, caps []*lazy.Tensor) string {
+// sigOf describes the call's input signature: variant, statics, the
+// holders' forms, which struct parameters are one pointer (hv are the
+// holders' values) and which arguments are the same object or a captured
+// one.
+func sigOf(c Call, args []*lazy.Tensor, caps []*lazy.Tensor, hv []reflect.Value) string {
 	s := fmt.Sprintf("v%d s%v", c.Variant, c.Statics)
+	if len(c.Forms) > 0 {
+		s += fmt.Sprintf(" f%v", c.Forms)
+	}
+	for h, v := range hv {
+		for j := 0; j < h; j++ {
+			if v.Kind() == reflect.Pointer && hv[j].Kind() == reflect.Pointer && v.Pointer() == hv[j].Pointer() {
+				s += fmt.Sprintf(" m%d=m%d", h, j)
+				break
+			}
+		}
+	}
 	for i, a := range args {
 		for j := 0; j < i; j++ {
 			if args[j] == a {
@@ -220,6 +240,11 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		return jit.StatsOf[any](fv.Interface())
 	}
 	var prevArgs, prevOuts []*lazy.Tensor
+	var prevHolders []reflect.Value
+	// The Go results of each call (settable, as the caller's variables)
+	// and the holders it passed, rendered again at the end.
+	var outVars, outHolders [][]reflect.Value
+	rend := &outRenderer{}
 	for k, c := range p.Calls {
 		for _, u := range c.UpdateCaps {
 			v := fromData(p.Captures[u.Cap], u.Data)
@@ -248,7 +273,11 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 				args[i] = prevOuts[b.Index]
 			}
 		}
-		co := callObs{sig: sigOf(c, args, caps)}
+		hv := p.holderValues(k, args, prevHolders)
+		co := callObs{sig: sigOf(c, args, caps, hv)}
+		if len(c.Forms) > 0 {
+			co.forms = fmt.Sprint(c.Forms)
+		}
 		for _, a := range args {
 			co.argIDs = append(co.argIDs, tr.know(a))
 		}
@@ -265,10 +294,11 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		for _, ri := range st.regs {
 			want = append(want, ri.shapes[c.Variant])
 		}
-		out, err, crash := call(fv, p.packArgs(args, c.Statics))
+		out, err, crash := call(fv, p.packArgs(args, hv, c.Statics))
 		var outs []*lazy.Tensor
+		var gos []reflect.Value
 		if err == nil && crash == "" {
-			outs, err = p.unpackResults(out)
+			outs, gos, err = p.unpackResults(out)
 		}
 		co.reads = reads
 		after := stats()
@@ -296,18 +326,57 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		} else {
 			co.pending = outs
 		}
+		var vars []reflect.Value
+		if len(p.Outs) > 0 {
+			for _, g := range gos {
+				v := reflect.New(g.Type()).Elem()
+				v.Set(g)
+				vars = append(vars, v)
+			}
+			co.outs = rend.render(p, vars, hv)
+		}
 		mr.calls = append(mr.calls, co)
-		prevArgs, prevOuts = args, outs
+		prevArgs, prevOuts, prevHolders = args, outs, hv
+		outVars, outHolders = append(outVars, vars), append(outHolders, hv)
 		for _, u := range c.MutateResults {
 			outs[u.Result].Assign(fromData(outs[u.Result].Shape(), u.Data))
+		}
+		for _, u := range c.MutateOuts {
+			p.mutateOut(vars, u)
 		}
 	}
 	readPending(mr)
 	if mr.failAt < 0 {
 		mr.finals = observeKnown(tr)
 		mr.rng = observe(lazy.DefaultDevice().RNGState(), -1)
+		if len(p.Outs) > 0 {
+			for k := range outVars {
+				mr.outsFinal = append(mr.outsFinal, rend.render(p, outVars[k], outHolders[k]))
+			}
+		}
 	}
 	return mr
+}
+
+// holderValues builds the Go values call k passes for the holders from
+// its argument tensors: an earlier holder's pointer again where the call
+// passes one struct twice (twinOf), the previous call's value (prev) again
+// where it passes the same tensors in the same form (reusesHolder).
+func (p *Program) holderValues(k int, args []*lazy.Tensor, prev []reflect.Value) []reflect.Value {
+	forms := p.formsOf(k)
+	hv := make([]reflect.Value, len(p.Holders))
+	for h := range p.Holders {
+		if j := p.twinOf(k, h); j >= 0 {
+			hv[h] = asType(hv[j], p.Holders[h].goType())
+			continue
+		}
+		if prev != nil && p.reusesHolder(k, h) {
+			hv[h] = prev[h]
+			continue
+		}
+		hv[h] = p.Holders[h].value(forms[h], args)
+	}
+	return hv
 }
 
 func observeKnown(tr *tracker) []obs {

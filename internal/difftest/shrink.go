@@ -51,12 +51,17 @@ func (p *Program) clone() *Program {
 		q.Body = append(q.Body, Instr{Op: in.Op, In: slices.Clone(in.In), I: slices.Clone(in.I), F: slices.Clone(in.F)})
 	}
 	q.Results = slices.Clone(p.Results)
+	q.Holders = cloneHolders(p.Holders)
+	q.Outs = cloneValues(p.Outs)
 	q.Calls = nil
 	for _, c := range p.Calls {
 		c.Statics = slices.Clone(c.Statics)
 		c.Args = slices.Clone(c.Args)
 		c.UpdateCaps = slices.Clone(c.UpdateCaps)
 		c.MutateResults = slices.Clone(c.MutateResults)
+		c.Forms = slices.Clone(c.Forms)
+		c.Twins = slices.Clone(c.Twins)
+		c.MutateOuts = slices.Clone(c.MutateOuts)
 		q.Calls = append(q.Calls, c)
 	}
 	return &q
@@ -72,6 +77,7 @@ func (p *Program) remap(f func(r int) int) {
 	for i, r := range p.Results {
 		p.Results[i] = f(r)
 	}
+	p.outRegs(func(r *int) { *r = f(*r) })
 }
 
 // ones is plain data for an argument that replaces a binding.
@@ -126,6 +132,7 @@ func candidates(p *Program) []*Program {
 	for o := range p.Results {
 		q := p.clone()
 		q.Results = slices.Delete(q.Results, o, o+1)
+		q.dropResultFromOuts(o)
 		for k := range q.Calls {
 			for i, b := range q.Calls[k].Args {
 				if b.Kind == BindPrevOut && b.Index > o {
@@ -194,6 +201,7 @@ func candidates(p *Program) []*Program {
 		}
 	}
 	// Plainer signature and reading.
+	out = append(out, sigCandidates(p)...)
 	if p.SliceArgs || p.SliceRes || p.ErrResult {
 		q := p.clone()
 		q.SliceArgs, q.SliceRes, q.ErrResult = false, false, false
@@ -224,6 +232,7 @@ func (p *Program) withoutParam(i int) *Program {
 		}
 		q.Calls[k].Args = slices.Delete(args, i, i+1)
 	}
+	q.dropParamFromHolders(i)
 	q.remap(func(r int) int {
 		if r > i {
 			return r - 1

@@ -73,3 +73,48 @@ func TestTraceDuringAnotherTraceCapturesTheTensor(t *testing.T) {
 		t.Errorf("g(x) = %v after m.W = 10, want 30", got)
 	}
 }
+
+// Two different compiled functions over one struct, the second called
+// while the first traces: the second waits for the first's stand-ins to
+// leave the struct (it would take one for the place's tensor, and put it
+// back after the first had restored the place), so the struct keeps its
+// tensor and both read it.
+func TestTraceDuringTraceOfAnotherFunction(t *testing.T) {
+	w0 := lazy.FromSlice([]float32{2})
+	m := &weights{W: w0}
+	f1InTrace, f2InTrace, f1Done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once1, once2 sync.Once
+	wait := func(c chan struct{}) {
+		select {
+		case <-c:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	// Without the wait, the first trace ends while the second runs:
+	// f1 waits for f2's trace to start, f2's for f1 to end.
+	f1 := jit.Compile(func(m *weights) *lazy.Tensor {
+		once1.Do(func() { close(f1InTrace) })
+		wait(f2InTrace)
+		return m.W.AddScalar(1)
+	})
+	f2 := jit.Compile(func(m *weights) *lazy.Tensor {
+		once2.Do(func() { close(f2InTrace) })
+		wait(f1Done)
+		return m.W.MulScalar(10)
+	})
+	var r1 *lazy.Tensor
+	go func() { r1 = f1(m); close(f1Done) }()
+	<-f1InTrace
+	r2 := f2(m)
+	<-f1Done
+	if m.W != w0 {
+		t.Fatal("the struct holds another tensor after both traces (a stand-in was left in it)")
+	}
+	if a, b := r1.Float32s()[0], r2.Float32s()[0]; a != 3 || b != 20 {
+		t.Errorf("results %v and %v, want 3 and 20", a, b)
+	}
+	w0.Assign(lazy.FromSlice([]float32{5}))
+	if a, b := f1(m).Float32s()[0], f2(m).Float32s()[0]; a != 6 || b != 50 {
+		t.Errorf("replays after new data: %v and %v, want 6 and 50", a, b)
+	}
+}

@@ -96,7 +96,7 @@ type fnState struct {
 	// reachesCaller is set when an argument type reaches the caller's
 	// memory (a pointer, slice or interface other than a tensor itself):
 	// a trace puts stand-ins there (proxy.go), so a call walks such
-	// arguments under replayMu's read lock, never while they are in.
+	// arguments under callerMem's read lock, never while they are in.
 	reachesCaller bool
 	// mutCaps are the tensors captured by entries that write: an argument
 	// that is one of them is part of the guard key.
@@ -256,11 +256,11 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	w.reset()
 	defer walkerPool.Put(w)
 	if s.reachesCaller {
-		s.replayMu.RLock()
+		callerMem.RLock()
 	}
 	err := encodeArgs(w, s.codecs, args)
 	if s.reachesCaller {
-		s.replayMu.RUnlock()
+		callerMem.RUnlock()
 	}
 	if err != nil {
 		s.lazyCalls.Add(1)
@@ -564,6 +564,12 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}, args: args}, tensors: argTensors}
 	callArgs := args
 	if useProxies {
+		if s.reachesCaller {
+			// Stand-ins go into the caller's memory, where calls of any
+			// compiled function may walk: they wait (callerMem).
+			callerMem.Lock()
+			defer callerMem.Unlock()
+		}
 		var ps *proxySet
 		callArgs, ps = installProxies(args)
 		defer ps.restore()

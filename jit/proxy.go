@@ -19,14 +19,21 @@ import (
 // path. The places get their tensors back when the trace ends.
 
 // Stand-ins sit in the caller's memory while a trace runs, where another
-// goroutine may read them: a call of the same function walks such
-// arguments under the read lock of replayMu, which the trace holds for
-// writing while its stand-ins are in (fnState.reachesCaller), and a trace
-// of another function
-// that captures a tensor through a closure variable may capture a
-// stand-in. proxies maps every stand-in to its tensor while any trace that
+// goroutine may read them: a call of any compiled function walks such
+// arguments under the read lock of callerMem, which a trace holds for
+// writing while its stand-ins are in (fnState.reachesCaller), so neither a
+// call nor another trace takes a stand-in for an argument tensor (another
+// trace would record it as the place's tensor and put it back after the
+// first had restored the place). A trace of a function
+// that captures a tensor through a closure variable may still capture a
+// stand-in: proxies maps every stand-in to its tensor while any trace that
 // may have seen it runs, and a trace's captures are mapped back
 // (originals) before its entry keeps them.
+
+// callerMem is held for writing by a trace whose stand-ins are in the
+// caller's memory, and for reading by a call walking arguments that reach
+// it. A nested compiled call inside a trace is inlined and takes no lock.
+var callerMem sync.RWMutex
 var proxies struct {
 	sync.Mutex
 	of       map[*lazy.Tensor]*lazy.Tensor // stand-in -> its tensor

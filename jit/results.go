@@ -3,6 +3,7 @@ package jit
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -27,7 +28,7 @@ type outPlan struct {
 	kind  planKind
 	typ   reflect.Type
 	slot  int           // planTensor: index into the output tensors
-	val   reflect.Value // planValue
+	val   reflect.Value // planValue; planStruct: the traced struct, planned fields zero (unexported fields to keep)
 	copy  bool          // planValue: each replay returns a deep copy of val
 	elems []*outPlan    // slices, arrays, structs (fields), pointers (one)
 }
@@ -139,6 +140,20 @@ func (rp *resultPlanner) plan(v reflect.Value, depth int) (*outPlan, error) {
 		}
 		if !p.hasTensor() {
 			return valuePlan(t, v), nil
+		}
+		if slices.Contains(p.elems, nil) {
+			// Unexported fields are the traced call's (shared, as a
+			// copied result's are): the rebuilt struct starts from the
+			// traced one, its planned fields cleared so that it holds no
+			// traced tensor.
+			base := reflect.New(t).Elem()
+			base.Set(v)
+			for i, e := range p.elems {
+				if e != nil {
+					base.Field(i).SetZero()
+				}
+			}
+			p.val = base
 		}
 		return p, nil
 	case reflect.Interface:
@@ -284,6 +299,9 @@ func (p *outPlan) build(outs, args, captures []*lazy.Tensor, callArgs []reflect.
 		return a
 	case planStruct:
 		s := reflect.New(p.typ).Elem()
+		if p.val.IsValid() {
+			s.Set(p.val)
+		}
 		for i, e := range p.elems {
 			if e != nil {
 				s.Field(i).Set(e.build(outs, args, captures, callArgs))

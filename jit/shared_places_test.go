@@ -76,3 +76,23 @@ func TestResultHoldingOnlyAnArgument(t *testing.T) {
 		}
 	}
 }
+
+// withHidden is a result struct with an unexported non-tensor field.
+type withHidden struct {
+	H *holder
+	Y *lazy.Tensor
+	k int
+}
+
+// Unexported non-tensor fields of a rebuilt result struct are the traced
+// call's, as in a copied result, not zero.
+func TestResultUnexportedFieldsKept(t *testing.T) {
+	f := jit.Compile(func(h *holder) withHidden { return withHidden{H: h, Y: h.W.AddScalar(1), k: 7} })
+	for call := range 2 {
+		h := &holder{W: lazy.FromSlice([]float32{float32(call)})}
+		r := f(h)
+		if r.k != 7 || r.H != h || fmt.Sprint(r.Y.Float32s()) != fmt.Sprint([]float32{float32(call) + 1}) {
+			t.Errorf("call %d: k = %d, H is the argument: %v, Y = %v", call, r.k, r.H == h, r.Y.Float32s())
+		}
+	}
+}

@@ -43,13 +43,17 @@ func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
 		}
 		return c.BroadcastTo(dims...)
 	}
-	c := &splatNode{}
-	c.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: c.data[:dt.Size():dt.Size()]}
-	if uintptr(unsafe.Pointer(&c.data))%16 != 0 {
-		c.lit.Data = hlo.AlignedBytes(dt.Size())
+	// The literal in an allocation of its own, as scalarOn's: a compiled
+	// program's module and IR kept by an executable hold it, and must
+	// not hold the tensor (and its buffer) beside it.
+	lc := &scalarLit{}
+	lc.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: lc.data[:dt.Size():dt.Size()]}
+	if uintptr(unsafe.Pointer(&lc.data))%16 != 0 {
+		lc.lit.Data = hlo.AlignedBytes(dt.Size())
 	}
-	setScalar(&c.lit, dt, v)
-	c.attrs = [2]Attr{{"value", &c.lit}, {"dims", dims}}
+	setScalar(&lc.lit, dt, v)
+	c := &splatNode{}
+	c.attrs = [2]Attr{{"value", &lc.lit}, {"dims", dims}}
 	c.out[0] = Shape{DType: dt, Dims: dims}
 	buildNode(&c.n, table[opSplat], c.attrs[:], nil, c.out[:])
 	c.n.uses.Add(1)
@@ -61,11 +65,8 @@ func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
 	return t
 }
 
-// splatNode is a Splat node with its literal, attributes, shape and
-// tensor (data first: 16-byte aligned in practice, as scalarLit).
+// splatNode is a Splat node with its attributes, shape and tensor.
 type splatNode struct {
-	data  [16]byte
-	lit   hlo.Literal
 	n     Node
 	attrs [2]Attr
 	out   [1]Shape

@@ -11,7 +11,7 @@ import (
 
 // buildRevision is folded into every graph hash: bump it when lowering
 // changes so persistent and AOT caches written by older builds miss.
-const buildRevision = "xlajit-lowering-2"
+const buildRevision = "xlajit-lowering-3"
 
 // Graph is a pending computation cut from the IR: the distinct output
 // values, the nodes in post-order, and the device-data parameters in

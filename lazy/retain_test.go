@@ -2,7 +2,9 @@ package lazy
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+	"weak"
 )
 
 // A compiled program keeps its IR only where it is read again (run-time
@@ -51,5 +53,31 @@ func TestExecutableKeepsNoIR(t *testing.T) {
 	}
 	if y, err := again.Recompile(); err != nil || y != again {
 		t.Errorf("a cached program compiles again: %v", err)
+	}
+}
+
+// A compiled program does not keep the tensors its constants were traced
+// for: a Go number filling a shape (Full, Zeros, a scalar op's operand) is
+// one node beside its tensor, and its literal, which the module holds, is
+// an allocation of its own.
+func TestCompiledProgramsKeepNoTensors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func() *Tensor
+	}{
+		{"Zeros", func() *Tensor { return Zeros(F32, 1<<16+3) }},
+		{"Full", func() *Tensor { return Full(F32, 2.5, 1<<16+5) }},
+	} {
+		z := tc.make()
+		if err := Sync(z); err != nil {
+			t.Fatal(err)
+		}
+		w := weak.Make(z)
+		z = nil
+		runtime.GC()
+		runtime.GC()
+		if w.Value() != nil {
+			t.Errorf("%s: the tensor is still reachable after its program was compiled and cached", tc.name)
+		}
 	}
 }

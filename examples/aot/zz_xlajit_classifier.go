@@ -15,7 +15,7 @@ var xlajitAOT_Classify = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Classify",
 	Signature: "func(*main.classifier, *lazy.Tensor) *lazy.Tensor",
 	Fn:        Classify,
-	Hash:      "08402c5d041a0f9b90e013e111e7da1d",
+	Hash:      "7bf0ad2494e1129853932d049ab192a4",
 	Guard:     "50535053541b048001a00c00541b028001005053541b0414800100541b021400541b0440a00c00",
 	Args: func() []any {
 		return []any{newClassifier(), lazy.NewShape(lazy.F32, 32, 784)}
@@ -37,7 +37,7 @@ var xlajitAOT_Classify = jit.MustLoadAOT(jit.AOTSpec{
 %argmax_1 : i64[32] = ArgMax(%add_2, axis=1)
 output(%argmax_1)
 `,
-	HLO: `module @jit_08402c5d041a0f9b {
+	HLO: `module @jit_7bf0ad2494e11298 {
   func.func public @main(%arg0: tensor<32x784xf32>, %arg1: tensor<64x784xf32>, %arg2: tensor<64xf32>, %arg3: tensor<10x64xf32>, %arg4: tensor<10xf32>) -> tensor<32xi64> {
     %0 = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<64x784xf32>) -> tensor<784x64xf32>
     %1 = stablehlo.dot_general %arg0, %0, contracting_dims = [1] x [0] : (tensor<32x784xf32>, tensor<784x64xf32>) -> tensor<32x64xf32>

@@ -15,7 +15,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Predict",
 	Signature: "func(*lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor, *lazy.Tensor) *lazy.Tensor",
 	Fn:        Predict,
-	Hash:      "e065ff74ce6acaa08ff1688bcc4da488",
+	Hash:      "487280d98acc1cbb191cb6ccac756b14",
 	Graph: `%arg0 : f32[32,784] = placeholder[arg 0]
 %arg1 : f32[784,64] = placeholder[arg 1]
 %arg2 : f32[64] = placeholder[arg 2]
@@ -39,7 +39,7 @@ var xlajitAOT_Predict = jit.MustLoadAOT(jit.AOTSpec{
 %div_1 : f32[32,10] = Div(%exp_1, %broadcast_4)
 output(%div_1)
 `,
-	HLO: `module @jit_e065ff74ce6acaa0 {
+	HLO: `module @jit_487280d98acc1cbb {
   func.func public @main(%arg0: tensor<32x784xf32>, %arg1: tensor<784x64xf32>, %arg2: tensor<64xf32>, %arg3: tensor<64x10xf32>, %arg4: tensor<10xf32>) -> tensor<32x10xf32> {
     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<32x784xf32>, tensor<784x64xf32>) -> tensor<32x64xf32>
     %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<64xf32>) -> tensor<32x64xf32>
@@ -85,7 +85,7 @@ var xlajitAOT_Tiny = jit.MustLoadAOT(jit.AOTSpec{
 	Name:      "Tiny",
 	Signature: "func(*lazy.Tensor) *lazy.Tensor",
 	Fn:        Tiny,
-	Hash:      "ff9fa0da088773537514193d194d99e9",
+	Hash:      "827c1a020615cfea048678d2a841745f",
 	Graph: `%arg0 : f32[1] = placeholder[arg 0]
 %splat_1 : f32[1] = Splat(value=lit(f32[], [5.000000e-01]), dims=[1])
 %mul_1 : f32[1] = Mul(%arg0, %splat_1)
@@ -93,7 +93,7 @@ var xlajitAOT_Tiny = jit.MustLoadAOT(jit.AOTSpec{
 %add_1 : f32[1] = Add(%mul_1, %splat_2)
 output(%add_1)
 `,
-	HLO: `module @jit_ff9fa0da08877353 {
+	HLO: `module @jit_827c1a020615cfea {
   func.func public @main(%arg0: tensor<1xf32>) -> tensor<1xf32> {
     %cst = stablehlo.constant dense<5.000000e-01> : tensor<1xf32>
     %0 = stablehlo.multiply %arg0, %cst : tensor<1xf32>

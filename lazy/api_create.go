@@ -46,14 +46,8 @@ func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
 	// The literal in an allocation of its own, as scalarOn's: a compiled
 	// program's module and IR kept by an executable hold it, and must
 	// not hold the tensor (and its buffer) beside it.
-	lc := &scalarLit{}
-	lc.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: lc.data[:dt.Size():dt.Size()]}
-	if uintptr(unsafe.Pointer(&lc.data))%16 != 0 {
-		lc.lit.Data = hlo.AlignedBytes(dt.Size())
-	}
-	setScalar(&lc.lit, dt, v)
 	c := &splatNode{}
-	c.attrs = [2]Attr{{"value", &lc.lit}, {"dims", dims}}
+	c.attrs = [2]Attr{{"value", newScalarLit(dt, v)}, {"dims", dims}}
 	c.out[0] = Shape{DType: dt, Dims: dims}
 	buildNode(&c.n, table[opSplat], c.attrs[:], nil, c.out[:])
 	c.n.uses.Add(1)
@@ -96,14 +90,8 @@ func scalarOn(dev *Device, dt DType, v float64) *Tensor {
 	if dev.dryOf != nil || dt.Size() == 0 || dt.Size() > 16 {
 		return constOn(dev, scalarLiteral(dt, v))
 	}
-	lc := &scalarLit{}
-	lc.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: lc.data[:dt.Size():dt.Size()]}
-	if uintptr(unsafe.Pointer(&lc.data))%16 != 0 {
-		lc.lit.Data = hlo.AlignedBytes(dt.Size()) // hlo.AlignedBytes' alignment
-	}
-	setScalar(&lc.lit, dt, v)
 	c := &scalarNode{}
-	c.attrs[0] = Attr{"value", &lc.lit}
+	c.attrs[0] = Attr{"value", newScalarLit(dt, v)}
 	c.out[0] = Shape{DType: dt}
 	buildNode(&c.n, table[opConstant], c.attrs[:], nil, c.out[:])
 	c.n.uses.Add(1)
@@ -113,6 +101,18 @@ func scalarOn(dev *Device, dt DType, v float64) *Tensor {
 		mustSync("Eager", t)
 	}
 	return t
+}
+
+// newScalarLit returns a 0-d literal of dt (0 < size <= 16) holding v, in
+// one allocation with its data.
+func newScalarLit(dt DType, v float64) *hlo.Literal {
+	lc := &scalarLit{}
+	lc.lit = hlo.Literal{DType: dt, Dims: []int64{}, Data: lc.data[:dt.Size():dt.Size()]}
+	if uintptr(unsafe.Pointer(&lc.data))%16 != 0 {
+		lc.lit.Data = hlo.AlignedBytes(dt.Size()) // hlo.AlignedBytes' alignment
+	}
+	setScalar(&lc.lit, dt, v)
+	return &lc.lit
 }
 
 // scalarLit is a 0-d literal and its data (first, so 16-byte aligned in

@@ -20,11 +20,8 @@ func init() {
 	define(opConstant, &OpDef{
 		Name: "Constant",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
-			l := a.Lit("value")
-			if l == nil {
-				return nil, fmt.Errorf("missing value")
-			}
-			if err := checkLiteral(l); err != nil {
+			l, err := valueAttr(a)
+			if err != nil {
 				return nil, err
 			}
 			return []Shape{NewShape(l.DType, l.Dims...)}, nil
@@ -43,11 +40,8 @@ func init() {
 	define(opSplat, &OpDef{
 		Name: "Splat",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {
-			l := a.Lit("value")
-			if l == nil {
-				return nil, fmt.Errorf("missing value")
-			}
-			if err := checkLiteral(l); err != nil {
+			l, err := valueAttr(a)
+			if err != nil {
 				return nil, err
 			}
 			if len(l.Dims) != 0 {
@@ -367,4 +361,16 @@ func HostFunc(name string, fn HostFn, outSpecs ...Shape) func(inputs ...*Tensor)
 		needList("HostFunc", "inputs", inputs, true)
 		return apply(opHostFunc, attrs, inputs...)
 	}
+}
+
+// valueAttr returns a constant's "value" literal, checked.
+func valueAttr(a Attrs) (*hlo.Literal, error) {
+	l := a.Lit("value")
+	if l == nil {
+		return nil, fmt.Errorf("missing value")
+	}
+	if err := checkLiteral(l); err != nil {
+		return nil, err
+	}
+	return l, nil
 }

@@ -49,14 +49,7 @@ func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
 	c := &splatNode{}
 	c.attrs = [2]Attr{{"value", newScalarLit(dt, v)}, {"dims", dims}}
 	c.out[0] = Shape{DType: dt, Dims: dims}
-	buildNode(&c.n, table[opSplat], c.attrs[:], nil, c.out[:])
-	c.n.uses.Add(1)
-	c.t = Tensor{shape: c.out[0], dev: dev, val: Value{&c.n, 0}}
-	t := &c.t
-	if eager() && !Tracing() {
-		mustSync("Eager", t)
-	}
-	return t
+	return leafIn(&c.n, &c.t, opSplat, c.attrs[:], c.out[:], dev)
 }
 
 // splatNode is a Splat node with its attributes, shape and tensor.
@@ -93,10 +86,16 @@ func scalarOn(dev *Device, dt DType, v float64) *Tensor {
 	c := &scalarNode{}
 	c.attrs[0] = Attr{"value", newScalarLit(dt, v)}
 	c.out[0] = Shape{DType: dt}
-	buildNode(&c.n, table[opConstant], c.attrs[:], nil, c.out[:])
-	c.n.uses.Add(1)
-	c.t = Tensor{shape: c.out[0], dev: dev, val: Value{&c.n, 0}}
-	t := &c.t
+	return leafIn(&c.n, &c.t, opConstant, c.attrs[:], c.out[:], dev)
+}
+
+// leafIn builds n, a node of op without operands, and t, the pending
+// tensor of its one result on dev, in memory the caller allocated with
+// them (computed at once in eager mode).
+func leafIn(n *Node, t *Tensor, op opCode, attrs Attrs, out []Shape, dev *Device) *Tensor {
+	buildNode(n, table[op], attrs, nil, out)
+	n.uses.Add(1)
+	*t = Tensor{shape: out[0], dev: dev, val: Value{n, 0}}
 	if eager() && !Tracing() {
 		mustSync("Eager", t)
 	}

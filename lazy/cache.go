@@ -241,9 +241,60 @@ func compileModule(dev *Device, g *Graph, m *hlo.Module) (*Executable, error) {
 	// program with checks, the dumps): the compile cache would keep every
 	// program's IR alive, for the collector to walk on every cycle.
 	if g.keptByExecutable() {
-		x.graph = g
+		x.graph = g.detached()
 	}
 	return x, nil
+}
+
+// detached returns g recorded again over placeholders: each device-data
+// leaf a symbolic one of its shape (hashing as it did), every other node
+// copied over them (Rerecord). An executable that keeps its graph (for
+// its checks' pre-check) must not keep the graph's input buffers, and the
+// tensors made with its nodes, alive in the compile cache. g itself comes
+// back where a copy would not be g: while dumping (the dumps print the
+// graph that ran), for SPMD graphs (their leaves carry layouts), and when
+// a node reads a host node's computed result.
+func (g *Graph) detached() *Graph {
+	if dumping || g.spmd > 0 || len(g.Host) > 0 {
+		return g
+	}
+	var r Rerecorder
+	copyOf := make(map[*Node]*Node, len(g.Nodes))
+	c := *g
+	c.Nodes = make([]*Node, 0, len(g.Nodes))
+	var ins []Value
+	for _, n := range g.Nodes {
+		var x *Node
+		if n.data != nil {
+			x = newDataNode(&deviceData{dev: n.data.dev}, nil, n.out[0])
+			if x.hash != n.hash {
+				return g
+			}
+		} else {
+			ins = ins[:0]
+			for _, in := range n.inputs {
+				in = substitute(in)
+				ins = append(ins, Value{copyOf[in.Node], in.Index})
+			}
+			var ok bool
+			if x, ok = r.Rerecord(n, ins); !ok {
+				return g
+			}
+		}
+		copyOf[n] = x
+		c.Nodes = append(c.Nodes, x)
+	}
+	c.Params = make([]*Node, len(g.Params))
+	c.ParamOf = make(map[*Node]int, len(g.Params))
+	for i, p := range g.Params {
+		c.Params[i] = copyOf[p]
+		c.ParamOf[copyOf[p]] = i
+	}
+	c.Roots = make([]Value, len(g.Roots))
+	for i, v := range g.Roots {
+		c.Roots[i] = Value{copyOf[v.Node], v.Index}
+	}
+	return &c
 }
 
 // Recompile returns the executable of x's program once the compile cache

@@ -81,3 +81,30 @@ func TestCompiledProgramsKeepNoTensors(t *testing.T) {
 		}
 	}
 }
+
+// An executable that keeps its graph (a program with run-time checks
+// keeps it for their pre-check) keeps a copy over placeholders: not the
+// input buffers, nor the tensors the graph computed.
+func TestCheckedProgramsKeepNoTensors(t *testing.T) {
+	if dumping {
+		t.Skip("dumps keep the graph that ran")
+	}
+	in := FromSlice([]float32{1, 2, 3, 4, 5})
+	idx := FromSlice([]int64{4, 1})
+	y := in.IndexSelect(0, idx)
+	if err := Sync(y); err != nil {
+		t.Fatal(err)
+	}
+	wy, wi := weak.Make(y), weak.Make(in)
+	y, in = nil, nil
+	runtime.GC()
+	runtime.GC()
+	if wy.Value() != nil || wi.Value() != nil {
+		t.Errorf("after its checked program was compiled and cached: result reachable %v, input reachable %v", wy.Value() != nil, wi.Value() != nil)
+	}
+	// The kept copy still checks: a bad index fails on the next run.
+	bad := FromSlice([]float32{1, 2, 3, 4, 5}).IndexSelect(0, FromSlice([]int64{4, 7}))
+	if err := Sync(bad); err == nil {
+		t.Error("an index out of range passed the program's checks")
+	}
+}

@@ -107,7 +107,9 @@ func (a *AOT) Call(args ...any) ([]*lazy.Tensor, error) {
 	if a.spec.Guard != "" && !lazy.Tracing() {
 		w := walkerPool.Get().(*walker)
 		w.reset()
+		callerMem.RLock() // another trace's stand-ins may be in the arguments' memory
 		err := encodeArgs(w, a.valueCodecs(), in)
+		callerMem.RUnlock()
 		if err == nil && hex.EncodeToString(w.key) == a.spec.Guard {
 			tensors := append([]*lazy.Tensor(nil), w.tensors...)
 			walkerPool.Put(w)

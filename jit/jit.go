@@ -406,6 +406,15 @@ func appendArgAliases(w *walker, args []reflect.Value) {
 // trace handles a new input signature: trace, partition, compile, and store
 // the entry. Concurrent callers with the same signature wait for one trace.
 func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
+	if s.reachesCaller {
+		// A trace puts stand-ins into the caller's memory (or, tracing
+		// again without them, writes the caller's tensors there): calls
+		// of every compiled function walking it wait (callerMem). Taken
+		// before traceMu, so that a trace waiting for it holds nothing
+		// another trace's Explain could want.
+		callerMem.Lock()
+		defer callerMem.Unlock()
+	}
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
 	beginTrace()
@@ -564,12 +573,6 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 	tr := &traceResult{rp: &resultPlanner{slots: map[*lazy.Tensor]int{}, args: args}, tensors: argTensors}
 	callArgs := args
 	if useProxies {
-		if s.reachesCaller {
-			// Stand-ins go into the caller's memory, where calls of any
-			// compiled function may walk: they wait (callerMem).
-			callerMem.Lock()
-			defer callerMem.Unlock()
-		}
 		var ps *proxySet
 		callArgs, ps = installProxies(args)
 		defer ps.restore()

@@ -31,8 +31,9 @@ func FullOn(dev *Device, dt DType, v float64, dims ...int64) *Tensor {
 }
 
 // splatOn returns a tensor of dims (kept: not to be changed) filled with v,
-// which fits dt: one Splat node (its literal, attributes, shape and tensor
-// in one allocation), or on a shadow or SPMD device a rank-0 constant and
+// which fits dt: one Splat node (its literal and data in one allocation,
+// the node with its attributes, shape and tensor in another), or on a
+// shadow or SPMD device a rank-0 constant and
 // its broadcast (the sharding annotations of SPMD graphs were written for
 // those).
 func splatOn(dev *Device, dt DType, v float64, dims []int64) *Tensor {
@@ -116,7 +117,7 @@ func newScalarLit(dt DType, v float64) *hlo.Literal {
 
 // scalarLit is a 0-d literal and its data (first, so 16-byte aligned in
 // practice: the allocator aligns objects whose size is a multiple of 16;
-// scalarOn checks).
+// newScalarLit checks).
 type scalarLit struct {
 	data [16]byte
 	lit  hlo.Literal

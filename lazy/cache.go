@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -260,16 +261,24 @@ func (g *Graph) detached() *Graph {
 	}
 	var r Rerecorder
 	copyOf := make(map[*Node]*Node, len(g.Nodes))
+	dataOf := map[*deviceData]*deviceData{} // one placeholder per buffer
 	c := *g
 	c.Nodes = make([]*Node, 0, len(g.Nodes))
+	c.ParamOf = make(map[*Node]int, len(g.ParamOf))
 	var ins []Value
 	for _, n := range g.Nodes {
 		var x *Node
 		if n.data != nil {
-			x = newDataNode(&deviceData{dev: n.data.dev}, nil, n.out[0])
+			d := dataOf[n.data]
+			if d == nil {
+				d = &deviceData{dev: n.data.dev}
+				dataOf[n.data] = d
+			}
+			x = newDataNode(d, nil, detachedShape(n.out[0]))
 			if x.hash != n.hash {
 				return g
 			}
+			c.ParamOf[x] = g.ParamOf[n]
 		} else {
 			ins = ins[:0]
 			for _, in := range n.inputs {
@@ -280,21 +289,50 @@ func (g *Graph) detached() *Graph {
 			if x, ok = r.Rerecord(n, ins); !ok {
 				return g
 			}
+			// The copy shares n's attributes and shapes, which may sit
+			// in one allocation with a tensor (a node's cell, a Splat's
+			// dims that are its operand's): its own, so that it keeps
+			// nothing of the traced call's.
+			x.attrs = detachedAttrs(n.attrs)
+			out := make([]Shape, len(n.out))
+			for i, s := range n.out {
+				out[i] = detachedShape(s)
+			}
+			x.out = out
 		}
 		copyOf[n] = x
 		c.Nodes = append(c.Nodes, x)
 	}
 	c.Params = make([]*Node, len(g.Params))
-	c.ParamOf = make(map[*Node]int, len(g.Params))
 	for i, p := range g.Params {
 		c.Params[i] = copyOf[p]
-		c.ParamOf[copyOf[p]] = i
 	}
 	c.Roots = make([]Value, len(g.Roots))
 	for i, v := range g.Roots {
 		c.Roots[i] = Value{copyOf[v.Node], v.Index}
 	}
 	return &c
+}
+
+// detachedShape is s with dims of its own.
+func detachedShape(s Shape) Shape {
+	return Shape{DType: s.DType, Dims: slices.Clone(s.Dims)}
+}
+
+// detachedAttrs is a with a list and int lists of its own (literals and
+// the other values are shared: a literal attribute is an allocation of
+// its own, or the caller's).
+func detachedAttrs(a Attrs) Attrs {
+	if len(a) == 0 {
+		return a
+	}
+	out := slices.Clone(a)
+	for i, x := range out {
+		if v, ok := x.Val.([]int64); ok {
+			out[i].Val = slices.Clone(v)
+		}
+	}
+	return out
 }
 
 // Recompile returns the executable of x's program once the compile cache

@@ -83,28 +83,68 @@ func TestCompiledProgramsKeepNoTensors(t *testing.T) {
 }
 
 // An executable that keeps its graph (a program with run-time checks
-// keeps it for their pre-check) keeps a copy over placeholders: not the
-// input buffers, nor the tensors the graph computed.
+// keeps it for their pre-check) keeps a copy over placeholders, with
+// attributes and shapes of its own: not the input buffers, nor the
+// tensors the graph computed or filled (whose cells held the original
+// nodes' shapes and attributes).
 func TestCheckedProgramsKeepNoTensors(t *testing.T) {
 	if dumping {
 		t.Skip("dumps keep the graph that ran")
 	}
-	in := FromSlice([]float32{1, 2, 3, 4, 5})
-	idx := FromSlice([]int64{4, 1})
-	y := in.IndexSelect(0, idx)
-	if err := Sync(y); err != nil {
-		t.Fatal(err)
-	}
-	wy, wi := weak.Make(y), weak.Make(in)
-	y, in = nil, nil
-	runtime.GC()
-	runtime.GC()
-	if wy.Value() != nil || wi.Value() != nil {
-		t.Errorf("after its checked program was compiled and cached: result reachable %v, input reachable %v", wy.Value() != nil, wi.Value() != nil)
+	for _, tc := range []struct {
+		name string
+		mk   func(in, idx *Tensor) (y, keep *Tensor)
+	}{
+		{"IndexSelect", func(in, idx *Tensor) (*Tensor, *Tensor) { return in.IndexSelect(0, idx), nil }},
+		{"Neg after", func(in, idx *Tensor) (*Tensor, *Tensor) { return in.IndexSelect(0, idx).Neg(), nil }},
+		{"Neg before", func(in, idx *Tensor) (*Tensor, *Tensor) { return in.Neg().IndexSelect(0, idx), nil }},
+		{"Full", func(in, idx *Tensor) (*Tensor, *Tensor) {
+			z := Full(F32, 2, 5)
+			return z.IndexSelect(0, idx).Add(in.IndexSelect(0, idx)), z
+		}},
+	} {
+		in := FromSlice([]float32{1, 2, 3, 4, 5})
+		idx := FromSlice([]int64{4, 1})
+		y, z := tc.mk(in, idx)
+		if err := Sync(y, z); err != nil {
+			t.Fatal(err)
+		}
+		wy, wi, wz := weak.Make(y), weak.Make(in), weak.Make(z)
+		y, in, z = nil, nil, nil
+		runtime.GC()
+		runtime.GC()
+		if wy.Value() != nil || wi.Value() != nil || wz.Value() != nil {
+			t.Errorf("%s: after its checked program was compiled and cached, reachable: result %v, input %v, filled tensor %v",
+				tc.name, wy.Value() != nil, wi.Value() != nil, wz.Value() != nil)
+		}
 	}
 	// The kept copy still checks: a bad index fails on the next run.
 	bad := FromSlice([]float32{1, 2, 3, 4, 5}).IndexSelect(0, FromSlice([]int64{4, 7}))
 	if err := Sync(bad); err == nil {
 		t.Error("an index out of range passed the program's checks")
+	}
+}
+
+// The pre-check of a program with checks and donated inputs runs on the
+// kept copy, whose leaves of one buffer (a tensor and its Share) are one
+// parameter, as in the graph that ran.
+func TestPreCheckOfKeptCopyWithSharedBuffer(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		w := FromSlice([]float32{1, 2, 3, 4, 5})
+		idx := FromSlice([]int64{4, 1})
+		idx2 := idx
+		if shared {
+			idx2 = idx.Share()
+		}
+		a, b := w.IndexSelect(0, idx), w.IndexSelect(0, idx2)
+		y := a.Add(b)
+		w.Assign(FromSlice([]float32{0, 0, 0, 0, 0})) // w's buffer is donated: the pre-check runs
+		if err := Sync(a, b, y); err != nil {
+			t.Errorf("shared index buffer %v: %v", shared, err)
+			continue
+		}
+		if got := fmt.Sprint(y.Float32s()); got != "[10 4]" {
+			t.Errorf("shared index buffer %v: %s, want [10 4]", shared, got)
+		}
 	}
 }

@@ -1,0 +1,109 @@
+package jit
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+type cmWeights struct{ W *lazy.Tensor }
+
+func cmStep(m *cmWeights) *lazy.Tensor {
+	m.W.Assign(m.W.AddScalar(1))
+	return m.W.MulScalar(1)
+}
+
+// waitOr waits for c, or d at most.
+func waitOr(c chan struct{}, d time.Duration) {
+	select {
+	case <-c:
+	case <-time.After(d):
+	}
+}
+
+// An ahead-of-time function called while another function's first trace
+// has its stand-ins in the argument's struct waits for them to leave (it
+// would replay on a stand-in, and its write would be lost).
+func TestAOTCallWaitsForOtherTrace(t *testing.T) {
+	spec, _, err := TraceAOTValues("cmStep", cmStep, &cmWeights{W: lazy.FromSlice([]float32{0})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := LoadAOT(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &cmWeights{W: lazy.FromSlice([]float32{10})}
+	inTrace, aotDone, fDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f := Compile(func(m *cmWeights) *lazy.Tensor {
+		once.Do(func() { close(inTrace) })
+		waitOr(aotDone, 100*time.Millisecond)
+		return m.W.AddScalar(100)
+	})
+	go func() { defer close(fDone); f(m) }()
+	<-inTrace
+	if _, err := a.Call(m); err != nil {
+		t.Fatal(err)
+	}
+	close(aotDone)
+	<-fDone
+	if got := m.W.Float32s()[0]; got != 11 {
+		t.Errorf("m.W = %v after the ahead-of-time step, want 11", got)
+	}
+}
+
+// A function that writes a tensor a closure also holds traces a second
+// time on the caller's memory itself (no stand-ins): that trace keeps
+// other functions' first traces out too, or it reads their stand-ins.
+func TestAliasedRetraceExcludesOtherTraces(t *testing.T) {
+	if raceEnabled {
+		// g's trace reads W while f's first execution writes it: traces
+		// take no tensor locks (a traced function waiting for another
+		// function's call would deadlock on them), so the race detector
+		// reports the two, whose order this test leaves open.
+		t.Skip("a trace and another function's first execution touch one tensor unordered")
+	}
+	m := &cmWeights{W: lazy.FromSlice([]float32{0})}
+	w := m.W
+	var calls atomic.Int32
+	f2In, gIn, fRead := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var gOnce, readOnce sync.Once
+	f := Compile(func(m *cmWeights) *lazy.Tensor {
+		second := calls.Add(1) == 2
+		if second {
+			close(f2In)
+			waitOr(gIn, 100*time.Millisecond)
+		}
+		x := m.W
+		if second {
+			readOnce.Do(func() { close(fRead) })
+		}
+		x.Assign(x.AddScalar(1))
+		return w.MulScalar(1)
+	})
+	g := Compile(func(m *cmWeights) *lazy.Tensor {
+		gOnce.Do(func() { close(gIn) })
+		waitOr(fRead, 100*time.Millisecond)
+		m.W.Assign(m.W.AddScalar(10))
+		return m.W.MulScalar(1)
+	})
+	var rf *lazy.Tensor
+	fDone := make(chan struct{})
+	go func() { defer close(fDone); rf = f(m) }()
+	<-f2In
+	g(m)
+	<-fDone
+	if v := rf.Float32s()[0]; v != 1 && v != 11 {
+		t.Errorf("f's first call returned %v, which no order of the two calls gives (1 or 11)", v)
+	}
+	if got := m.W.Float32s()[0]; got != 11 || m.W != w {
+		t.Errorf("m.W = %v (its own tensor: %v), want 11 after +1 and +10", got, m.W == w)
+	}
+	if got := f(m).Float32s()[0]; got != 12 {
+		t.Errorf("f's replay returned %v, want 12", got)
+	}
+}

@@ -188,9 +188,10 @@ func (g *Graph) lower(name string, verify bool) (*hlo.Module, error) {
 		return s
 	}
 	// Rank-0 constants are lowered where something first reads them: a
-	// broadcast of one (every Go number a traced function applies to a
-	// tensor) lowers to one splat constant, and the scalar is never
-	// emitted unless another op reads it. Graphs for the SPMD device keep
+	// broadcast of one (a rank-0 tensor such as Scalar's broadcast against
+	// a larger one; Go numbers applied to tensors are Splat nodes already)
+	// lowers to one splat constant, and the scalar is never emitted unless
+	// another op reads it. Graphs for the SPMD device keep
 	// both ops, as their sharding annotations were written and tested.
 	splat := !lc.spmd
 	value := func(v Value) (*hlo.Value, error) {

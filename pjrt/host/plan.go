@@ -42,6 +42,9 @@ type Program struct {
 	runs freeList[runState]
 	// kept counts the bytes the idle run states keep (retained.go).
 	kept atomic.Pointer[atomic.Int64]
+	// settled counts the executions that ended (retain keeps a pool from
+	// the second on).
+	settled atomic.Int64
 }
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.

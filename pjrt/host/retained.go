@@ -37,10 +37,24 @@ func (p *Program) retainedOf() *atomic.Int64 {
 
 // retain ends the execution pool served (kernel.Pool.Settle: its results
 // have left) and counts pool's storage as kept by p, or empties pool when
-// the bound would be passed; it returns the bytes counted.
+// the bound would be passed or this was p's first execution; it returns
+// the bytes counted.
+//
+// A program's first execution keeps nothing: most programs that run once
+// never run again (a first call whose function is then dropped, a
+// compile cache entry of a shape seen once), and their pools, kept until
+// the compile cache drops them, would hold storage the recycler then
+// lacks (it counts storage in use against its budget): every later
+// execution's intermediates would be fresh, zeroed allocations. Storage
+// let go goes back to the recycler, and a program that runs again takes
+// it from there on its second execution and keeps it from then on.
 func (p *Program) retain(pool *kernel.Pool) int64 {
 	pool.Settle()
 	n := int64(pool.Held())
+	if p.settled.Add(1) == 1 && n > 0 {
+		pool.Reset()
+		return 0
+	}
 	if n == 0 {
 		return 0
 	}

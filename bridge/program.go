@@ -152,7 +152,7 @@ func (p *Program) run(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, error
 		if p.move[i] {
 			states[i] = pick(m.val).Release()
 		} else {
-			states[i] = pick(m.val).State()
+			states[i] = pick(m.val).TransientState()
 		}
 	}
 	for i, m := range p.muts {

@@ -122,7 +122,7 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	defer func() { endCount(kept) }()
 	states := make([]lazy.TensorState, len(args))
 	for i, a := range args {
-		states[i] = a.State()
+		states[i] = a.TransientState()
 	}
 	rec := &recorder{before: map[*lazy.Tensor]lazy.TensorState{}, synced: map[any]lazy.Value{},
 		created: map[*lazy.Tensor]bool{}}

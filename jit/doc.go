@@ -41,5 +41,16 @@
 //     printing a tensor with fmt) is a graph break, even when the function
 //     (or fmt) recovers the panic that reports it: calls with that
 //     signature run the function as it is (FullGraph makes them fail
-//     instead).
+//     instead). So is replacing the contents of a tensor the function did
+//     not make other than by Assign (TakeData, Restore, SetData, Release).
+//     The first such call ran the function under the trace up to the
+//     break, undid its tensor writes, and then ran it as it is: Go side
+//     effects before the break (a counter, a read from a channel) happen
+//     twice in that call.
+//
+//   - Host functions (lazy.HostFunc) are pure callbacks, as JAX's
+//     pure_callback: a call may run one more than once (a trace that needs
+//     its result's values, a replay that finds a result of a new size and
+//     runs the call lazily) and must give the same results for the same
+//     inputs.
 package jit

@@ -110,8 +110,11 @@ type fnState struct {
 	// leading dimension alone (a batch size that keeps changing).
 	leadChanges map[string]int
 	warnedFloat bool
-	events      []string
-	dropped     int // events past maxEvents
+	// evMu guards the events Explain lists (its own lock: Explain may be
+	// called from inside the function's trace).
+	evMu    sync.Mutex
+	events  []string
+	dropped int // events past maxEvents
 
 	// lazyCalls are the calls not served by a replay (Stats.Calls adds
 	// replays: a replay counts once, with one atomic add).
@@ -271,7 +274,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	e := s.find(w.key)
 	if e == nil {
 		var err error
-		if e, err = s.trace(args, w); err != nil {
+		if e, err = s.traceCall(args, w); err != nil {
 			s.lazyCalls.Add(1)
 			return s.fail(err)
 		}
@@ -295,6 +298,20 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		res[len(res)-1] = reflect.Zero(errorType)
 	}
 	return res
+}
+
+// traceCall is trace for call: a call whose trace panics (the function
+// panicked) still counts in Stats.Calls, as the plain call happened.
+func (s *fnState) traceCall(args []reflect.Value, w *walker) (e *entry, err error) {
+	done := false
+	defer func() {
+		if !done {
+			s.lazyCalls.Add(1)
+		}
+	}()
+	e, err = s.trace(args, w)
+	done = true
+	return e, err
 }
 
 // find returns the entry of a guard key (nil for a new signature) and
@@ -340,9 +357,7 @@ func (s *fnState) replayOrLazy(e *entry, args, dst []*lazy.Tensor) (outs []*lazy
 func (s *fnState) replayError(err error) error {
 	var re *respecializeError
 	if errors.As(err, &re) {
-		s.traceMu.Lock()
 		s.event("lazy call: %v", re)
-		s.traceMu.Unlock()
 		return nil
 	}
 	return err
@@ -660,6 +675,8 @@ func (s *fnState) store(e *entry) {
 const maxEvents = 256
 
 func (s *fnState) event(format string, args ...any) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
 	if len(s.events) >= maxEvents {
 		s.dropped++
 		return

@@ -90,11 +90,13 @@ func rebound(bs []binding) []binding {
 	return out
 }
 
-// restore puts the old tensors back where Go allows it.
+// restore puts the old tensors back, unexported fields included (the
+// trace's stand-ins go there too). A place that is not addressable (in a
+// struct passed by value) is the call's own copy.
 func restore(bs []binding) {
 	for _, b := range bs {
-		if b.slot.v.CanSet() {
-			b.slot.v.Set(reflect.ValueOf(b.was))
+		if b.slot.v.CanAddr() {
+			settable(b.slot.v).Set(reflect.ValueOf(b.was))
 		}
 	}
 }

@@ -74,7 +74,7 @@ func (r *staged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 	}
 	states := make([]lazy.TensorState, len(muts))
 	for i, m := range muts {
-		states[i] = m.State()
+		states[i] = m.TransientState()
 	}
 	for i, m := range out.Mutations {
 		target := args

@@ -52,8 +52,8 @@ func (s *fnState) explain() string {
 }
 
 func (s *fnState) explainEvents() string {
-	s.traceMu.Lock()
-	defer s.traceMu.Unlock()
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
 	var b strings.Builder
 	for _, e := range s.events {
 		b.WriteString("  " + e + "\n")

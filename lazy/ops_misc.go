@@ -335,9 +335,12 @@ func lookupHostFunc(name string) HostFn {
 // copied to the host, fn runs, and its results (which must have the declared
 // shapes) come back to the device. Outside a trace it runs at once; inside a
 // jit-traced function it becomes a host node between device partitions
-// (recorded without running, since its output shapes are declared). fn is
-// registered under name (a name belongs to one Go function: reusing it for
-// another is an error).
+// (recorded without running, since its output shapes are declared, unless
+// an op whose shape depends on values, such as MaskedSelect, reads its
+// result: the trace then runs it). fn must be a pure function of its
+// inputs, as JAX's pure_callback: a compiled call may run it more than
+// once. fn is registered under name (a name belongs to one Go function:
+// reusing it for another is an error).
 //
 //	double := lazy.HostFunc("double", doubleFn, x.Shape())
 //	y := double(x)[0]

@@ -50,7 +50,7 @@ func (d *Device) ManualSeed(seed uint64) {
 		d.rng = st
 		return
 	}
-	d.rng.Restore(st.State())
+	d.rng.restore(st.state())
 }
 
 // randomBits draws dims random bits of type dt (u32 or u64), advancing the

@@ -391,21 +391,57 @@ type TensorState struct {
 	origin Value
 }
 
-// State returns a snapshot of t's contents.
+// State returns a snapshot of t's contents, to Restore later. The
+// snapshot keeps t's buffer as it is: no execution takes that buffer for
+// its results (donation), so that a compiled function writing t in place
+// leaves the snapshot intact. (A TensorState is a plain value, so the
+// buffer stays excluded from donation for as long as it lives.)
 func (t *Tensor) State() TensorState {
 	if t == nil {
 		nilTensor("State")
 	}
-	return TensorState{t.data, t.val, t.origin}
+	if t.data != nil {
+		t.data.holders.Add(1)
+	}
+	return t.state()
 }
 
+// TransientState is State for a Restore that follows before anything
+// executes (the runtime's read-every-value-then-write sequences): it does
+// not keep the buffer from donation.
+func (t *Tensor) TransientState() TensorState {
+	if t == nil {
+		nilTensor("TransientState")
+	}
+	return t.state()
+}
+
+func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origin} }
+
 // Restore puts back a snapshot taken with State, with the computation
-// gradients follow back from it.
+// gradients follow back from it. Inside a traced function, restoring a
+// tensor the function did not make is a graph break, as Item is (a
+// replay repeats tensor operations, and this is not one: write into the
+// tensor with Assign instead); so are TakeData, SetData and Release.
 func (t *Tensor) Restore(s TensorState) {
+	t.noReplaceInTrace("Restore")
+	t.restore(s)
+}
+
+func (t *Tensor) restore(s TensorState) {
 	t.setData(s.data)
 	t.val = s.val
 	t.origin = s.origin
 	t.leaf.Store(nil)
+}
+
+// noReplaceInTrace reports to the calling goroutine's trace, if any, that
+// op is about to replace the contents of t other than by Assign: a graph
+// break unless the traced function made t itself.
+func (t *Tensor) noReplaceInTrace(op string) {
+	if st := currentTrace(); st != nil && !st.local(t, t.state()) {
+		st.t.OnCut(op+" of a tensor the traced function did not make", callerSite())
+	}
 }
 
 // Share returns a new tensor holding what t holds: its device data or its
@@ -424,7 +460,8 @@ func (t *Tensor) Share() *Tensor {
 // for Restore into another tensor: a move, so the buffer's holders do not
 // count t any more.
 func (t *Tensor) Release() TensorState {
-	s := t.State()
+	t.noReplaceInTrace("Release")
+	s := t.state()
 	t.setData(nil)
 	t.val = Value{}
 	t.origin = Value{}
@@ -462,6 +499,7 @@ func (t *Tensor) Assign(v *Tensor) {
 // SetData replaces t's contents with a buffer (used by jit replay to write
 // back mutated inputs and by Sync).
 func (t *Tensor) SetData(buf pjrt.Buffer) {
+	t.noReplaceInTrace("SetData")
 	t.setData(&deviceData{buf: buf, dev: t.dev})
 	t.val = Value{}
 	t.origin = Value{}
@@ -486,7 +524,7 @@ func (s TensorState) DataID() any {
 func (s TensorState) Pending() Value { return s.val }
 
 // DataID identifies t's current device data (nil while pending).
-func (t *Tensor) DataID() any { return t.State().DataID() }
+func (t *Tensor) DataID() any { return t.state().DataID() }
 
 // Value returns the IR value for t as an operand (a device-data leaf when t
 // is materialized).
@@ -520,6 +558,7 @@ func (t *Tensor) TakeData(src *Tensor) {
 	if src.data == nil || !t.shape.Equal(src.shape) {
 		panic(&Error{Op: "TakeData", Shapes: []string{t.shape.String(), src.shape.String()}, Msg: "source must be materialized with the same shape"})
 	}
+	t.noReplaceInTrace("TakeData")
 	t.setData(src.data)
 	t.val = Value{}
 	t.leaf.Store(nil)

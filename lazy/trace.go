@@ -64,7 +64,7 @@ func (st *traceState) local(t *Tensor, before TensorState) bool {
 // onAssign records a write into t during the trace: locals only in the
 // trace state, inputs through the tracer.
 func (st *traceState) onAssign(t *Tensor) {
-	before := t.State()
+	before := t.state()
 	if st.local(t, before) {
 		st.locals[t] = true
 		if _, saved := st.madeBefore[t]; !saved && st.created[t] {
@@ -91,7 +91,7 @@ func BeginTrace(tr Tracer) (end func()) {
 	captureSites.Add(1)
 	return func() {
 		for t, s := range st.madeBefore {
-			t.Restore(s)
+			t.restore(s)
 		}
 		captureSites.Add(-1)
 		traces.set(id, nil)

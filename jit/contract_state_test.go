@@ -1,0 +1,152 @@
+package jit_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/xlajit/xlajit/jit"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// readValues returns a tensor's values, or the error reading them panicked
+// with.
+func readValues(x *lazy.Tensor) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("PANIC(%v)", r)
+		}
+	}()
+	return fmt.Sprint(x.Float32s())
+}
+
+// A snapshot taken with State survives a compiled call that writes the
+// tensor in place: the replay must not donate the buffer the snapshot
+// holds.
+func TestSnapshotSurvivesCompiledWrite(t *testing.T) {
+	fn := func(w *lazy.Tensor) { w.Assign(w.MulScalar(2)) }
+	for _, name := range []string{"plain", "compiled"} {
+		g := fn
+		if name == "compiled" {
+			g = jit.Compile(fn)
+		}
+		w := lazy.FromSlice([]float32{1, 2, 3, 4})
+		g(w)
+		g(w)
+		if err := lazy.Sync(w); err != nil {
+			t.Fatal(err)
+		}
+		snap := w.State()
+		g(w)
+		if err := lazy.Sync(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Restore(snap)
+		if got := readValues(w); got != "[4 8 12 16]" {
+			t.Errorf("%s: after Restore w = %s, want [4 8 12 16]", name, got)
+		}
+	}
+}
+
+// TakeData, Restore, SetData and Release replace a tensor's contents other
+// than by Assign: inside a traced function, on a tensor the function did
+// not make, they are a graph break (the calls run as plain Go), never a
+// write the replay silently drops.
+func TestReplacingContentsInsideTraceBreaks(t *testing.T) {
+	take := func(a, b *lazy.Tensor) *lazy.Tensor { a.TakeData(b); return a.AddScalar(1) }
+	f := jit.Compile(take)
+	for i := 0; i < 3; i++ {
+		a1, b1 := lazy.FromSlice([]float32{1}), lazy.FromSlice([]float32{float32(2 + i)})
+		a2, b2 := lazy.FromSlice([]float32{1}), lazy.FromSlice([]float32{float32(2 + i)})
+		r1, r2 := take(a1, b1), f(a2, b2)
+		if readValues(a1) != readValues(a2) || readValues(r1) != readValues(r2) {
+			t.Errorf("call %d: TakeData on an argument: plain a = %s, result %s; compiled a = %s, result %s",
+				i, readValues(a1), readValues(r1), readValues(a2), readValues(r2))
+		}
+	}
+	if s := jit.StatsOf(f); s.GraphBreaks != 1 || s.Replays != 0 {
+		t.Errorf("TakeData: stats %s, want one graph break and no replays", s)
+	}
+
+	g1, g2 := lazy.FromSlice([]float32{0}), lazy.FromSlice([]float32{0})
+	mk := func(g *lazy.Tensor) func(x *lazy.Tensor) *lazy.Tensor {
+		return func(x *lazy.Tensor) *lazy.Tensor { g.Restore(x.State()); return x }
+	}
+	p, c := mk(g1), jit.Compile(mk(g2))
+	for i := 0; i < 3; i++ {
+		p(lazy.FromSlice([]float32{float32(i)}))
+		c(lazy.FromSlice([]float32{float32(i)}))
+		if readValues(g1) != readValues(g2) {
+			t.Errorf("call %d: Restore into a captured tensor: plain g = %s, compiled g = %s", i, readValues(g1), readValues(g2))
+		}
+	}
+
+	// Release and Restore of a tensor the function made are its own
+	// business: the function still compiles.
+	local := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
+		y := x.AddScalar(1)
+		z := lazy.ZerosLike(x)
+		z.Restore(y.Release())
+		return z
+	})
+	for i := 0; i < 2; i++ {
+		if got := readValues(local(lazy.FromSlice([]float32{float32(i)}))); got != fmt.Sprint([]float32{float32(i + 1)}) {
+			t.Errorf("call %d: local Release/Restore gives %s", i, got)
+		}
+	}
+	if s := jit.StatsOf(local); s.GraphBreaks != 0 || s.Traces != 1 || s.Replays != 2 {
+		t.Errorf("local Release/Restore: stats %s, want one trace, no graph break, every call a replay", s)
+	}
+}
+
+// Explain of a function from inside its own first call returns (its
+// events have their own lock).
+func TestExplainSelfInsideFirstCall(t *testing.T) {
+	var f func(x *lazy.Tensor) *lazy.Tensor
+	f = jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { _ = jit.Explain(f); return x.AddScalar(1) })
+	done := make(chan struct{})
+	go func() { f(lazy.FromSlice([]float32{1})); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Explain(f) inside f's first call never returned")
+	}
+}
+
+type unexportedCache struct{ cache *lazy.Tensor }
+
+// Under FullGraph, a call that fails because the function replaced a
+// tensor in its caller's memory puts the old one back, in unexported
+// fields too.
+func TestFullGraphRestoresUnexportedField(t *testing.T) {
+	f := jit.Compile(func(m *unexportedCache, x *lazy.Tensor) (*lazy.Tensor, error) {
+		m.cache = x.AddScalar(1)
+		return x, nil
+	}, jit.FullGraph())
+	m := &unexportedCache{}
+	if _, err := f(m, lazy.FromSlice([]float32{1})); err == nil {
+		t.Fatal("no error for a replaced field under FullGraph")
+	}
+	if m.cache != nil {
+		t.Errorf("the failed call left m.cache = %s, want nil", readValues(m.cache))
+	}
+}
+
+// A call whose trace panics (the function panicked) counts in Stats.Calls.
+func TestPanickingCallIsCounted(t *testing.T) {
+	f := jit.Compile(func(x *lazy.Tensor, boom bool) *lazy.Tensor {
+		if boom {
+			panic("boom")
+		}
+		return x
+	})
+	x := lazy.FromSlice([]float32{1})
+	func() {
+		defer func() { _ = recover() }()
+		f(x, true)
+	}()
+	f(x, false)
+	if s := jit.StatsOf(f); s.Calls != 2 {
+		t.Errorf("stats %s, want calls=2", s)
+	}
+}

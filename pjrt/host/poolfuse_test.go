@@ -17,7 +17,8 @@ func binRegion(op string, out hlo.DType, attrs ...hlo.NamedAttr) *hlo.Region {
 }
 
 // Random programs of a max pool's gradient followed by a ReLU's
-// (select_and_scatter of 2x2 windows, then select(a > 0, gradient, c)),
+// (select_and_scatter of 2x2 windows, then select(a > 0, gradient, c) or
+// its mirror select(a <= 0, c, gradient)),
 // sometimes with the gradient or the comparison read elsewhere, run fused
 // and unfused must give the same bits (NaNs, infinities and signed zeros
 // among the values): the compound step masks the gradient as the
@@ -50,13 +51,19 @@ func poolGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	}
 	zero := splat(0)
 	pt := hlo.NewTensorType(hlo.Bool, n, c, 2*oh, 2*ow)
-	pred := g.b.op("stablehlo.compare", pt, []*hlo.Value{a, zero}, dirAttr("GT")...)
+	mirror := r.Intn(2) == 0
+	dir := map[bool]string{false: "GT", true: "LE"}[mirror]
+	pred := g.b.op("stablehlo.compare", pt, []*hlo.Value{a, zero}, dirAttr(dir)...)
 	if r.Intn(4) == 0 { // the comparison read elsewhere: it stays a step
 		g.rets = append(g.rets, pred)
 	}
 	fill := []float64{0, 0, -1.5}[r.Intn(3)]
 	fz := splat(fill)
-	g.rets = append(g.rets, g.b.op("stablehlo.select", xt, []*hlo.Value{pred, v, fz}))
+	if mirror {
+		g.rets = append(g.rets, g.b.op("stablehlo.select", xt, []*hlo.Value{pred, fz, v}))
+	} else {
+		g.rets = append(g.rets, g.b.op("stablehlo.select", xt, []*hlo.Value{pred, v, fz}))
+	}
 	return module(g.b.ret(g.rets...)), g.args, fusible
 }
 

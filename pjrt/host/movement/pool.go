@@ -303,12 +303,13 @@ func selectLT[T floatT](ix []int, n int, operand []T, off, step int) {
 }
 
 // runSelectPoolMasked is runSelectPool of 2x2 tiles followed by
-// out[i] = a[i] > 0 ? out[i] : c, chunk by chunk (select_group.go).
-func (so *selectScatterOp) runSelectPoolMasked(x *kernel.Ctx, p *poolShape, operand, source, init, a *hlo.Literal, c float32) (*hlo.Literal, error) {
+// out[i] = a[i] > 0 ? out[i] : c (le: a[i] <= 0 ? c : out[i]), chunk by
+// chunk (select_group.go).
+func (so *selectScatterOp) runSelectPoolMasked(x *kernel.Ctx, p *poolShape, operand, source, init, a *hlo.Literal, c float32, le bool) (*hlo.Literal, error) {
 	out := newOut(x, so.dt, operand.Dims)
 	j := getPoolJob(x, p, select2x2Rows)
 	defer j.put()
-	j.so, j.out, j.in, j.src, j.init, j.mask, j.maskFill = so, out, operand, source, init, a, c
+	j.so, j.out, j.in, j.src, j.init, j.mask, j.maskFill, j.maskLE = so, out, operand, source, init, a, c, le
 	rows := p.outer * p.oh
 	if err := j.loop(rows, max(1, 16384/max(1, 4*p.ow)), so.op); err != nil {
 		return nil, err

@@ -34,6 +34,21 @@ func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
 //go:noescape
 func maskGT0AVX2(out, a *float32, n int, c float32)
 
+//go:noescape
+func maskLE0AVX2(out, a *float32, n int, c float32)
+
+// maskLE0Vec runs maskLE0's vector kernel over the first multiple of 8
+// elements and returns how many it did.
+func maskLE0Vec(out, a []float32, c float32) int {
+	n := len(out) &^ 7
+	if !useVec || !hasAVX2 || n == 0 {
+		return 0
+	}
+	_, _ = out[n-1], a[n-1]
+	maskLE0AVX2(&out[0], &a[0], n, c)
+	return n
+}
+
 // maskGT0Vec runs maskGT0's vector kernel over the first multiple of 8
 // elements and returns how many it did.
 func maskGT0Vec(out, a []float32, c float32) int {

@@ -415,3 +415,28 @@ mkloop:
 mkdone:
 	VZEROUPPER
 	RET
+
+// func maskLE0AVX2(out, a *float32, n int, c float32)
+// out[i] = a[i] <= 0 ? c : out[i] for i < n (n a multiple of 8); LE_OQ is
+// false for NaNs, as the FLOAT comparison.
+TEXT ·maskLE0AVX2(SB), NOSPLIT, $0-28
+	MOVQ out+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS c+24(FP), Y15
+	VXORPS Y14, Y14, Y14
+	SHRQ $3, CX
+	JZ   mldone
+mlloop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x12, Y14, Y0, Y1
+	VMOVUPS (DI), Y2
+	VBLENDVPS Y1, Y15, Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  mlloop
+mldone:
+	VZEROUPPER
+	RET

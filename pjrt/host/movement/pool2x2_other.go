@@ -13,3 +13,5 @@ func select2x2RowsVec(dir string, operand, out, src []float32, rows, w, ow int, 
 }
 
 func maskGT0Vec(out, a []float32, c float32) int { return 0 }
+
+func maskLE0Vec(out, a []float32, c float32) int { return 0 }

@@ -21,9 +21,11 @@ type poolJob struct {
 	so                 *selectScatterOp
 	out, in, src, init *hlo.Literal
 	// mask, when set, masks each chunk of a 2x2 select_and_scatter:
-	// out = mask > 0 ? out : maskFill (select_group.go).
+	// out = mask > 0 ? out : maskFill, or with maskLE,
+	// out = mask <= 0 ? maskFill : out (select_group.go).
 	mask     *hlo.Literal
 	maskFill float32
+	maskLE   bool
 	iv       []byte
 	typed    bool
 	fn       func(lo, hi int)
@@ -85,7 +87,12 @@ func select2x2Rows(j *poolJob, lo, hi int) {
 		select2x2(p, so.selDir, out, asT[float32](j.in.Data), asT[float32](j.src.Data), asT[float32](j.init.Data)[0], lo, hi)
 		if j.mask != nil {
 			// Window rows [lo, hi) cover operand rows [2lo, 2hi).
-			maskGT0(out[2*lo*p.w:2*hi*p.w], asT[float32](j.mask.Data)[2*lo*p.w:2*hi*p.w], j.maskFill)
+			o, m := out[2*lo*p.w:2*hi*p.w], asT[float32](j.mask.Data)[2*lo*p.w:2*hi*p.w]
+			if j.maskLE {
+				maskLE0(o, m, j.maskFill)
+			} else {
+				maskGT0(o, m, j.maskFill)
+			}
 		}
 	} else {
 		select2x2(p, so.selDir, asT[float64](j.out.Data), asT[float64](j.in.Data), asT[float64](j.src.Data), asT[float64](j.init.Data)[0], lo, hi)

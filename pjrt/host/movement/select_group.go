@@ -9,8 +9,10 @@ import (
 
 // The gradient of a ReLU before a max pool: a 2x2 stride-2
 // select_and_scatter (f32, FLOAT comparison, add) whose one reader is
-// select(compare(a, 0, GT), result, splat(c)), with a of the result's
-// shape, compiles as one compound step (kernel.Compound): each chunk of
+// select(compare(a, 0, GT), result, splat(c)) or its mirror
+// select(compare(a, 0, LE), splat(c), result) (which keeps the result
+// where a is NaN), with a of the result's shape, compiles as one compound
+// step (kernel.Compound): each chunk of
 // window rows is masked right after the kernel wrote it, while it is in
 // cache, instead of in a pass of its own over the whole gradient and a.
 // The comparison is exact and the select copies bits, so the results are
@@ -27,20 +29,29 @@ func groupSelectScatter(g *kernel.GroupCtx) (*kernel.Compound, error) {
 		return nil, nil
 	}
 	sel := us[0]
-	if sel.Name != "stablehlo.select" || len(sel.Operands) != 3 || sel.Operands[1] != res || sel.Operands[0] == res || sel.Operands[2] == res {
+	if sel.Name != "stablehlo.select" || len(sel.Operands) != 3 || sel.Operands[0] == res {
 		return nil, nil
 	}
 	rt := res.TensorType()
 	if rt == nil || rt.DType != hlo.F32 || !rt.IsStatic() || rt.Quant != nil || !hlo.TypesEqual(sel.Results[0].Type, rt) {
 		return nil, nil
 	}
-	pred, fill := sel.Operands[0], sel.Operands[2]
+	// keep: the result stays where compare(a, 0, dir) is true (GT), or
+	// where it is false (LE, the mirror).
+	pred, dir, fill := sel.Operands[0], "GT", sel.Operands[2]
+	switch {
+	case sel.Operands[1] == res && sel.Operands[2] != res:
+	case sel.Operands[2] == res && sel.Operands[1] != res:
+		dir, fill = "LE", sel.Operands[1]
+	default:
+		return nil, nil
+	}
 	cmp := pred.Def
 	if cmp == nil || cmp.Name != "stablehlo.compare" || len(cmp.Operands) != 2 {
 		return nil, nil
 	}
 	cc := g.OpCtx(cmp)
-	if d, _ := cc.Enum("comparison_direction"); d != "GT" {
+	if d, _ := cc.Enum("comparison_direction"); d != dir {
 		return nil, nil
 	}
 	if t, ok := cc.Enum("compare_type"); ok && t != "FLOAT" {
@@ -83,7 +94,7 @@ func groupSelectScatter(g *kernel.GroupCtx) (*kernel.Compound, error) {
 			if ls[3].DType != hlo.F32 || ls[3].NumElements() != ls[0].NumElements() {
 				return runErr(op, "mask operand %s does not match operand %s", ls[3].ShapeString(), ls[0].ShapeString())
 			}
-			out, err := so.runSelectPoolMasked(x, so.pool, ls[0], ls[1], ls[2], ls[3], c)
+			out, err := so.runSelectPoolMasked(x, so.pool, ls[0], ls[1], ls[2], ls[3], c, dir == "LE")
 			if err != nil {
 				return err
 			}
@@ -116,6 +127,18 @@ func maskGT0(out, a []float32, c float32) {
 	cb := math.Float32bits(c)
 	for i := done; i < len(out); i++ {
 		if !(a[i] > 0) {
+			out[i] = math.Float32frombits(cb)
+		}
+	}
+}
+
+// maskLE0 sets out[i] = c wherever a[i] <= 0 (NaNs keep out[i]).
+func maskLE0(out, a []float32, c float32) {
+	a = a[:len(out)]
+	done := maskLE0Vec(out, a, c)
+	cb := math.Float32bits(c)
+	for i := done; i < len(out); i++ {
+		if a[i] <= 0 {
 			out[i] = math.Float32frombits(cb)
 		}
 	}

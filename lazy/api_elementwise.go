@@ -124,9 +124,9 @@ func checkScalar(op string, code opCode, x *Tensor, dt DType) {
 // a logical or, Mul and Min a logical and; Sub is an error.
 func boolOp(op string, code opCode, operands ...*Tensor) opCode {
 	switch code {
-	case opAdd, opMax:
+	case opAdd, opMax, opClampMin:
 		return opOr
-	case opMul, opMin:
+	case opMul, opMin, opClampMax:
 		return opAnd
 	case opSub:
 		throw(op, shapesOf(operands), "subtraction of bool tensors is not supported (use Xor or Not)")
@@ -260,10 +260,10 @@ func (x *Tensor) MulScalar(v float64) *Tensor { return x.scalarOp("MulScalar", o
 
 // MaxScalar is max(x, v) (torch.clamp_min): v must fit an integer result
 // type, and a NaN v leaves x as it is.
-func (x *Tensor) MaxScalar(v float64) *Tensor { return x.bound("MaxScalar", opMax, v) }
+func (x *Tensor) MaxScalar(v float64) *Tensor { return x.bound("MaxScalar", opClampMin, v) }
 
 // MinScalar is min(x, v) (torch.clamp_max), as MaxScalar.
-func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opMin, v) }
+func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opClampMax, v) }
 
 func (x *Tensor) bound(op string, code opCode, v float64) *Tensor {
 	needTensors(op, "x", x)

@@ -125,6 +125,8 @@ var gradCases = []gradCase{
 	binaryGrad("Atan2", (*Tensor).Atan2, away(0.3, 2, 2, 3), away(0.3, 2, 1, 3)),
 	gc("Max", "Max Broadcast", pairDistinct, func(x []*Tensor) *Tensor { return x[0].Max(x[1]) }),
 	gc("Min", "Min Broadcast", pairDistinct, func(x []*Tensor) *Tensor { return x[0].Min(x[1]) }),
+	gc("MaxScalar", "ClampMin", ins(away(0.1, 2, 2, 3)), func(x []*Tensor) *Tensor { return x[0].MaxScalar(0) }),
+	gc("MinScalar", "ClampMax", ins(away(0.1, 2, 2, 3)), func(x []*Tensor) *Tensor { return x[0].MinScalar(0) }),
 	gc("Rem", "Rem", remPair, func(x []*Tensor) *Tensor { return x[0].Rem(x[1]) }),
 	gc("Where", "Where", ins(uni(-2, 2, 2, 3), uni(-2, 2, 3)), func(x []*Tensor) *Tensor {
 		c := mkT(ndOf([]float64{1, 0, 0, 1, 1, 0}, 2, 3), Bool)
@@ -500,6 +502,7 @@ var forwardTests = map[string]string{
 	"ReLU": "TestOpsUnary", "Erf": "TestOpsUnary", "IsFinite": "TestOpsUnaryLogic",
 	"Add": "TestOpsBinary", "Sub": "TestOpsBinary", "Mul": "TestOpsBinary", "Div": "TestOpsBinary",
 	"Pow": "TestOpsBinary", "Max": "TestOpsBinary", "Min": "TestOpsBinary", "Rem": "TestOpsBinary",
+	"ClampMin": "TestOpsScalarForms", "ClampMax": "TestOpsScalarForms",
 	"Atan2": "TestOpsBinary", "And": "TestOpsBitwise", "Or": "TestOpsBitwise", "Xor": "TestOpsBitwise",
 	"Sharding":    "TestShardingAnnotationIsIdentity TestSPMDLoweringGolden",
 	"FullToShard": "TestManualRegionOneDevice", "ShardToFull": "TestManualRegionOneDevice",

@@ -106,7 +106,8 @@ func init() {
 		{opSign, "Sign", numeric, lowerSign, nil},
 		{opNot, "Not", integral, (*hlo.Scope).Not, nil},
 		{opReLU, "ReLU", numeric, lowerReLU, func(x, y, dy *Tensor) *Tensor {
-			return Where(x.GtScalar(0), dy, ZerosLike(dy))
+			// Zero where x <= 0: NaN passes dy (PyTorch's threshold_backward).
+			return Where(x.LeScalar(0), ZerosLike(dy), dy)
 		}},
 		{opErf, "Erf", realFloat, lowerErf, func(x, y, dy *Tensor) *Tensor {
 			return dy.Mul(x.Mul(x).Neg().Exp().MulScalar(2 / math.Sqrt(math.Pi)))
@@ -155,7 +156,10 @@ func init() {
 			return da, da.Mul(y).Neg()
 		}},
 		{opPow, "Pow", numeric, (*hlo.Scope).Pow, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
+			// d/da a^b = b a^(b-1), taken as 0 where b == 0 (0^-1 would
+			// make it NaN at a == 0), as PyTorch.
 			da := dy.Mul(b).Mul(a.Pow(b.SubScalar(1)))
+			da = Where(b.EqScalar(0), ZerosLike(da), da)
 			// d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (the
 			// limit), as PyTorch.
 			db := Where(a.EqScalar(0).And(b.GeScalar(0)), ZerosLike(a), y.Mul(a.Log()))
@@ -163,6 +167,11 @@ func init() {
 		}},
 		{opMax, "Max", numeric, (*hlo.Scope).Max, tieVJP("GT")},
 		{opMin, "Min", numeric, (*hlo.Scope).Min, tieVJP("LT")},
+		// max(x, bound) and min(x, bound) (torch.clamp_min, clamp_max):
+		// Max and Min whose gradient goes to x wherever x is not beyond
+		// the bound, ties included.
+		{opClampMin, "ClampMin", numeric, (*hlo.Scope).Max, boundVJP("GE")},
+		{opClampMax, "ClampMax", numeric, (*hlo.Scope).Min, boundVJP("LE")},
 		{opRem, "Rem", realNumber, (*hlo.Scope).Rem, func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 			// a - trunc(a/b)*b
 			q := a.Div(b)
@@ -274,17 +283,24 @@ func init() {
 }
 
 // tieVJP is the gradient of maximum (dir GT) or minimum (LT): the operand
-// that wins takes dy, and a tie gives each operand half (as PyTorch).
+// that loses takes 0, a tie gives each operand half, and the rest dy, so
+// a NaN operand (neither wins) passes dy to both (as PyTorch).
 func tieVJP(dir string) func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 	return func(a, b, y, dy *Tensor) (*Tensor, *Tensor) {
 		z := ZerosLike(dy)
-		half := dy.MulScalar(0.5)
-		tie := a.Eq(b)
+		g := Where(a.Eq(b), dy.MulScalar(0.5), dy)
 		aWins := a.compare(dir, b)
 		bWins := b.compare(dir, a)
-		ga := Where(aWins, dy, Where(tie, half, z))
-		gb := Where(bWins, dy, Where(tie, half, z))
-		return ga, gb
+		return Where(bWins, z, g), Where(aWins, z, g)
+	}
+}
+
+// boundVJP is the gradient of clamp_min (dir GE) or clamp_max (LE): dy
+// where x is on the kept side of the bound b or on it (0 where x is NaN),
+// and none for the bound (a number of the API, as PyTorch's scalar).
+func boundVJP(dir string) func(x, b, y, dy *Tensor) (*Tensor, *Tensor) {
+	return func(x, b, y, dy *Tensor) (*Tensor, *Tensor) {
+		return Where(x.compare(dir, b), dy, ZerosLike(dy)), nil
 	}
 }
 

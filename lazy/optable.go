@@ -81,6 +81,8 @@ const (
 	opPow
 	opMax
 	opMin
+	opClampMin
+	opClampMax
 	opRem
 	opAtan2
 	opAnd

@@ -783,6 +783,30 @@ def gen_edges():
     case("ScatterAdd", "ScatterAdd/f32/0-d/bad", [x, torch.tensor(1), tensor("f32", [])], lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0}, grad=False)
     case("IndexSelect", "IndexSelect/f32/0-d/i32", [x, torch.tensor([0], dtype=torch.int32)], lambda x, i: torch.index_select(x, 0, i), {"axis": 0})
     case("IndexSelect", "IndexSelect/f32/0-d/bad", [x, torch.tensor([1])], lambda x, i: torch.index_select(x, 0, i), {"axis": 0}, grad=False)
+    # Gradients at kinks and NaNs: pow's base gradient is 0 where the
+    # exponent is 0 (0 ** 0 included); clamp_min and clamp_max give the
+    # whole gradient to x at the bound; maximum and minimum pass it to both
+    # operands where one is NaN; relu passes it at NaN.
+    seed("Kinks")
+    nan, inf = math.nan, math.inf
+    for dt in FLOATS:
+        a = torch.tensor([0.0, 0.0, 2.0, -0.0, 3.0, 0.0, 1.5], dtype=DT[dt])
+        b = torch.tensor([0.0, 1.0, 0.0, 0.0, 2.0, 2.0, -1.0], dtype=DT[dt])
+        case("Pow", f"Pow/{dt}/zero-exponent", [a, b], torch.pow)
+        z = torch.tensor([0.0, -0.0, 1.5, -2.0], dtype=DT[dt])
+        case("PowScalar", f"PowScalar/{dt}/0/at-0", [z], lambda x: x ** 0, {"v": 0.0})
+        case("PowScalar", f"PowScalar/{dt}/1/at-0", [z], lambda x: x ** 1, {"v": 1.0})
+        x = torch.tensor([1.0, nan, 0.0, 2.0, -0.0, inf, -inf, 0.5], dtype=DT[dt])
+        for v in (1.0, 0.0):
+            case("MaxScalar", f"MaxScalar/{dt}/at-bound/{v}", [x], lambda x, v=v: torch.clamp(x, min=num(v)), {"v": v})
+            case("MinScalar", f"MinScalar/{dt}/at-bound/{v}", [x], lambda x, v=v: torch.clamp(x, max=num(v)), {"v": v})
+        p = torch.tensor([nan, 1.0, nan, 1.0, 2.0, inf, -inf, 3.0], dtype=DT[dt])
+        q = torch.tensor([1.0, nan, nan, 1.0, 1.0, inf, 2.0, nan], dtype=DT[dt])
+        case("Max", f"Max/{dt}/nan", [p, q], torch.maximum)
+        case("Min", f"Min/{dt}/nan", [p, q], torch.minimum)
+        case("ReLU", f"ReLU/{dt}/nan", [torch.tensor([nan, -1.0, 1.0, 0.0, -0.0, inf, -inf], dtype=DT[dt])], torch.relu)
+    case("Max", "Max/f32/nan-broadcast", [torch.tensor([[nan], [1.0]]), torch.tensor([1.0, nan, 2.0])], torch.maximum)
+    case("Pow", "Pow/f32-i64/zero-exponent", [torch.tensor([0.0, 2.0, 0.0]), torch.tensor([0, 0, 3])], torch.pow)
 
 
 def main():

@@ -63,13 +63,15 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 
 // Linear computes y = x·wᵀ + b with the weight laid out [out, in] as in
 // PyTorch (torch.nn.functional.linear; nn.Linear stores its weight the same
-// way): x is [..., in], b is [out] or nil, y is [..., out].
+// way): x is [..., in], b is [out] or nil, y is [..., out]. x, w and b must
+// have one element type (no promotion, as F.linear).
 func Linear(x, w, b *Tensor) *Tensor {
 	needTensors("Linear", "x,w", x, w)
 	defer relabel("Linear", x, w, b)()
 	if w.Rank() != 2 {
 		throw("Linear", shapesOf([]*Tensor{x, w, b}), "weight must be 2-D [out, in]")
 	}
+	needSameType("Linear", "bias", x, b, x, w, b)
 	if !x.isDry() {
 		dryRun(func() { Linear(x.dry(), w.dry(), b.dry()) })
 	}
@@ -254,7 +256,7 @@ func (x *Tensor) logSoftmax(axis int) *Tensor {
 }
 
 // LayerNorm normalises over the last len(shape) axes and applies weight and
-// bias (either may be nil).
+// bias (either may be nil; of x's element type, as F.layer_norm).
 func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Tensor {
 	needTensors("LayerNorm", "x", x)
 	if normalized < 1 || normalized > x.Rank() {
@@ -264,6 +266,8 @@ func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Te
 		throw("LayerNorm", shapesOf([]*Tensor{x, weight, bias}), "eps = %v must be finite and not negative", eps)
 	}
 	needRealFloat("LayerNorm", x)
+	needSameType("LayerNorm", "weight", x, weight, x, weight, bias)
+	needSameType("LayerNorm", "bias", x, bias, x, weight, bias)
 	defer relabel("LayerNorm", x, weight, bias)()
 	if !x.isDry() {
 		dryRun(func() { LayerNorm(x.dry(), normalized, weight.dry(), bias.dry(), eps) })
@@ -295,9 +299,10 @@ type Conv2dOpts struct {
 	Groups                    int64
 }
 
-// Conv2d convolves x [N, C, H, W] with w [O, C/groups, kH, kW] and adds b [O]
-// (nil: none). Stride, padding, dilation and groups must not be negative;
-// the dilated kernel must fit in the padded input.
+// Conv2d convolves x [N, C, H, W] with w [O, C/groups, kH, kW] (O > 0) and
+// adds b [O] (nil: none; of x's element type, as F.conv2d). Stride,
+// padding, dilation and groups must not be negative; the dilated kernel
+// must fit in the padded input.
 func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 	needTensors("Conv2d", "x,w", x, w)
 	in := shapesOf([]*Tensor{x, w, b})
@@ -329,9 +334,13 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 	if x.Rank() != 4 || w.Rank() != 4 {
 		throw("Conv2d", in, "input and kernel must be 4-D (NCHW, OIHW)")
 	}
+	if w.Dims()[0] == 0 {
+		throw("Conv2d", in, "kernel has no output channels (want at least 1 on axis 0)")
+	}
 	if b != nil && (b.Rank() != 1 || b.Dims()[0] != w.Dims()[0]) {
 		throw("Conv2d", in, "bias must be 1-D with one entry per output channel (%d)", w.Dims()[0])
 	}
+	needSameType("Conv2d", "bias", x, b, x, w, b)
 	for i := 0; i < 2; i++ {
 		if w.Dims()[2+i] == 0 {
 			throw("Conv2d", in, "kernel has an empty spatial axis %v", w.Dims()[2:])
@@ -577,6 +586,15 @@ func (x *Tensor) TakeAlong(axis int, idx *Tensor) *Tensor {
 	return apply1(opTakeAlong, Attrs{{"axis", int64(a)}}, xs, checkIndex("TakeAlong", idx, x.Dims()[a], a, x, idx))
 }
 
+// needSameType checks that the optional operand t (named what) has x's
+// element type: PyTorch's linear, conv2d and layer_norm do not promote
+// their weights and biases. operands are the call's, named in the error.
+func needSameType(op, what string, x, t *Tensor, operands ...*Tensor) {
+	if t != nil && t.DType() != x.DType() {
+		throw(op, shapesOf(operands), "%s element type %s differs from the input's %s", what, t.DType(), x.DType())
+	}
+}
+
 // checkIndex guards integer indices idx into an axis of size n: any index
 // outside [0, n) fails the cut (PyTorch raises for index_select, gather and
 // scatter_add).
@@ -590,7 +608,9 @@ func checkIndex(op string, idx *Tensor, n int64, axis int, operands ...*Tensor) 
 
 // ScatterAdd adds src into a copy of x at idx along axis (torch.scatter_add,
 // where a 0-d operand counts as one of shape [1]; an index outside
-// [0, size) is an error of the cut).
+// [0, size) is an error of the cut). idx may be smaller than src on any
+// axis and than x on the others: only src's leading part of idx's shape is
+// added, into x's leading part.
 func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	needTensors("ScatterAdd", "x,idx,src", x, idx, src)
 	if (x.Rank() == 0 || idx.Rank() == 0 || src.Rank() == 0) && max(x.Rank(), idx.Rank(), src.Rank()) <= 1 {
@@ -601,11 +621,44 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	}
 	a := needAxis("ScatterAdd", axis, x.Rank(), x, idx, src)
 	in := []Shape{x.shape, idx.shape, src.shape}
-	if _, err := inferShapes(table[opScatterAddAlong], Attrs{{"axis", int64(a)}}, in); err != nil {
+	// The region idx covers: x's and src's leading parts of idx's shape.
+	xd, sd := append([]int64(nil), x.Dims()...), append([]int64(nil), src.Dims()...)
+	if idx.Rank() == x.Rank() && src.Rank() == x.Rank() {
+		for d, n := range idx.Dims() {
+			if n > sd[d] || (d != a && n > xd[d]) {
+				throw("ScatterAdd", in, "indices %v must be no larger than src %v on every axis and than x %v on every axis but %d",
+					idx.Dims(), src.Dims(), x.Dims(), a)
+			}
+			sd[d] = n
+			if d != a {
+				xd[d] = n
+			}
+		}
+	}
+	attrs := Attrs{{"axis", int64(a)}}
+	if _, err := inferShapes(table[opScatterAddAlong], attrs, []Shape{{DType: x.DType(), Dims: xd}, idx.shape, {DType: src.DType(), Dims: sd}}); err != nil {
 		throw("ScatterAdd", in, "%v", err)
 	}
 	defer relabel("ScatterAdd", x, idx, src)()
-	return apply1(opScatterAddAlong, Attrs{{"axis", int64(a)}}, x, checkIndex("ScatterAdd", idx, x.Dims()[a], a, x, idx, src), src)
+	idx = checkIndex("ScatterAdd", idx, x.Dims()[a], a, x, idx, src)
+	xs, ss := x, src
+	for d := range xd {
+		if xd[d] < x.Dims()[d] {
+			xs = xs.Narrow(d, 0, xd[d])
+		}
+		if sd[d] < src.Dims()[d] {
+			ss = ss.Narrow(d, 0, sd[d])
+		}
+	}
+	out := apply1(opScatterAddAlong, attrs, xs, idx, ss)
+	if xs == x {
+		return out
+	}
+	starts := make([]*Tensor, x.Rank())
+	for d := range starts {
+		starts[d] = FullOn(x.dev, I64, 0)
+	}
+	return x.DynamicUpdateSlice(out, starts)
 }
 
 // IndexSelect picks the entries idx (1-D integers) of axis (of a 0-d x,
@@ -618,6 +671,9 @@ func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	a := needAxis("IndexSelect", axis, x.Rank(), x, idx)
 	if idx.Rank() != 1 || !idx.DType().IsInt() {
 		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want 1-D integer indices, got %s", idx.shape)
+	}
+	if dt := idx.DType(); dt != I32 && dt != I64 {
+		throw("IndexSelect", []Shape{x.shape, idx.shape}, "indices must be i32 or i64, got %s (as torch.index_select)", dt)
 	}
 	if x.Rank() == 0 {
 		if n := idx.Dims()[0]; n != 1 {

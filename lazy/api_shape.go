@@ -1,6 +1,7 @@
 package lazy
 
 import (
+	"fmt"
 	"slices"
 	"sync/atomic"
 )
@@ -355,9 +356,17 @@ func (x *Tensor) Chunk(axis int, n int) []*Tensor {
 }
 
 // PadWith pads each axis by lo/hi elements (negative removes) and interior
-// elements between values, filled with value.
+// elements between values, filled with value, which must fit x's type (as
+// F.pad's float value: an unsigned type takes no negative value).
 func (x *Tensor) PadWith(lo, hi, interior []int64, value float64) *Tensor {
 	needTensors("Pad", "x", x)
+	err := checkFill(x.DType(), value)
+	if x.DType().IsUnsigned() && value < 0 {
+		err = fmt.Errorf("value %v cannot be converted to %s without overflow", value, x.DType())
+	}
+	if err != nil {
+		throw("Pad", []Shape{x.shape}, "fill %v", err)
+	}
 	return apply1(opPad, Attrs{{"lo", append([]int64(nil), lo...)}, {"hi", append([]int64(nil), hi...)},
 		{"interior", append([]int64(nil), interior...)}, {"value", value}}, x)
 }

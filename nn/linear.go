@@ -64,11 +64,11 @@ func (e *Embedding) rowMask(num int64, dt lazy.DType) *lazy.Tensor {
 	return lazy.IotaOn(e.Weight.Device(), lazy.I64, 0, num, 1).NeScalar(float64(e.PaddingIdx)).Cast(dt)
 }
 
-// Forward maps integer indices of any shape to [..., dim]. The padding
+// Forward maps i32 or i64 indices of any shape to [..., dim]. The padding
 // row, if any, reads as zeros and receives no gradient.
 func (e *Embedding) Forward(idx *lazy.Tensor) *lazy.Tensor {
-	if !idx.DType().IsInt() {
-		throw("nn.Embedding", []*lazy.Tensor{idx, e.Weight}, "indices must be integers")
+	if dt := idx.DType(); dt != lazy.I32 && dt != lazy.I64 {
+		throw("nn.Embedding", []*lazy.Tensor{idx, e.Weight}, "indices must be integers of type i32 or i64, got %s", dt)
 	}
 	w := e.Weight
 	if e.PaddingIdx >= 0 {

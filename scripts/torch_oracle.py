@@ -807,6 +807,32 @@ def gen_edges():
         case("ReLU", f"ReLU/{dt}/nan", [torch.tensor([nan, -1.0, 1.0, 0.0, -0.0, inf, -inf], dtype=DT[dt])], torch.relu)
     case("Max", "Max/f32/nan-broadcast", [torch.tensor([[nan], [1.0]]), torch.tensor([1.0, nan, 2.0])], torch.maximum)
     case("Pow", "Pow/f32-i64/zero-exponent", [torch.tensor([0.0, 2.0, 0.0]), torch.tensor([0, 0, 3])], torch.pow)
+    # scatter_add takes indices smaller than src on any axis and than self
+    # on the others: src's leading part goes into self's leading part.
+    seed("ScatterAddNarrow")
+    for dt in ("f32", "f64", "i32"):
+        sa = lambda x, i, s: torch.scatter_add(x, 1, i, s)  # noqa: E731
+        case("ScatterAdd", f"ScatterAdd/{dt}/narrow-rows", [tensor(dt, [3, 4]), torch.tensor([[0, 1, 2, 3]]), tensor(dt, [1, 4])], sa, {"axis": 1})
+        case("ScatterAdd", f"ScatterAdd/{dt}/narrow-src", [tensor(dt, [3, 4]), torch.tensor([[0, 0]]), tensor(dt, [2, 4])], sa, {"axis": 1})
+        case("ScatterAdd", f"ScatterAdd/{dt}/narrow-0", [tensor(dt, [3, 5]), torch.tensor([[0, 2, 2], [1, 0, 2]]), tensor(dt, [4, 4])],
+             lambda x, i, s: torch.scatter_add(x, 0, i, s), {"axis": 0})
+    case("ScatterAdd", "ScatterAdd/f32/narrow-bad", [tensor("f32", [3, 4]), torch.tensor([[0, 0]]), tensor("f32", [2, 1])],
+         lambda x, i, s: torch.scatter_add(x, 1, i, s), {"axis": 1}, grad=False)
+    case("ScatterAdd", "ScatterAdd/f32/narrow-bad-self", [tensor("f32", [1, 4]), torch.tensor([[0], [0]]), tensor("f32", [2, 1])],
+         lambda x, i, s: torch.scatter_add(x, 1, i, s), {"axis": 1}, grad=False)
+    # F.pad's fill value must fit the tensor's type (a float: no negative
+    # value for an unsigned type).
+    for dt, v in (("u8", -1.0), ("u8", 256.0), ("u8", 255.0), ("u8", 2.5), ("i8", 300.0), ("i8", -128.0), ("i32", math.nan),
+                  ("i32", math.inf), ("f16", 1e6), ("f16", math.inf), ("f16", math.nan), ("bf16", 1e39), ("bool", 5.0)):
+        case("PadWith", f"PadWith/{dt}/fill/{v}", [tensor(dt, [2])], lambda t, v=v: F.pad(t, (1, 1), value=v),
+             {"lo": [1], "hi": [1], "interior": [0], "value": encf(v)}, grad=False)
+    # index_select takes i32 and i64 indices only; conv2d needs an output
+    # channel.
+    for dt in ("u8", "i8", "i16"):
+        case("IndexSelect", f"IndexSelect/f32/{dt}-index", [tensor("f32", [3, 4]), torch.tensor([1, 0], dtype=DT[dt])],
+             lambda x, i: torch.index_select(x, 0, i), {"axis": 0}, grad=False)
+    case("Conv2d", "Conv2d/f32/no-output-channels", [tensor("f32", [1, 2, 4, 4]), tensor("f32", [0, 2, 2, 2])],
+         lambda x, w: F.conv2d(x, w), {"stride": [1, 1], "padding": [0, 0], "dilation": [1, 1], "groups": 1}, grad=False)
 
 
 def main():

@@ -117,6 +117,10 @@ type Features struct {
 	// a result or a field of a result struct (NonTensorResults): the
 	// call's own pointer, not a copy.
 	ArgResults bool
+	// UnexportedFields: some fields of generated structs (StructArgs,
+	// InterfaceArgs) unexported, which the jit reaches as it does exported
+	// ones.
+	UnexportedFields bool
 
 	// Modes beyond eager, lazy and jit.
 	JitEager bool // the compiled function called with eager mode on

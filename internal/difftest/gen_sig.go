@@ -225,6 +225,9 @@ func (g *gen) structOf(ps []int, nest bool) *Struct {
 			s.Fields = append(s.Fields, Field{Kind: FieldTensor, Params: []int{ps[0]}})
 			ps = ps[1:]
 		}
+		if g.f.UnexportedFields && g.chance(3) {
+			s.Fields[len(s.Fields)-1].Hidden = true
+		}
 	}
 	return s
 }

@@ -3,6 +3,8 @@ package difftest
 import (
 	"fmt"
 	"reflect"
+	"strings"
+	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -33,16 +35,38 @@ var (
 )
 
 // name names field i of a generated struct: W<i> for a tensor, L<i> for
-// a slice, S<i> for a nested struct (so that structs of one layout are
-// one Go type, whatever parameters they hold).
+// a slice, S<i> for a nested struct, in lower case when hidden (so that
+// structs of one layout are one Go type, whatever parameters they hold).
 func (f *Field) name(i int) string {
+	var n string
 	switch f.Kind {
 	case FieldTensor:
-		return fmt.Sprintf("W%d", i)
+		n = fmt.Sprintf("W%d", i)
 	case FieldSlice:
-		return fmt.Sprintf("L%d", i)
+		n = fmt.Sprintf("L%d", i)
+	default:
+		n = fmt.Sprintf("S%d", i)
 	}
-	return fmt.Sprintf("S%d", i)
+	if f.Hidden {
+		return strings.ToLower(n)
+	}
+	return n
+}
+
+// fieldOf returns field i of v as a value that can be read, an unexported
+// one too, and set when v is addressable.
+func fieldOf(v reflect.Value, i int) reflect.Value {
+	x := v.Field(i)
+	if x.CanSet() {
+		return x
+	}
+	if !x.CanAddr() {
+		// A struct held by value (in an interface): read a copy.
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		x = c.Field(i)
+	}
+	return reflect.NewAt(x.Type(), unsafe.Pointer(x.UnsafeAddr())).Elem()
 }
 
 // goType is the struct's Go type (reflect.StructOf returns one type for
@@ -63,9 +87,16 @@ func (s *Struct) goType() reflect.Type {
 			t = reflect.PointerTo(f.Sub.goType())
 		}
 		fs[i] = reflect.StructField{Name: f.name(i), Type: t}
+		if f.Hidden {
+			fs[i].PkgPath = structPkgPath
+		}
 	}
 	return reflect.StructOf(fs)
 }
+
+// structPkgPath is the package generated structs' unexported fields
+// belong to.
+var structPkgPath = reflect.TypeOf(Box{}).PkgPath()
 
 // goType is the holder parameter's static Go type.
 func (h *Holder) goType() reflect.Type {
@@ -84,19 +115,19 @@ func (s *Struct) fill(v reflect.Value, args []*lazy.Tensor) {
 	for i, f := range s.Fields {
 		switch f.Kind {
 		case FieldTensor:
-			v.Field(i).Set(reflect.ValueOf(args[f.Params[0]]))
+			fieldOf(v, i).Set(reflect.ValueOf(args[f.Params[0]]))
 		case FieldSlice:
 			ts := make([]*lazy.Tensor, len(f.Params))
 			for j, a := range f.Params {
 				ts[j] = args[a]
 			}
-			v.Field(i).Set(reflect.ValueOf(ts))
+			fieldOf(v, i).Set(reflect.ValueOf(ts))
 		case FieldSub:
-			f.Sub.fill(v.Field(i), args)
+			f.Sub.fill(fieldOf(v, i), args)
 		default:
 			ptr := reflect.New(f.Sub.goType())
 			f.Sub.fill(ptr.Elem(), args)
-			v.Field(i).Set(ptr)
+			fieldOf(v, i).Set(ptr)
 		}
 	}
 }
@@ -104,7 +135,7 @@ func (s *Struct) fill(v reflect.Value, args []*lazy.Tensor) {
 // read sets args from the fields of v, a value of the struct's type.
 func (s *Struct) read(v reflect.Value, args []*lazy.Tensor) {
 	for i, f := range s.Fields {
-		x := v.Field(i)
+		x := fieldOf(v, i)
 		switch f.Kind {
 		case FieldTensor:
 			args[f.Params[0]] = x.Interface().(*lazy.Tensor)

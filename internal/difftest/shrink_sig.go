@@ -12,7 +12,7 @@ func (s *Struct) clone() *Struct {
 	}
 	q := &Struct{}
 	for _, f := range s.Fields {
-		q.Fields = append(q.Fields, Field{Kind: f.Kind, Params: slices.Clone(f.Params), Sub: f.Sub.clone()})
+		q.Fields = append(q.Fields, Field{Kind: f.Kind, Params: slices.Clone(f.Params), Sub: f.Sub.clone(), Hidden: f.Hidden})
 	}
 	return q
 }

@@ -57,6 +57,8 @@ type Field struct {
 	Kind   FieldKind
 	Params []int   `json:",omitempty"`
 	Sub    *Struct `json:",omitempty"`
+	// Hidden makes the field unexported (UnexportedFields).
+	Hidden bool `json:",omitempty"`
 }
 
 // ValueKind is the kind of one Go result of the function (or of a field
@@ -207,7 +209,7 @@ func sameLayout(a, b *Struct) bool {
 	}
 	for i, f := range a.Fields {
 		g := b.Fields[i]
-		if f.Kind != g.Kind || len(f.Params) != len(g.Params) || (f.Sub != nil) != (g.Sub != nil) ||
+		if f.Kind != g.Kind || f.Hidden != g.Hidden || len(f.Params) != len(g.Params) || (f.Sub != nil) != (g.Sub != nil) ||
 			f.Sub != nil && !sameLayout(f.Sub, g.Sub) {
 			return false
 		}

@@ -264,7 +264,8 @@ func TestSeeds(t *testing.T) {
 // that generation is deterministic, and that printing works.
 func TestGeneratorConforms(t *testing.T) {
 	presets := []string{"ci", "all", "none,Elementwise", "ci,-Errors", "none,Reduce,Shape,HostOps",
-		"none,Elementwise,AliasArgs,StructArgs,InterfaceArgs,SharedStructs,NonTensorResults,ArgResults"}
+		"none,Elementwise,AliasArgs,StructArgs,InterfaceArgs,SharedStructs,NonTensorResults,ArgResults",
+		"none,Elementwise,StructArgs,InterfaceArgs,UnexportedFields"}
 	for _, spec := range presets {
 		var f Features
 		if err := f.Apply(spec); err != nil {

@@ -346,13 +346,16 @@ func conforms(p *Program) bool {
 
 // sigAllowed reports whether p's holders, result layout and result writes
 // stay within its features: a holder with a struct needs StructArgs, an
-// interface InterfaceArgs, one struct passed for two holders
-// SharedStructs, a result layout and writes into it NonTensorResults, a
+// interface InterfaceArgs, an unexported field UnexportedFields, one
+// struct passed for two holders SharedStructs, a result layout and writes into it NonTensorResults, a
 // holder among the results ArgResults.
 func sigAllowed(p *Program) bool {
 	f := &p.Features
 	for _, h := range p.Holders {
 		if h.Struct != nil && !f.StructArgs || h.Iface != IfaceNone && !f.InterfaceArgs {
+			return false
+		}
+		if !f.UnexportedFields && h.Struct.hasHidden() {
 			return false
 		}
 	}

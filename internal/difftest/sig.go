@@ -201,6 +201,19 @@ func walkValues(vs []Value, f func(v *Value)) {
 	}
 }
 
+// hasHidden reports an unexported field in s or a struct nested in it.
+func (s *Struct) hasHidden() bool {
+	if s == nil {
+		return false
+	}
+	for _, f := range s.Fields {
+		if f.Hidden || f.Sub.hasHidden() {
+			return true
+		}
+	}
+	return false
+}
+
 // sameLayout reports two structs of one Go type (the same fields, slices
 // of the same lengths, nested alike).
 func sameLayout(a, b *Struct) bool {

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -256,5 +257,102 @@ func TestProgressShowsThroughput(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, "5/5") || !strings.Contains(out, "img/s") || !strings.Contains(out, "train") {
 		t.Errorf("progress output %q lacks the count, the throughput or the label", out)
+	}
+}
+
+// TestRecordsRejectOverflowingHeaders checks that OpenRecords refuses a
+// header whose sizes overflow int64 instead of letting them wrap: an
+// element count per field, the sum of the fields' bytes per record, and
+// the record count times the record size. Each wrapped value could match
+// the file's size (here an empty body) and later make a loader allocate
+// a wrapped or huge buffer.
+func TestRecordsRejectOverflowingHeaders(t *testing.T) {
+	for _, c := range []struct{ header, want string }{
+		// u8 [2^31, 2^31, 2]: 2^63 elements, two records wrap to 0 bytes.
+		{`{"n":2,"fields":[{"name":"x","dtype":"ui8","dims":[2147483648,2147483648,2]}]}`, `field "x": dims [2147483648 2147483648 2] have more than 2^63-1 elements`},
+		// Two fields of 2^62 bytes: a record of 2^63 bytes.
+		{`{"n":0,"fields":[{"name":"x","dtype":"ui8","dims":[2147483648,2147483648]},{"name":"y","dtype":"ui8","dims":[2147483648,2147483648]}]}`, `field "y": 4611686018427387904 bytes after 4611686018427387904`},
+		// Four records of 2^62 bytes.
+		{`{"n":4,"fields":[{"name":"x","dtype":"ui8","dims":[2147483648,2147483648]}]}`, "4 examples of 4611686018427387904 bytes"},
+	} {
+		p := filepath.Join(t.TempDir(), "r.rec")
+		if err := os.WriteFile(p, []byte(recordsMagic+c.header+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenRecords(p)
+		if err == nil {
+			r.Close()
+			t.Errorf("header %s accepted", c.header)
+		} else if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("header %s: error %q does not name the path and %q", c.header, err, c.want)
+		}
+	}
+}
+
+// TestMemoryRejectsOverflowingDims checks that a column whose per-example
+// element count overflows int64 (3 * 6148914691236517206 wraps to 2) or
+// whose dims are negative is an error from NewMemory naming the column,
+// rather than a dataset whose batches panic.
+func TestMemoryRejectsOverflowingDims(t *testing.T) {
+	for _, dims := range [][]int64{{3, 6148914691236517206}, {2, -2}} {
+		_, err := NewMemory(Column("x", []float32{1, 2, 3, 4}, dims...))
+		if err == nil || !strings.Contains(err.Error(), `"x"`) || !strings.Contains(err.Error(), "dim") {
+			t.Errorf("dims %v: err %v", dims, err)
+		}
+	}
+}
+
+// badSpecs is a dataset whose spec NewMemory would refuse.
+type badSpecs struct{ *Memory }
+
+func (badSpecs) Specs() []Spec {
+	return []Spec{{"x", dtypeOf[float32](), []int64{3, 6148914691236517206}}}
+}
+
+// TestLoaderChecksBeforeAllocating checks that the loader rejects what
+// would make it allocate a wrapped or needless buffer: a dataset's spec
+// whose size overflows, a batch whose element count overflows, and an
+// example index out of range, each with an error rather than a panic.
+func TestLoaderChecksBeforeAllocating(t *testing.T) {
+	m := sampleMemory(t, 4)
+	if _, err := NewLoader(badSpecs{m}, LoaderConfig{BatchSize: 1}); err == nil || !strings.Contains(err.Error(), `field "x"`) {
+		t.Errorf("overflowing spec: err %v", err)
+	}
+	if s := (badSpecs{}).Specs()[0].String(); s != "x f32[3 6148914691236517206]" {
+		t.Errorf("String of an overflowing spec = %q", s)
+	}
+	// A padded batch of 2^62 rows of x f32[3]: 3*2^62 elements.
+	l, err := NewLoader(m, LoaderConfig{BatchSize: 1 << 62, Pad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Batch([]int{0}); err == nil || !strings.Contains(err.Error(), `field "x"`) {
+		t.Errorf("overflowing batch: err %v", err)
+	}
+	l, err = NewLoader(m, LoaderConfig{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{-1, 4} {
+		if _, err := l.Batch([]int{0, i}); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("example %d: err %v", i, err)
+		}
+	}
+}
+
+// TestTextSplitRejectsBadFractions checks that Split with a fraction
+// outside [0, 1] (or NaN) is an error naming it, not a slice-bounds panic.
+func TestTextSplitRejectsBadFractions(t *testing.T) {
+	tx, err := NewText("hello world, hello go", 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, frac := range []float64{1.5, -0.25, math.NaN(), math.Inf(1)} {
+		if _, _, err := tx.Split(frac); err == nil || !strings.Contains(err.Error(), "fraction") {
+			t.Errorf("Split(%v): err %v", frac, err)
+		}
+	}
+	if a, b, err := tx.Split(0.5); err != nil || a.Len()+b.Len() == 0 {
+		t.Errorf("Split(0.5): %v", err)
 	}
 }

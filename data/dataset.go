@@ -15,9 +15,25 @@ type Spec struct {
 	Dims  []int64
 }
 
-func (s Spec) String() string { return s.Name + " " + lazy.NewShape(s.DType, s.Dims...).String() }
+func (s Spec) String() string {
+	sh, err := lazy.NewShapeE(s.DType, s.Dims...)
+	if err != nil { // a spec that check rejects still prints
+		return fmt.Sprintf("%s %s%v", s.Name, s.DType, s.Dims)
+	}
+	return s.Name + " " + sh.String()
+}
 
-// size is the number of elements per example.
+// check reports a negative dimension, or dims whose element count or byte
+// size per example overflows int64 (size would wrap).
+func (s Spec) check() error {
+	if _, err := lazy.NewShapeE(s.DType, s.Dims...); err != nil {
+		return fmt.Errorf("field %q: %w", s.Name, err)
+	}
+	return nil
+}
+
+// size is the number of elements per example (of a spec that check
+// accepts).
 func (s Spec) size() int {
 	n := 1
 	for _, d := range s.Dims {
@@ -48,6 +64,7 @@ type Col struct {
 	spec Spec
 	data any // []T of Len()*size elements
 	n    int
+	err  error // bad dims, reported by NewMemory
 }
 
 // Column makes a field from flat data holding every example's elements in
@@ -55,6 +72,9 @@ type Col struct {
 func Column[T Element](name string, values []T, dims ...int64) Col {
 	s := Spec{Name: name, DType: dtypeOf[T](), Dims: append([]int64(nil), dims...)}
 	c := Col{spec: s, data: values, n: -1}
+	if c.err = s.check(); c.err != nil {
+		return c
+	}
 	if sz := s.size(); sz > 0 && len(values)%sz == 0 {
 		c.n = len(values) / sz
 	}
@@ -103,6 +123,9 @@ func NewMemory(cols ...Col) (*Memory, error) {
 	m := &Memory{cols: cols, n: cols[0].n}
 	names := map[string]bool{}
 	for _, c := range cols {
+		if c.err != nil {
+			return nil, fmt.Errorf("data.NewMemory: %w", c.err)
+		}
 		if c.n < 0 {
 			return nil, fmt.Errorf("data.NewMemory: column %q: %d values do not divide into examples of %v", c.spec.Name, lenOf(c.data), c.spec.Dims)
 		}

@@ -67,6 +67,9 @@ func NewLoader(ds Dataset, cfg LoaderConfig) (*Loader, error) {
 	}
 	specs := ds.Specs()
 	for _, s := range specs {
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("data.NewLoader: %w", err)
+		}
 		if _, err := newSlice(s.DType, 0); err != nil {
 			return nil, fmt.Errorf("data.NewLoader: field %q: %w", s.Name, err)
 		}
@@ -158,6 +161,18 @@ func (l *Loader) make(idx []int) (*Batch, error) {
 	}
 	if len(idx) == 0 || len(idx) > rows {
 		return nil, fmt.Errorf("data: batch of %d examples (batch size %d)", len(idx), l.cfg.BatchSize)
+	}
+	// Check before allocating: an index out of range or a batch whose
+	// element count overflows is an error, not a huge or wrapped buffer.
+	for _, i := range idx {
+		if i < 0 || i >= l.ds.Len() {
+			return nil, fmt.Errorf("data: example %d out of range [0, %d)", i, l.ds.Len())
+		}
+	}
+	for _, s := range l.specs {
+		if _, err := lazy.NewShapeE(s.DType, append([]int64{int64(rows)}, s.Dims...)...); err != nil {
+			return nil, fmt.Errorf("data: batch of %d: field %q: %w", rows, s.Name, err)
+		}
 	}
 	bufs := make([]any, len(l.specs))
 	row := make([]any, len(l.specs))

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"unsafe"
 
+	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -119,15 +121,28 @@ func openRecords(f *os.File) (*Records, error) {
 				return nil, fmt.Errorf("field %q: bad dims %v", fs.Name, s.Dims)
 			}
 		}
+		if err := s.check(); err != nil {
+			return nil, err
+		}
 		r.specs = append(r.specs, s)
 		r.offs = append(r.offs, r.record)
-		r.record += int64(s.size() * dt.Size())
+		// The sum and the product below are checked: wrapped, a header
+		// could describe a record size that matches any file.
+		b := int64(s.size()) * int64(dt.Size()) // fits: check bounds the bytes
+		if r.record > math.MaxInt64-b {
+			return nil, fmt.Errorf("field %q: %d bytes after %d bytes of earlier fields overflow int64", fs.Name, b, r.record)
+		}
+		r.record += b
 	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if want := r.start + int64(r.n)*r.record; st.Size() != want {
+	body, ok := hlo.CheckedNumElements([]int64{int64(r.n), r.record})
+	if !ok || body > math.MaxInt64-r.start {
+		return nil, fmt.Errorf("file has %d bytes, the header describes %d examples of %d bytes (over 2^63-1)", st.Size(), r.n, r.record)
+	}
+	if want := r.start + body; st.Size() != want {
 		return nil, fmt.Errorf("file has %d bytes, the header describes %d", st.Size(), want)
 	}
 	return r, nil

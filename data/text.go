@@ -113,9 +113,12 @@ func (t *Text) Read(i int, dst []any) error {
 	return copyTyped(dst[1], t.Tokens, s+1, t.Seq)
 }
 
-// Split cuts the token stream at fraction frac into two datasets (training
-// and validation) sharing the vocabulary.
+// Split cuts the token stream at fraction frac (in [0, 1]) into two
+// datasets (training and validation) sharing the vocabulary.
 func (t *Text) Split(frac float64) (*Text, *Text, error) {
+	if !(frac >= 0 && frac <= 1) { // NaN too
+		return nil, nil, fmt.Errorf("data.Text.Split: fraction %v outside [0, 1]", frac)
+	}
 	cut := int(float64(len(t.Tokens)) * frac)
 	a, err := NewTextTokens(t.Vocab, t.Tokens[:cut], t.Seq, t.Stride)
 	if err != nil {

@@ -23,7 +23,9 @@ func TestPlaceholderShardingRoundTrip(t *testing.T) {
 	if g.String() != text {
 		t.Errorf("print(parse(text)) differs:\n%s", g.String())
 	}
-	for _, bad := range []string{"sharding={devices=[2]0}", "sharding={replicated"} {
+	// The last: tile dims whose product wraps to 2 in int64 (a panic
+	// before the product was checked).
+	for _, bad := range []string{"sharding={devices=[2]0}", "sharding={replicated", "sharding={devices=[3,6148914691236517206]0,1 last_tile_dim_replicate}"} {
 		src := strings.Replace(text, "sharding={replicated}", bad, 1)
 		if _, err := fx.Parse(src); err == nil {
 			t.Errorf("%s parsed", bad)

@@ -2,6 +2,8 @@ package pjrt
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 )
@@ -101,7 +103,9 @@ func checkTile(tile, devices []int64) error {
 			return fmt.Errorf("pjrt: tile assignment dims %v: every dimension must be at least 1", tile)
 		}
 	}
-	if n := product(tile); n != int64(len(devices)) {
+	if n := product(tile); n < 0 {
+		return fmt.Errorf("pjrt: tile assignment dims %v hold more than 2^63-1 devices, %d given", tile, len(devices))
+	} else if n != int64(len(devices)) {
 		return fmt.Errorf("pjrt: tile assignment dims %v hold %d devices, %d given", tile, n, len(devices))
 	}
 	seen := map[int64]bool{}
@@ -117,10 +121,20 @@ func checkTile(tile, devices []int64) error {
 	return nil
 }
 
+// product is the product of xs, or -1 when an x is negative or the
+// product overflows int64: wrapped, [3, 6148914691236517206] would hold 2
+// devices.
 func product(xs []int64) int64 {
 	p := int64(1)
 	for _, x := range xs {
-		p *= x
+		if x < 0 {
+			return -1
+		}
+		hi, lo := bits.Mul64(uint64(p), uint64(x))
+		if hi != 0 || lo > math.MaxInt64 {
+			return -1
+		}
+		p = int64(lo)
 	}
 	return p
 }

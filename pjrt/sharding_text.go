@@ -275,8 +275,10 @@ func (p *shardingParser) tiled() (*Sharding, error) {
 		}
 		replicate = true
 	}
-	if product(tile) != int64(len(devices)) {
-		return nil, p.errorf("tile assignment dims %v hold %d devices, %d listed", tile, product(tile), len(devices))
+	if n := product(tile); n < 0 {
+		return nil, p.errorf("tile assignment dims %v: a negative dimension, or more than 2^63-1 devices (%d listed)", tile, len(devices))
+	} else if n != int64(len(devices)) {
+		return nil, p.errorf("tile assignment dims %v hold %d devices, %d listed", tile, n, len(devices))
 	}
 	if replicate {
 		return PartialTiled(tile, devices)

@@ -297,3 +297,43 @@ func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
 		t.Errorf("%d bytes in use after the stopped run, want the argument's %d", mi.BytesInUse, x.(*Buffer).accounted())
 	}
 }
+
+// TestCompileRejectsNilAndOverflowingShardings: Compile of a nil module is
+// an error (it dereferenced it), and an mhlo.sharding whose tile dims
+// multiply past int64 (3 * 6148914691236517206 wraps to 2, the devices
+// listed) is an error naming the sharding, not a slice-bounds panic in the
+// partitioner.
+func TestCompileRejectsNilAndOverflowingShardings(t *testing.T) {
+	if _, err := NewClientWithLimit(1, 64<<20).Compile(nil, pjrt.CompileOptions{}); err == nil || !strings.Contains(err.Error(), "nil module") {
+		t.Errorf("Compile(nil): %v", err)
+	}
+	m := parseText(t, `
+func.func @main(%a: tensor<2x4xf32> {mhlo.sharding = "{devices=[3,6148914691236517206]0,1 last_tile_dim_replicate}"}) -> tensor<2x4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}`)
+	_, err := NewClientWithLimit(2, 64<<20).Compile(m, pjrt.CompileOptions{NumPartitions: 2, UseSPMDPartitioning: true})
+	if err == nil || !strings.Contains(err.Error(), "argument 0") || !strings.Contains(err.Error(), "[3 6148914691236517206]") {
+		t.Errorf("overflowing tile: %v", err)
+	}
+}
+
+// TestHostDevicesBounded: XLAJIT_HOST_DEVICES above maxEnvDevices is an
+// error from pjrt.Open naming the variable and the value, as 0 is, rather
+// than a device record allocated per requested device until the process
+// runs out of memory.
+func TestHostDevicesBounded(t *testing.T) {
+	t.Setenv("XLAJIT_QUIET", "1")
+	for _, v := range []string{"0", "1000000000000000", fmt.Sprint(maxEnvDevices + 1)} {
+		t.Setenv("XLAJIT_HOST_DEVICES", v)
+		if c, err := pjrt.Open("CPU"); err == nil || !strings.Contains(err.Error(), "XLAJIT_HOST_DEVICES=\""+v+"\"") {
+			t.Errorf("XLAJIT_HOST_DEVICES=%s: client %v, err %v", v, c, err)
+		}
+	}
+	t.Setenv("XLAJIT_HOST_DEVICES", "3")
+	c, err := pjrt.Open("CPU")
+	if err != nil || len(c.Devices()) != 3 {
+		t.Fatalf("XLAJIT_HOST_DEVICES=3: %v", err)
+	}
+	c.Close()
+}

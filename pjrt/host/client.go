@@ -26,6 +26,9 @@ func init() {
 			if err != nil || v < 1 {
 				return nil, fmt.Errorf("host: XLAJIT_HOST_DEVICES=%q: want a positive integer", s)
 			}
+			if v > maxEnvDevices {
+				return nil, fmt.Errorf("host: XLAJIT_HOST_DEVICES=%q: at most %d virtual devices", s, maxEnvDevices)
+			}
 			n = v
 		}
 		if _, err := MemoryLimit(); err != nil {
@@ -37,6 +40,14 @@ func init() {
 		return NewClient(n), nil
 	})
 }
+
+// maxEnvDevices bounds XLAJIT_HOST_DEVICES. The virtual devices share one
+// machine: each keeps a device record and a memory account, runs its own
+// goroutine in a replicated or SPMD program, and an all-to-all exchanges
+// n² pieces; thousands are already beyond any useful test of sharding, and
+// a larger value is a typo that would otherwise allocate records until the
+// process dies.
+const maxEnvDevices = 1 << 12
 
 // Client is the embedded device: N virtual CPU devices sharing the host
 // memory and the worker pool.
@@ -214,6 +225,9 @@ const prewakeFor = time.Millisecond
 
 // Compile verifies and plans m; nothing runs.
 func (c *Client) Compile(m *hlo.Module, opts pjrt.CompileOptions) (pjrt.Executable, error) {
+	if m == nil {
+		return nil, fmt.Errorf("host: Compile: nil module")
+	}
 	if opts.UseSPMDPartitioning {
 		return c.compileSPMD(m, opts)
 	}

@@ -14,8 +14,8 @@
 // checking the arguments against the entry's parameters (ExecuteReading
 // reads the last results as bytes and keeps their storage: check flags);
 // results the caller drops are recycled (kernel's recycle.go).
-// XLAJIT_HOST_DEVICES=N gives N virtual devices whose collectives meet in
-// a Hub. Each step reserves its results' bytes in its
+// XLAJIT_HOST_DEVICES=N (1 to 4096) gives N virtual devices whose
+// collectives meet in a Hub. Each step reserves its results' bytes in its
 // device's memory account before it runs (account.go): an allocation
 // beyond XLAJIT_HOST_MEMORY_LIMIT is a *pjrt.OutOfMemoryError, and
 // MemoryInfo reports the bytes of buffers and live intermediates. A

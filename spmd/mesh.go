@@ -26,6 +26,11 @@ func NewMesh(deviceIDs []int, shape []int, axisNames ...string) (*Mesh, error) {
 		if s < 1 {
 			return nil, fmt.Errorf("spmd: mesh shape %v: every axis needs at least one device", shape)
 		}
+		// n <= len(deviceIDs) before each product; checked first, the
+		// product cannot wrap (3 * 6148914691236517206 would be 2).
+		if int64(s) > int64(len(deviceIDs))/n {
+			return nil, fmt.Errorf("spmd: mesh shape %v holds more devices than the %d device ids given", shape, len(deviceIDs))
+		}
 		n *= int64(s)
 		m.shape = append(m.shape, int64(s))
 	}
@@ -68,6 +73,9 @@ func MustMesh(deviceIDs []int, shape []int, axisNames ...string) *Mesh {
 
 // Mesh1D is the one-axis mesh of devices 0..n-1 (get_1d_mesh).
 func Mesh1D(n int, axisName ...string) (*Mesh, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("spmd: Mesh1D(%d): a mesh needs at least one device", n)
+	}
 	ids := make([]int, n)
 	for i := range ids {
 		ids[i] = i

@@ -128,6 +128,26 @@ func must(s *pjrt.Sharding, err error) *pjrt.Sharding {
 	return s
 }
 
+// TestMeshRejectsBadShapes: Mesh1D of no or a negative number of devices
+// and a mesh shape whose product overflows int64 (3 * 6148914691236517206
+// wraps to 2, the ids given) are errors, not a makeslice panic or a mesh
+// whose shape disagrees with its size.
+func TestMeshRejectsBadShapes(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		if m, err := Mesh1D(n); err == nil || !strings.Contains(err.Error(), "Mesh1D") {
+			t.Errorf("Mesh1D(%d) = %v, %v", n, m, err)
+		}
+	}
+	for _, shape := range [][]int{{3, 6148914691236517206}, {2, 2}, {1 << 62, 1 << 62}} {
+		if m, err := NewMesh([]int{0, 1}, shape); err == nil || !strings.Contains(err.Error(), "more devices than the 2 device ids") {
+			t.Errorf("NewMesh(ids 0 1, shape %v) = %v, %v", shape, m, err)
+		}
+	}
+	if m, err := Mesh1D(2); err != nil || m.Size() != 2 {
+		t.Errorf("Mesh1D(2) = %v, %v", m, err)
+	}
+}
+
 func TestShardingErrors(t *testing.T) {
 	if _, err := NewMesh([]int{0, 1, 1, 3}, []int{2, 2}); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate id: %v", err)

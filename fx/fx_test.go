@@ -3,6 +3,7 @@ package fx_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,7 @@ func TestParseErrors(t *testing.T) {
 		{"%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = Frobnicate(%a)\noutput(%b)", "fx:2:25: unknown op"},
 		{"%a : q9[2] = placeholder[arg 0]\noutput(%a)", "fx:1:6: expected an element type"},
 		{"%a : f32[2] = placeholder[arg 0]", "missing output"},
+		{"%a : f32[2] = placeholder[arg 0]\n%r : ui64[2] = placeholder[capture -1]\noutput(%a)", "fx:2:36: placeholder index -1 out of range"},
 	} {
 		_, err := fx.Parse(tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -149,5 +151,40 @@ func TestInterpreterErrorNamesNode(t *testing.T) {
 	_, _, err = (&fx.Interpreter{G: g2}).Run([]*lazy.Tensor{lazy.FromSlice([]int32{1, 2})}, nil)
 	if !errors.As(err, &ne) || ne.Node.Name != "b" || !strings.Contains(err.Error(), "model.go:7") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestPlaceholderIndicesChecked: a negative placeholder index is refused
+// by Parse and by Lint (for a graph built or edited in Go), and the
+// Interpreter checks every index against the inputs given, both ways,
+// and refuses a nil input tensor, each with an error naming the
+// placeholder rather than an index-out-of-range or nil panic.
+func TestPlaceholderIndicesChecked(t *testing.T) {
+	g, err := fx.Parse("%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = placeholder[arg 1]\n%c : f32[2] = Add(%a, %b)\noutput(%c)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := lazy.FromSlice([]float32{1, 2}, 2)
+	run := func(args ...*lazy.Tensor) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		_, _, err = (&fx.Interpreter{G: g}).Run(args, nil)
+		return err
+	}
+	if err := run(x); err == nil || !strings.Contains(err.Error(), "%b") || !strings.Contains(err.Error(), "no input for placeholder arg 1 (1 given)") {
+		t.Errorf("one argument for two: %v", err)
+	}
+	if err := run(x, nil); err == nil || !strings.Contains(err.Error(), "nil tensor for placeholder arg 1") {
+		t.Errorf("nil argument: %v", err)
+	}
+	g.Nodes[1].Index = -1
+	if err := g.Lint(); err == nil || !strings.Contains(err.Error(), "%b: placeholder[arg -1]: negative index") {
+		t.Errorf("Lint of arg -1: %v", err)
+	}
+	if err := run(x, x); err == nil || !strings.Contains(err.Error(), "no input for placeholder arg -1") {
+		t.Errorf("Run of arg -1: %v", err)
 	}
 }

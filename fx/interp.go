@@ -73,10 +73,13 @@ func (in *Interpreter) Run(args, captures []*lazy.Tensor) (outs, mutations []*la
 			if n.Input == Capture {
 				src = captures
 			}
-			if n.Index >= len(src) {
-				return nil, nil, &NodeError{n, fmt.Errorf("no input for placeholder %s %d", kindName(n.Input), n.Index)}
+			if n.Index < 0 || n.Index >= len(src) {
+				return nil, nil, &NodeError{n, fmt.Errorf("no input for placeholder %s %d (%d given)", kindName(n.Input), n.Index, len(src))}
 			}
 			t := src[n.Index]
+			if t == nil {
+				return nil, nil, &NodeError{n, fmt.Errorf("nil tensor for placeholder %s %d", kindName(n.Input), n.Index)}
+			}
 			if !t.Shape().Equal(n.Shapes[0]) {
 				return nil, nil, &NodeError{n, fmt.Errorf("input is %s, graph wants %s", t.Shape(), n.Shapes[0])}
 			}

@@ -10,7 +10,7 @@ import (
 // Lint checks the graph's invariants: unique names, operands defined
 // before use, known ops whose shape rule reproduces the recorded shapes,
 // one output node at the end, mutations that target placeholders with
-// matching shapes.
+// matching shapes, placeholder indices that are not negative.
 func (g *Graph) Lint() error {
 	var errs []error
 	bad := func(n *Node, format string, args ...any) {
@@ -39,6 +39,9 @@ func (g *Graph) Lint() error {
 		case Placeholder:
 			if len(n.Shapes) != 1 {
 				bad(n, "a placeholder has one output")
+			}
+			if n.Index < 0 {
+				bad(n, "placeholder[%s %d]: negative index", kindName(n.Input), n.Index)
 			}
 		case Call:
 			op := n.Op

@@ -152,9 +152,15 @@ func (p *lineParser) node(byName map[string]*Node) (*Node, error) {
 		default:
 			return nil, p.errf("expected arg or capture, found %q", k)
 		}
+		p.skipSpace()
+		at := p.pos
 		idx, err := p.int()
 		if err != nil {
 			return nil, err
+		}
+		if idx < 0 || int64(int(idx)) != idx {
+			p.pos = at // the error points at the index
+			return nil, p.errf("placeholder index %d out of range", idx)
 		}
 		n.Index = int(idx)
 		if err := p.expect("]"); err != nil {

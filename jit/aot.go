@@ -61,6 +61,9 @@ func LoadAOT(spec AOTSpec) (*AOT, error) {
 	if spec.Fn == nil {
 		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s has no function", spec.Name)
 	}
+	if reflect.TypeOf(spec.Fn).Kind() != reflect.Func {
+		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s: Fn is a %T, not a function", spec.Name, spec.Fn)
+	}
 	if got := reflect.TypeOf(spec.Fn).String(); got != spec.Signature {
 		return nil, fmt.Errorf("xlajit: %s is now %s but its ahead-of-time trace was generated for %s; run go generate", spec.Name, got, spec.Signature)
 	}
@@ -71,17 +74,11 @@ func LoadAOT(spec AOTSpec) (*AOT, error) {
 	if err := g.Lint(); err != nil {
 		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s: %w (run go generate)", spec.Name, err)
 	}
-	a := &AOT{spec: spec, graph: g}
-	for _, n := range g.Placeholders() {
-		if n.Input == fx.Arg {
-			for len(a.argShapes) <= n.Index {
-				a.argShapes = append(a.argShapes, lazy.Shape{})
-			}
-			a.argShapes[n.Index] = n.Shapes[0]
-		} else if n.Index >= len(spec.Captures) || spec.Captures[n.Index] != "rng" {
-			return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s reads capture %d of unknown kind (run go generate)", spec.Name, n.Index)
-		}
+	argShapes, err := aotArgShapes(spec, g)
+	if err != nil {
+		return nil, fmt.Errorf("xlajit: ahead-of-time trace of %s: %w (run go generate)", spec.Name, err)
 	}
+	a := &AOT{spec: spec, graph: g, argShapes: argShapes}
 	fb, err := CompileE(spec.Fn, WithName(spec.Name))
 	if err != nil {
 		return nil, err
@@ -91,6 +88,45 @@ func LoadAOT(spec AOTSpec) (*AOT, error) {
 	aotLoaded = append(aotLoaded, a)
 	aotMu.Unlock()
 	return a, nil
+}
+
+// aotArgShapes returns the shapes of g's argument placeholders by index,
+// checking each placeholder first (nothing is allocated by an index): a
+// trace numbers its arguments 0..n-1, one placeholder each, n being the
+// function's parameter count when every parameter is a tensor (no Guard),
+// and reads only captures that spec.Captures describes.
+func aotArgShapes(spec AOTSpec, g *fx.Graph) ([]lazy.Shape, error) {
+	var args []*fx.Node
+	for _, n := range g.Placeholders() {
+		if n.Index < 0 {
+			return nil, fmt.Errorf("%%%s: placeholder[%s %d]: negative index", n.Name, inputKind(n.Input), n.Index)
+		}
+		if n.Input == fx.Arg {
+			args = append(args, n)
+		} else if n.Index >= len(spec.Captures) || spec.Captures[n.Index] != "rng" {
+			return nil, fmt.Errorf("%%%s: placeholder[capture %d]: capture of unknown kind (%d described)", n.Name, n.Index, len(spec.Captures))
+		}
+	}
+	if t := reflect.TypeOf(spec.Fn); spec.Guard == "" && len(args) != t.NumIn() {
+		return nil, fmt.Errorf("%d argument placeholders for %s, which takes %d", len(args), t, t.NumIn())
+	}
+	shapes := make([]lazy.Shape, len(args))
+	seen := make([]bool, len(args))
+	for _, n := range args {
+		if n.Index >= len(args) || seen[n.Index] {
+			return nil, fmt.Errorf("%%%s: placeholder[arg %d]: the %d argument placeholders are not numbered 0 to %d once each", n.Name, n.Index, len(args), len(args)-1)
+		}
+		seen[n.Index] = true
+		shapes[n.Index] = n.Shapes[0]
+	}
+	return shapes, nil
+}
+
+func inputKind(k fx.InputKind) string {
+	if k == fx.Capture {
+		return "capture"
+	}
+	return "arg"
 }
 
 // MustLoadAOT is LoadAOT panicking on error (generated code calls it at
@@ -203,6 +239,19 @@ func (r *aotStaged) Run(args, captures []*lazy.Tensor) ([]*lazy.Tensor, error) {
 // slow calls the function through jit.Compile (reflection): for shapes the
 // ahead-of-time trace does not cover, and inside another trace (inlined).
 func (a *AOT) slow(args []*lazy.Tensor) ([]*lazy.Tensor, error) {
+	t := reflect.TypeOf(a.spec.Fn)
+	if len(args) != t.NumIn() && !(t.IsVariadic() && len(args) >= t.NumIn()-1) {
+		return nil, &Error{Fn: a.spec.Name, Msg: fmt.Sprintf("%d arguments for %s, which takes %d", len(args), t, t.NumIn())}
+	}
+	for i := range args {
+		pt := t.In(min(i, t.NumIn()-1))
+		if t.IsVariadic() && i >= t.NumIn()-1 {
+			pt = pt.Elem()
+		}
+		if !tensorPtrType.AssignableTo(pt) {
+			return nil, &Error{Fn: a.spec.Name, Msg: fmt.Sprintf("argument %d of %s is %s, given a *lazy.Tensor (use Call)", i, t, pt)}
+		}
+	}
 	in := make([]reflect.Value, len(args))
 	for i, t := range args {
 		in[i] = reflect.ValueOf(t)

@@ -1,6 +1,7 @@
 package jit_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,5 +93,49 @@ func TestCheckAOTFindsAChangedBody(t *testing.T) {
 	}
 	if len(bad) != 1 || !strings.Contains(bad[0], "affineChanged") || !strings.Contains(bad[0], "go generate") || !strings.Contains(bad[0], "2.500000e-01") {
 		t.Errorf("CheckAOT = %q, want one error naming affineChanged, the changed line and go generate", bad)
+	}
+}
+
+func double(x *lazy.Tensor) *lazy.Tensor { return x.Add(x) }
+
+// TestLoadAOTChecksPlaceholders: a graph whose placeholders do not fit the
+// function (a negative, huge, repeated or missing argument index, an
+// unknown capture) is an error naming the placeholder, not an index panic
+// or a slice grown to the index (placeholder[arg 1e18] ran the process
+// out of memory).
+func TestLoadAOTChecksPlaceholders(t *testing.T) {
+	const add = "%b : f32[2] = Add(%a, %a)\noutput(%b)\n"
+	for _, c := range []struct{ graph, want string }{
+		{"%a : f32[2] = placeholder[arg -1]\n" + add, "placeholder index -1 out of range"},
+		{"%a : f32[2] = placeholder[arg 0]\n%r : ui64[2] = placeholder[capture -1]\n" + add, "placeholder index -1 out of range"},
+		{"%a : f32[2] = placeholder[arg 1000000000000000000]\n" + add, "%a: placeholder[arg 1000000000000000000]"},
+		{"%a : f32[2] = placeholder[arg 1]\n" + add, "%a: placeholder[arg 1]"},
+		{"%a : f32[2] = placeholder[arg 0]\n%c : f32[2] = placeholder[arg 0]\n" + add, "2 argument placeholders for func(*lazy.Tensor) *lazy.Tensor, which takes 1"},
+		{"%a : f32[2] = placeholder[arg 0]\n%r : ui64[2] = placeholder[capture 0]\n" + add, "%r: placeholder[capture 0]: capture of unknown kind"},
+	} {
+		spec := jit.AOTSpec{Name: "double", Signature: reflect.TypeOf(double).String(), Fn: double, Graph: c.graph}
+		if _, err := jit.LoadAOT(spec); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "double") {
+			t.Errorf("graph\n%s: err %v, want one naming double and %q", c.graph, err, c.want)
+		}
+	}
+}
+
+// TestAOTRunChecksArgumentCount: Run with more or fewer tensors than the
+// function takes is an error naming both counts, not an index panic or a
+// reflect panic from the fallback's call.
+func TestAOTRunChecksArgumentCount(t *testing.T) {
+	a, err := jit.LoadAOT(aotSpecFor(t, "double", double, lazy.NewShape(lazy.F32, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := lazy.FromSlice([]float32{1, 2}, 2)
+	for _, args := range [][]*lazy.Tensor{nil, {x, x}} {
+		if _, err := a.Run(args...); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d arguments for func(*lazy.Tensor) *lazy.Tensor, which takes 1", len(args))) {
+			t.Errorf("Run with %d arguments: %v", len(args), err)
+		}
+	}
+	outs, err := a.Run(x)
+	if err != nil || !reflect.DeepEqual(outs[0].Float32s(), []float32{2, 4}) {
+		t.Errorf("Run(x) = %v, %v", outs, err)
 	}
 }

@@ -268,7 +268,8 @@ func ReadFile(path string) (map[string]*lazy.Literal, map[string]string, error) 
 // first compares the file with dst and, on any difference, returns one
 // error listing every missing name, unexpected name, shape and dtype
 // mismatch, changing nothing; otherwise it writes every tensor (Assign) and
-// materialises them.
+// materialises them, as AssignState (a failure there changes nothing
+// either).
 func LoadTensors(path string, dst map[string]*lazy.Tensor) error {
 	lits, _, err := ReadFile(path)
 	if err != nil {
@@ -282,17 +283,51 @@ func LoadTensors(path string, dst map[string]*lazy.Tensor) error {
 
 // AssignState writes host literals into existing tensors by name, after
 // checking that names, shapes and dtypes agree exactly (a *StateMismatch
-// otherwise, and nothing written).
+// otherwise, and nothing written). Every literal is uploaded before any
+// tensor is written, and the writes are then materialised together; when
+// an upload, a write or that materialisation fails (the device runs out of
+// memory), every tensor of dst is put back to what it held before (its
+// buffer, or its pending value), and the error names the tensor or the
+// step that failed.
 func AssignState(dst map[string]*lazy.Tensor, src map[string]*lazy.Literal) error {
 	if err := checkState(dst, src); err != nil {
 		return err
 	}
-	list := make([]*lazy.Tensor, 0, len(dst))
-	for n, t := range dst {
-		t.Assign(lazy.FromLiteralOn(t.Device(), src[n]))
-		list = append(list, t)
+	names := make([]string, 0, len(dst))
+	for n := range dst {
+		names = append(names, n)
 	}
-	return lazy.Sync(list...)
+	sort.Strings(names) // a failure names the same tensor every time
+	ups := make([]*lazy.Tensor, len(names))
+	for i, n := range names {
+		if err := lazy.Try(func() { ups[i] = lazy.FromLiteralOn(dst[n].Device(), src[n]) }); err != nil {
+			return fmt.Errorf("tensor %q: %w", n, err)
+		}
+	}
+	// Snapshots to put back on failure. Nothing executed below takes the
+	// old buffers (only the uploads are operands), so transient snapshots
+	// suffice and keep them donatable afterwards.
+	old := make([]lazy.TensorState, len(names))
+	list := make([]*lazy.Tensor, len(names))
+	for i, n := range names {
+		list[i] = dst[n]
+		old[i] = list[i].TransientState()
+	}
+	err := lazy.Try(func() {
+		for i, t := range list {
+			t.Assign(ups[i]) // syncs at once in eager mode
+		}
+	})
+	if err == nil {
+		err = lazy.Sync(list...)
+	}
+	if err != nil {
+		for i, t := range list {
+			t.Restore(old[i])
+		}
+		return err
+	}
+	return nil
 }
 
 // StateMismatch lists how a checkpoint differs from the tensors it is

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 func TestSafetensorsRoundTrip(t *testing.T) {
@@ -147,4 +149,75 @@ func FuzzReadSafetensors(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadFailureChangesNothing: when the device runs out of memory while
+// a checkpoint is written into a model's tensors, LoadTensors returns the
+// error and every tensor holds what it held before (no pending write of
+// the checkpoint, the old values readable), whether the upload of the
+// second tensor fails or the final materialisation does. Before, the
+// upload panicked with the first tensor's write already pending.
+func TestLoadFailureChangesNothing(t *testing.T) {
+	const n = 1 << 18 // 1 MiB of f32 per tensor
+	fill := func(v float32) []float32 {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = v
+		}
+		return xs
+	}
+	var buf bytes.Buffer
+	if err := WriteSafetensors(&buf, map[string]*lazy.Literal{
+		"a": hlo.LiteralFromSlice(fill(2), n), "b": hlo.LiteralFromSlice(fill(2), n), "c": hlo.LiteralFromSlice([]float32{2}, 1)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "ck.safetensors")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		limit int64
+		want  string
+	}{
+		{3<<20 + 1<<19, `tensor "b"`}, // a, b and the upload of a fit; the upload of b does not
+		{4<<20 + 1<<19, "Sync"},       // every upload fits; the writes' results do not
+		{16 << 20, ""},                // enough: the load succeeds
+	} {
+		dev := lazy.DevicesOf(host.NewClientWithLimit(1, c.limit))[0]
+		dst := map[string]*lazy.Tensor{
+			"a": lazy.FromLiteralOn(dev, hlo.LiteralFromSlice(fill(1), n)),
+			"b": lazy.FromLiteralOn(dev, hlo.LiteralFromSlice(fill(1), n)),
+			// c is pending before the load: a failure leaves it pending.
+			"c": lazy.FromLiteralOn(dev, hlo.LiteralFromSlice([]float32{0.5}, 1)).MulScalar(2),
+		}
+		before := map[string]any{}
+		for name, x := range dst {
+			before[name] = x.DataID()
+		}
+		err := LoadTensors(p, dst)
+		want := float32(1)
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("limit %d: %v", c.limit, err)
+			}
+			want = 2
+		} else if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "out of memory") {
+			t.Errorf("limit %d: err %v, want one naming %s and out of memory", c.limit, err, c.want)
+		}
+		for name, x := range dst {
+			if c.want != "" && x.DataID() != before[name] {
+				t.Errorf("limit %d: %s holds other data (or pending state) after the failed load", c.limit, name)
+			}
+			if c.want != "" && x.IsPending() != (name == "c") {
+				t.Errorf("limit %d: %s pending %v after the failed load", c.limit, name, x.IsPending())
+			}
+			if err := lazy.Try(func() {
+				if v := x.Float32s(); v[0] != want || v[len(v)-1] != want {
+					t.Errorf("limit %d: %s = %v..., want %v", c.limit, name, v[0], want)
+				}
+			}); err != nil {
+				t.Errorf("limit %d: %s not readable: %v", c.limit, name, err)
+			}
+		}
+	}
 }

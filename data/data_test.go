@@ -265,7 +265,8 @@ func TestProgressShowsThroughput(t *testing.T) {
 // element count per field, the sum of the fields' bytes per record, and
 // the record count times the record size. Each wrapped value could match
 // the file's size (here an empty body) and later make a loader allocate
-// a wrapped or huge buffer.
+// a wrapped or huge buffer. Nor may a header describe examples of no
+// bytes, whose count the file's size does not bound.
 func TestRecordsRejectOverflowingHeaders(t *testing.T) {
 	for _, c := range []struct{ header, want string }{
 		// u8 [2^31, 2^31, 2]: 2^63 elements, two records wrap to 0 bytes.
@@ -274,6 +275,8 @@ func TestRecordsRejectOverflowingHeaders(t *testing.T) {
 		{`{"n":0,"fields":[{"name":"x","dtype":"ui8","dims":[2147483648,2147483648]},{"name":"y","dtype":"ui8","dims":[2147483648,2147483648]}]}`, `field "y": 4611686018427387904 bytes after 4611686018427387904`},
 		// Four records of 2^62 bytes.
 		{`{"n":4,"fields":[{"name":"x","dtype":"ui8","dims":[2147483648,2147483648]}]}`, "4 examples of 4611686018427387904 bytes"},
+		// Examples of 0 bytes: the file's size does not bound their count.
+		{`{"n":1000000000000000000,"fields":[{"name":"x","dtype":"ui8","dims":[0]}]}`, "1000000000000000000 examples of 0 bytes"},
 	} {
 		p := filepath.Join(t.TempDir(), "r.rec")
 		if err := os.WriteFile(p, []byte(recordsMagic+c.header+"\n"), 0o644); err != nil {

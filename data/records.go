@@ -134,6 +134,11 @@ func openRecords(f *os.File) (*Records, error) {
 		}
 		r.record += b
 	}
+	if r.record == 0 && r.n > 0 {
+		// The file's size would not bound the count (a loader's epoch
+		// allocates one index per example).
+		return nil, fmt.Errorf("header: %d examples of 0 bytes", r.n)
+	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"os"
 	"unsafe"
 
-	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -143,8 +142,9 @@ func openRecords(f *os.File) (*Records, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, ok := hlo.CheckedNumElements([]int64{int64(r.n), r.record})
-	if !ok || body > math.MaxInt64-r.start {
+	// r.n >= 0 and r.record > 0 here.
+	body := int64(r.n) * r.record
+	if r.n > 0 && body/int64(r.n) != r.record || body > math.MaxInt64-r.start {
 		return nil, fmt.Errorf("file has %d bytes, the header describes %d examples of %d bytes (over 2^63-1)", st.Size(), r.n, r.record)
 	}
 	if want := r.start + body; st.Size() != want {

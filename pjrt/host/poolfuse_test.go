@@ -16,8 +16,23 @@ func binRegion(op string, out hlo.DType, attrs ...hlo.NamedAttr) *hlo.Region {
 	return &hlo.Region{Blocks: []*hlo.Block{blk}}
 }
 
+// poolSelRegion is the select region of lazy's max pool gradient (PyTorch's
+// rule): not(or(compare(GT, cand, cur), compare(NE, cand, cand))).
+func poolSelRegion() *hlo.Region {
+	st, bt := hlo.NewTensorType(hlo.F32), hlo.NewTensorType(hlo.Bool)
+	blk := &hlo.Block{Args: []*hlo.Value{{Type: st}, {Type: st, Index: 1}}}
+	cur, cand := blk.Args[0], blk.Args[1]
+	gt := hlo.NewOp("stablehlo.compare", []*hlo.Value{cand, cur}, []hlo.Type{bt}, dirAttr("GT")...)
+	ne := hlo.NewOp("stablehlo.compare", []*hlo.Value{cand, cand}, []hlo.Type{bt}, dirAttr("NE")...)
+	or := hlo.NewOp("stablehlo.or", []*hlo.Value{gt.Results[0], ne.Results[0]}, []hlo.Type{bt})
+	not := hlo.NewOp("stablehlo.not", or.Results, []hlo.Type{bt})
+	blk.Ops = []*hlo.Op{gt, ne, or, not, hlo.NewOp("stablehlo.return", not.Results, nil)}
+	return &hlo.Region{Blocks: []*hlo.Block{blk}}
+}
+
 // Random programs of a max pool's gradient followed by a ReLU's
-// (select_and_scatter of 2x2 windows, then select(a > 0, gradient, c) or
+// (select_and_scatter of 2x2 windows with a GE select region or
+// poolSelRegion, then select(a > 0, gradient, c) or
 // its mirror select(a <= 0, c, gradient)),
 // sometimes with the gradient or the comparison read elsewhere, run fused
 // and unfused must give the same bits (NaNs, infinities and signed zeros
@@ -34,7 +49,11 @@ func poolGenProgram(r *rand.Rand) (*hlo.Module, []*hlo.Literal, bool) {
 	sas := hlo.NewOp("stablehlo.select_and_scatter", []*hlo.Value{x, src, init}, []hlo.Type{xt},
 		hlo.NamedAttr{Name: "window_dimensions", Value: ints64(1, 1, 2, 2)},
 		hlo.NamedAttr{Name: "window_strides", Value: ints64(1, 1, 2, 2)})
-	sas.Regions = []*hlo.Region{binRegion("stablehlo.compare", hlo.Bool, dirAttr("GE")...), binRegion("stablehlo.add", hlo.F32)}
+	sel := binRegion("stablehlo.compare", hlo.Bool, dirAttr("GE")...)
+	if r.Intn(2) == 0 {
+		sel = poolSelRegion()
+	}
+	sas.Regions = []*hlo.Region{sel, binRegion("stablehlo.add", hlo.F32)}
 	g.b.fn.Body.Blocks[0].Ops = append(g.b.fn.Body.Blocks[0].Ops, sas)
 	v := sas.Results[0]
 	fusible := true

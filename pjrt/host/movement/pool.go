@@ -190,7 +190,8 @@ func (p *poolShape) selectPlanes(sel elemCmp, acc accFn, out, operand, source []
 }
 
 // selectPlanesT is selectPlanes for a float operand and source of type T
-// with a FLOAT comparison dir (GE, GT, LE or LT) and an add scatter. It
+// with a FLOAT comparison dir (GE, GT, LE or LT) or PyTorch's pooling rule
+// (MAXNAN, MINNAN) and an add scatter. It
 // walks the window positions in order for a whole output row at a time,
 // keeping each output's choice as an operand index that a comparison
 // replaces without a branch (comparisons of data mispredict often).
@@ -240,6 +241,10 @@ func selectPlanesT[T floatT](p *poolShape, dir string, out, operand, source []T,
 							selectGT(ix, inner, operand, base+c, step)
 						case "LE":
 							selectLE(ix, inner, operand, base+c, step)
+						case "MAXNAN":
+							selectMaxNaN(ix, inner, operand, base+c, step)
+						case "MINNAN":
+							selectMinNaN(ix, inner, operand, base+c, step)
 						default:
 							selectLT(ix, inner, operand, base+c, step)
 						}
@@ -296,6 +301,30 @@ func selectLT[T floatT](ix []int, n int, operand []T, off, step int) {
 	for i := 0; i < len(ix); i, off = i+n, off+step {
 		k := ix[i]
 		if !(operand[k] < operand[off]) {
+			k = off
+		}
+		ix[i] = k
+	}
+}
+
+// selectMaxNaN replaces ix[i·n] by the offset of operand[off+i·step] when
+// that element is greater than operand[ix[i·n]] or NaN (PyTorch's max
+// pooling: the first maximum, or the last NaN); selectMinNaN likewise with
+// less.
+func selectMaxNaN[T floatT](ix []int, n int, operand []T, off, step int) {
+	for i := 0; i < len(ix); i, off = i+n, off+step {
+		k := ix[i]
+		if v := operand[off]; v > operand[k] || v != v {
+			k = off
+		}
+		ix[i] = k
+	}
+}
+
+func selectMinNaN[T floatT](ix []int, n int, operand []T, off, step int) {
+	for i := 0; i < len(ix); i, off = i+n, off+step {
+		k := ix[i]
+		if v := operand[off]; v < operand[k] || v != v {
 			k = off
 		}
 		ix[i] = k

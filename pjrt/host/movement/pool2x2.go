@@ -76,14 +76,16 @@ func reduce2x2[T floatT](p *poolShape, k binKind, out, in []T, init T, lo, hi in
 }
 
 // select2x2 runs a 2x2 stride-2 select_and_scatter with a FLOAT
-// comparison dir and an add scatter over output rows [lo, hi) (a row of
-// windows): it writes both operand rows of each window row.
+// comparison dir (or PyTorch's pooling rule, MAXNAN or MINNAN) and an add
+// scatter over output rows [lo, hi) (a row of windows): it writes both
+// operand rows of each window row.
 func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, init T, lo, hi int) {
 	// LE and LT are GE and GT with the operands swapped (false for NaNs
-	// either way).
-	gt, swap := dir == "GT" || dir == "LT", dir == "LE" || dir == "LT"
+	// either way); MINNAN is MAXNAN with the order comparison swapped.
+	gt, swap := dir == "GT" || dir == "LT", dir == "LE" || dir == "LT" || dir == "MINNAN"
+	nan := dir == "MAXNAN" || dir == "MINNAN"
 	if o, ok := any(out).([]float32); ok {
-		select2x2f32(p, dir, gt, swap, o, any(operand).([]float32), any(source).([]float32), any(init).(float32), lo, hi)
+		select2x2f32(p, dir, gt, swap, nan, o, any(operand).([]float32), any(source).([]float32), any(init).(float32), lo, hi)
 		return
 	}
 	w, ow := p.w, p.ow
@@ -94,7 +96,7 @@ func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, ini
 		d := out[base:][:2*w]
 		src := source[row*ow:][:ow]
 		for x := range src {
-			k := choose4(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap)
+			k := choose4(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap, nan)
 			d[2*x], d[2*x+1], d[w+2*x], d[w+2*x+1] = init, init, init, init
 			// Candidate k is at row k>>1, column k&1 of the window.
 			d[(k>>1)*w+2*x+k&1] = init + src[x]
@@ -103,7 +105,7 @@ func select2x2[T floatT](p *poolShape, dir string, out, operand, source []T, ini
 }
 
 // select2x2f32 is select2x2 for float32.
-func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source []float32, init float32, lo, hi int) {
+func select2x2f32(p *poolShape, dir string, gt, swap, nan bool, out, operand, source []float32, init float32, lo, hi int) {
 	w, ow := p.w, p.ow
 	lo += select2x2RowsVec(dir, operand[2*lo*w:2*hi*w], out[2*lo*w:2*hi*w], source[lo*ow:hi*ow], hi-lo, w, ow, init)
 	for row := lo; row < hi; row++ {
@@ -121,7 +123,7 @@ func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source 
 			done = select2x2Vec(dir, v0, v1, d[:w], d[w:], src, init)
 		}
 		for x := done; x < len(src); x++ {
-			k := choose4f32(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap)
+			k := choose4f32(v0[2*x], v0[2*x+1], v1[2*x], v1[2*x+1], gt, swap, nan)
 			d[2*x], d[2*x+1], d[w+2*x], d[w+2*x+1] = init, init, init, init
 			d[(k>>1)*w+2*x+k&1] = init + src[x]
 		}
@@ -130,8 +132,10 @@ func select2x2f32(p *poolShape, dir string, gt, swap bool, out, operand, source 
 
 // choose4 returns the index select_and_scatter chooses among a, b, c, d:
 // the current choice is kept while keep(current, candidate) holds, with
-// keep GE (gt: GT), operands swapped for LE (LT).
-func choose4[T floatT](a, b, c, d T, gt, swap bool) int {
+// keep GE (gt: GT), operands swapped for LE (LT); with nan, keep is
+// PyTorch's pooling rule !(candidate > current || candidate is NaN)
+// (swap: <).
+func choose4[T floatT](a, b, c, d T, gt, swap, nan bool) int {
 	v := [4]T{a, b, c, d}
 	k := 0
 	for j := 1; j < 4; j++ {
@@ -140,7 +144,10 @@ func choose4[T floatT](a, b, c, d T, gt, swap bool) int {
 			x, y = y, x
 		}
 		keep := x >= y
-		if gt {
+		switch {
+		case nan:
+			keep = !(y > x || v[j] != v[j])
+		case gt:
 			keep = x > y
 		}
 		if !keep {
@@ -153,7 +160,7 @@ func choose4[T floatT](a, b, c, d T, gt, swap bool) int {
 // choose4f32 is choose4 for float32 without a data-dependent branch: the
 // current value and index are replaced through masks (comparisons of data
 // mispredict often, and a mispredicted branch costs more than the window).
-func choose4f32(a, b, c, d float32, gt, swap bool) int {
+func choose4f32(a, b, c, d float32, gt, swap, nan bool) int {
 	cur, k := math.Float32bits(a), uint32(0)
 	for j, v := range [3]float32{b, c, d} {
 		x, y := math.Float32frombits(cur), v
@@ -161,9 +168,12 @@ func choose4f32(a, b, c, d float32, gt, swap bool) int {
 			x, y = y, x
 		}
 		var keep bool
-		if gt {
+		switch {
+		case nan:
+			keep = !(y > x || v != v)
+		case gt:
 			keep = x > y
-		} else {
+		default:
 			keep = x >= y
 		}
 		m := uint32(0)

@@ -20,6 +20,12 @@ func select2x2LE(v0, v1, d0, d1, src *float32, n int, init float32)
 func select2x2LT(v0, v1, d0, d1, src *float32, n int, init float32)
 
 //go:noescape
+func select2x2MaxNaN(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
+func select2x2MinNaN(v0, v1, d0, d1, src *float32, n int, init float32)
+
+//go:noescape
 func reduce2x2Max(v0, v1, dst *float32, n int, init float32)
 
 //go:noescape
@@ -30,6 +36,9 @@ func reduce2x2MaxRows(in, out *float32, rows, w, ow int, init float32)
 
 //go:noescape
 func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
+
+//go:noescape
+func select2x2MaxNaNRows(operand, out, src *float32, rows, w, ow int, init float32)
 
 //go:noescape
 func maskGT0AVX2(out, a *float32, n int, c float32)
@@ -86,15 +95,19 @@ func reduce2x2RowsVec(k binKind, in, out []float32, rows, w, ow int, init float3
 	return n
 }
 
-// select2x2RowsVec runs a GE select_and_scatter over the first window
-// rows in one call, and returns how many it did.
+// select2x2RowsVec runs a GE or MAXNAN select_and_scatter over the first
+// window rows in one call, and returns how many it did.
 func select2x2RowsVec(dir string, operand, out, src []float32, rows, w, ow int, init float32) int {
 	n := rowsVec(rows, w, ow)
-	if dir != "GE" || n == 0 {
+	if dir != "GE" && dir != "MAXNAN" || n == 0 {
 		return 0
 	}
 	_, _, _ = operand[2*rows*w-1], out[2*rows*w-1], src[rows*ow-1]
-	select2x2GERows(&operand[0], &out[0], &src[0], n, w, ow, init)
+	if dir == "MAXNAN" {
+		select2x2MaxNaNRows(&operand[0], &out[0], &src[0], n, w, ow, init)
+	} else {
+		select2x2GERows(&operand[0], &out[0], &src[0], n, w, ow, init)
+	}
 	return n
 }
 
@@ -123,6 +136,10 @@ func select2x2Vec(dir string, v0, v1, d0, d1, src []float32, init float32) int {
 		select2x2LE(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
 	case "LT":
 		select2x2LT(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	case "MAXNAN":
+		select2x2MaxNaN(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
+	case "MINNAN":
+		select2x2MinNaN(&v0[0], &v1[0], &d0[0], &d1[0], &src[0], n, init)
 	default:
 		return 0
 	}

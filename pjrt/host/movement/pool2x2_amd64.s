@@ -190,6 +190,68 @@ done:
 	VZEROUPPER
 	RET
 
+// PyTorch's pooling rule: Y12 = cand > current (pred $0x1E, GT_OQ) or
+// cand < current ($0x11, LT_OQ), or cand is NaN ($0x03, UNORD_Q with
+// itself): the choice moves to cand. Y13 is scratch.
+#define CMPNAN(pred, cand) \
+	VCMPPS pred, Y8, cand, Y12; \
+	VCMPPS $0x03, cand, cand, Y13; \
+	VORPS Y13, Y12, Y12
+
+#define SELNANBODY(pred) \
+	SELHEAD; \
+	CMPNAN(pred, Y5); \
+	VBLENDVPS Y12, Y5, Y8, Y8; \
+	DROP; \
+	VMOVAPS Y12, Y10; \
+	CMPNAN(pred, Y6); \
+	VBLENDVPS Y12, Y6, Y8, Y8; \
+	DROP; \
+	VMOVAPS Y12, Y11; \
+	CMPNAN(pred, Y7); \
+	DROP; \
+	SELTAIL
+
+// func select2x2MaxNaN(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = !(cand > cur || cand != cand)
+TEXT ·select2x2MaxNaN(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELNANBODY($0x1E)
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
+// func select2x2MinNaN(v0, v1, d0, d1, src *float32, n int, init float32)
+// keep(cur, cand) = !(cand < cur || cand != cand)
+TEXT ·select2x2MinNaN(SB), NOSPLIT, $0-52
+	MOVQ v0+0(FP), SI
+	MOVQ v1+8(FP), DI
+	MOVQ d0+16(FP), R8
+	MOVQ d1+24(FP), R9
+	MOVQ src+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSS init+48(FP), Y15
+	SHRQ $3, CX
+	JZ done
+loop:
+	SELNANBODY($0x11)
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
+
 // GOMAX(x, y, t): t = Go's max(x, y) for floats, bit for bit: the
 // compiler computes it as -min(-x, -y) with min(a, b) = m | MINSS(m, a),
 // m = MINSS(a, b) (a NaN comes out as the OR of both operands' bits).
@@ -388,6 +450,57 @@ srnext:
 	DECQ DX
 	JNZ  srrow
 srdone:
+	VZEROUPPER
+	RET
+
+// func select2x2MaxNaNRows(operand, out, src *float32, rows, w, ow int, init float32)
+// Rows of windows as select2x2MaxNaN: row r reads operand rows 2r and 2r+1,
+// writes out rows 2r and 2r+1 (w elements each) and reads
+// src[r*ow:(r+1)*ow].
+TEXT ·select2x2MaxNaNRows(SB), NOSPLIT, $0-52
+	MOVQ operand+0(FP), AX
+	MOVQ out+8(FP), BX
+	MOVQ src+16(FP), R13
+	MOVQ rows+24(FP), DX
+	MOVQ w+32(FP), R11
+	SHLQ $2, R11
+	MOVQ ow+40(FP), R12
+	VBROADCASTSS init+48(FP), Y15
+	TESTQ DX, DX
+	JZ   sndone
+snrow:
+	MOVQ AX, SI
+	LEAQ (AX)(R11*1), DI
+	MOVQ BX, R8
+	LEAQ (BX)(R11*1), R9
+	MOVQ R13, R10
+	MOVQ R12, CX
+	SHRQ $3, CX
+	JZ   snspill
+snloop:
+	SELNANBODY($0x1E)
+	DECQ CX
+	JNZ  snloop
+	MOVQ R12, CX
+	ANDQ $7, CX
+	JZ   snnext
+	LEAQ -8(R12), CX
+	LEAQ (AX)(CX*8), SI
+	LEAQ (SI)(R11*1), DI
+	LEAQ (BX)(CX*8), R8
+	LEAQ (R8)(R11*1), R9
+	LEAQ (R13)(CX*4), R10
+	SELNANBODY($0x1E)
+	JMP  snnext
+snspill:
+	SELNANBODY($0x1E)
+snnext:
+	LEAQ (AX)(R11*2), AX
+	LEAQ (BX)(R11*2), BX
+	LEAQ (R13)(R12*4), R13
+	DECQ DX
+	JNZ  snrow
+sndone:
 	VZEROUPPER
 	RET
 

@@ -17,6 +17,9 @@ type region struct {
 	kind binKind
 	// cmp is set when the body is one stablehlo.compare of two arguments.
 	cmp *cmpBody
+	// poolSel is "MAXNAN" or "MINNAN" when the body is the select region
+	// of a PyTorch max (min) pool's gradient (detectPoolSel), else "".
+	poolSel string
 	// prog is the body as a scalar program, when it can be one.
 	prog *sprog
 }
@@ -82,6 +85,9 @@ func compileRegion(c *kernel.OpCtx, idx int, name string, nargs, nres int) (*reg
 		}
 	}
 	g.cmp = detectCmp(blk)
+	if nargs == 2 && nres == 1 && g.args[0] == g.args[1] && g.args[0].IsFloat() {
+		g.poolSel = detectPoolSel(blk)
+	}
 	if useScalarPrograms {
 		g.prog = compileScalar(blk)
 	}
@@ -152,6 +158,58 @@ func detectCmp(blk *hlo.Block) *cmpBody {
 	}
 	cb.dtypes = op.Operands[0].TensorType().DType
 	return cb
+}
+
+// detectPoolSel recognises the select region of a PyTorch max pool's
+// gradient, `return not(or(compare(GT, cand, cur), compare(NE, cand,
+// cand)))` with cur the first argument and cand the second (either order
+// of the or's operands, FLOAT or no compare_type): keep the current choice
+// unless the candidate is greater or NaN. It returns "MAXNAN", "MINNAN"
+// for the same with LT, or "".
+func detectPoolSel(blk *hlo.Block) string {
+	ops := blk.Ops
+	if len(ops) != 5 || len(blk.Args) != 2 {
+		return ""
+	}
+	cur, cand := blk.Args[0], blk.Args[1]
+	ret, not, or := ops[4], ops[3], ops[2]
+	if len(ret.Operands) != 1 || not.Name != "stablehlo.not" || len(not.Operands) != 1 || len(not.Results) != 1 ||
+		ret.Operands[0] != not.Results[0] || or.Name != "stablehlo.or" || len(or.Operands) != 2 || len(or.Results) != 1 ||
+		not.Operands[0] != or.Results[0] {
+		return ""
+	}
+	x, y := ops[0], ops[1]
+	if len(x.Results) != 1 || len(y.Results) != 1 {
+		return ""
+	}
+	if or.Operands[0] == y.Results[0] && or.Operands[1] == x.Results[0] {
+		x, y = y, x
+	} else if or.Operands[0] != x.Results[0] || or.Operands[1] != y.Results[0] {
+		return ""
+	}
+	isCmp := func(op *hlo.Op, a, b *hlo.Value) (string, bool) {
+		if op.Name != "stablehlo.compare" || len(op.Operands) != 2 || op.Operands[0] != a || op.Operands[1] != b {
+			return "", false
+		}
+		if t, ok := hlo.AttrEnum(op.Attr("compare_type")); ok && t != "FLOAT" {
+			return "", false
+		}
+		return hlo.AttrEnum(op.Attr("comparison_direction"))
+	}
+	// One compare is (cand, cur) GT or LT, the other (cand, cand) NE.
+	if d, ok := isCmp(x, cand, cand); ok && d == "NE" {
+		x, y = y, x
+	}
+	if d, ok := isCmp(y, cand, cand); !ok || d != "NE" {
+		return ""
+	}
+	switch d, _ := isCmp(x, cand, cur); d {
+	case "GT":
+		return "MAXNAN"
+	case "LT":
+		return "MINNAN"
+	}
+	return ""
 }
 
 // caller runs a region on one goroutine with preallocated 0-d argument

@@ -8,7 +8,8 @@ import (
 )
 
 // The gradient of a ReLU before a max pool: a 2x2 stride-2
-// select_and_scatter (f32, FLOAT comparison, add) whose one reader is
+// select_and_scatter (f32, a FLOAT comparison or PyTorch's pooling rule,
+// add) whose one reader is
 // select(compare(a, 0, GT), result, splat(c)) or its mirror
 // select(compare(a, 0, LE), splat(c), result) (which keeps the result
 // where a is NaN), with a of the result's shape, compiles as one compound

@@ -21,7 +21,9 @@ type selectScatterOp struct {
 	selFast elemCmp
 	acc     accFn
 	// pool is set for a pooling window (pool.go); typed says it runs as
-	// typed loops: a float FLOAT comparison selDir and an add.
+	// typed loops: a float FLOAT comparison selDir (GE, GT, LE, LT), or
+	// PyTorch's pooling rule (selDir MAXNAN or MINNAN: region.poolSel),
+	// and an add.
 	pool   *poolShape
 	typed  bool
 	selDir string
@@ -89,18 +91,22 @@ func newSelectScatter(c *kernel.OpCtx) (*selectScatterOp, error) {
 		}
 		so.static = L
 	}
+	var selTyp string
 	if cb := so.sel.cmp; cb != nil && cb.lhs == 0 && cb.rhs == 1 {
 		so.selFast = compareFn(cb.dir, cb.typ, cb.dtypes)
+		switch cb.dir {
+		case "GE", "GT", "LE", "LT":
+			so.selDir, selTyp = cb.dir, cb.typ
+		}
+	} else if ps := so.sel.poolSel; ps != "" {
+		so.selFast = poolSelFn(ps, opT.DType)
+		so.selDir = ps
 	}
 	so.acc, _, _ = binKernels(so.sca.kind, so.dt)
 	if so.static != nil && so.selFast != nil && so.acc != nil {
 		so.pool = planPool(opT.Dims, so.attrs, so.static.outDims)
-		cb := so.sel.cmp
-		switch cb.dir {
-		case "GE", "GT", "LE", "LT":
-			so.typed = (cb.typ == "" || cb.typ == "FLOAT") && so.sca.kind == binAdd && (so.dt == hlo.F32 || so.dt == hlo.F64) && opT.DType == so.dt
-			so.selDir = cb.dir
-		}
+		so.typed = so.selDir != "" && (selTyp == "" || selTyp == "FLOAT") && so.sca.kind == binAdd &&
+			(so.dt == hlo.F32 || so.dt == hlo.F64) && opT.DType == so.dt
 	}
 	return so, nil
 }
@@ -192,4 +198,29 @@ func (so *selectScatterOp) run(x *kernel.Ctx, args, results []kernel.Value) erro
 	}
 	results[0] = out
 	return nil
+}
+
+// poolSelFn is the select region MAXNAN (MINNAN) over f32 or f64: keep the
+// current choice unless the candidate is greater (less) or NaN.
+func poolSelFn(sel string, dt hlo.DType) elemCmp {
+	switch dt {
+	case hlo.F32:
+		return poolSelT[float32](sel)
+	case hlo.F64:
+		return poolSelT[float64](sel)
+	}
+	return nil
+}
+
+func poolSelT[T floatT](sel string) elemCmp {
+	if sel == "MINNAN" {
+		return func(x []byte, i int, y []byte, j int) bool {
+			cur, cand := asT[T](x)[i], asT[T](y)[j]
+			return !(cand < cur || cand != cand)
+		}
+	}
+	return func(x []byte, i int, y []byte, j int) bool {
+		cur, cand := asT[T](x)[i], asT[T](y)[j]
+		return !(cand > cur || cand != cand)
+	}
 }

@@ -86,6 +86,21 @@ func windowVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
 	return []*Tensor{apply1(opSelectAndScatterMax, append(w.attrs(), Attr{"select", sel}), x[0], dy[0])}
 }
 
+// poolSelect is the select region of a float max (sel GE) or min (LE)
+// pool's gradient: PyTorch's CPU kernels scan a window in row-major order
+// and move to a candidate when `cand > cur || isnan(cand)` (cand < cur for
+// min), so the first maximum wins among numbers and the last NaN wins over
+// everything. select_and_scatter keeps the current choice while the region
+// is true: keep = !(cand > cur || cand != cand). A plain GE would also keep
+// the first maximum but leave a NaN for any later number.
+func poolSelect(s *hlo.Scope, sel string, cur, cand *hlo.Value) *hlo.Value {
+	dir := hlo.CmpGT
+	if sel == "LE" {
+		dir = hlo.CmpLT
+	}
+	return s.Not(s.Or(s.Compare(dir, cand, cur), s.Compare(hlo.CmpNE, cand, cand)))
+}
+
 func init() {
 	define(opReduceWindow, &OpDef{Name: "ReduceWindow", Infer: inferWindow, Lower: lowerWindow, VJP: windowVJP})
 	define(opSelectAndScatterMax, &OpDef{
@@ -111,7 +126,10 @@ func init() {
 			return []*hlo.Value{lc.S.SelectAndScatter(in[0], in[1], lc.scalar(dt, 0), hlo.Window{
 				Dimensions: w.window, Strides: w.strides, Padding: pad,
 			}, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
-				return s.Compare(hlo.CompareDir(sel), args[0], args[1])
+				if !dt.IsFloat() {
+					return s.Compare(hlo.CompareDir(sel), args[0], args[1])
+				}
+				return poolSelect(s, sel, args[0], args[1])
 			}, func(s *hlo.Scope, args []*hlo.Value) *hlo.Value {
 				return s.Add(args[0], args[1])
 			})}
@@ -199,25 +217,27 @@ func init() {
 
 // selectAndScatterVJP: the output is linear in the source and piecewise
 // constant in the operand, so only the source has a gradient: each window
-// reads the output gradient at the position it selected, the first
-// extremum of the window in row-major order (the select_and_scatter rule
-// with GE/LE). The window offsets are visited one by one as strided slices
-// of the padded operand; padding takes the reduction's identity so it is
-// never selected.
+// reads the output gradient at the position it selected. The selection is
+// replayed as the select region makes it (poolSelect for floats; GE or LE
+// for integers): the window offsets are visited in row-major order as
+// strided slices of the padded operand, and an offset inside the operand
+// replaces the current choice when there is none yet, when it beats it
+// (> for max, < for min) or when it is NaN. Padding is never selected.
 func selectAndScatterVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
 	w := windowFrom(a)
 	op, g := x[0], dy[0]
 	r := op.Rank()
 	zero := make([]int64, r)
-	ext := op.PadWith(w.padLo, w.padHi, zero, reduceInit(op.DType(), w.kind).Float(0))
+	ext := op.PadWith(w.padLo, w.padHi, zero, 0)
 	gp := g.PadWith(w.padLo, w.padHi, zero, 0)
-	m := apply1(opReduceWindow, w.attrs(), op)
-	out := m.Dims()
-	ds := ZerosLike(m)
-	if m.Size() == 0 {
+	inside := FullOn(op.dev, Bool, 1, op.Dims()...).PadWith(w.padLo, w.padHi, zero, 0)
+	out := x[1].Dims()
+	ds := ZerosLike(x[1])
+	if ds.Size() == 0 {
 		return []*Tensor{nil, ds}
 	}
 	found := FullOn(op.dev, Bool, 0, out...)
+	cur := FullOn(op.dev, op.DType(), 0, out...)
 	k := make([]int64, r) // window offset, row-major
 	for {
 		start, limit := make([]int64, r), make([]int64, r)
@@ -229,8 +249,13 @@ func selectAndScatterVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
 			}
 		}
 		xk := ext.SliceStrided(start, limit, w.strides)
-		take := xk.Eq(m).And(found.Not())
-		ds = ds.Add(Where(take, gp.SliceStrided(start, limit, w.strides), ZerosLike(ds)))
+		beats := xk.Gt(cur)
+		if a.Str("select") == "LE" {
+			beats = xk.Lt(cur)
+		}
+		take := inside.SliceStrided(start, limit, w.strides).And(found.Not().Or(beats).Or(xk.Ne(xk)))
+		ds = Where(take, gp.SliceStrided(start, limit, w.strides), ds)
+		cur = Where(take, xk, cur)
 		found = found.Or(take)
 		d := r - 1
 		for ; d >= 0; d-- {

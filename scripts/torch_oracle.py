@@ -833,6 +833,38 @@ def gen_edges():
              lambda x, i: torch.index_select(x, 0, i), {"axis": 0}, grad=False)
     case("Conv2d", "Conv2d/f32/no-output-channels", [tensor("f32", [1, 2, 4, 4]), tensor("f32", [0, 2, 2, 2])],
          lambda x, w: F.conv2d(x, w), {"stride": [1, 1], "padding": [0, 0], "dilation": [1, 1], "groups": 1}, grad=False)
+    # max_pool2d's gradient where a window holds NaN: PyTorch's CPU kernel
+    # moves to a candidate when `val > max || isnan(val)` (row-major), so
+    # the first maximum wins among numbers, the last NaN over everything,
+    # and padding never. Overlapping windows, padding, and 2x2 stride-2
+    # rows long enough for the vector kernels (ow 9 and 5) with ties; the
+    # average pool over the same values for contrast.
+    seed("MaxPoolNaN")
+    nan, inf = math.nan, math.inf
+    small = (([1.0, nan, 2.0, 3.0], [1, 1, 2, 2], (2, 2), (2, 2), (0, 0), "nan-second"),
+             ([nan, nan, 2.0, 3.0], [1, 1, 2, 2], (2, 2), (2, 2), (0, 0), "nan-two"),
+             ([nan, 1.0, 2.0, 3.0], [1, 1, 2, 2], (2, 2), (2, 2), (0, 0), "nan-first"),
+             ([2.0, 2.0, 2.0, 2.0], [1, 1, 2, 2], (2, 2), (2, 2), (0, 0), "ties"),
+             ([1.0, nan, 2.0, 3.0, nan, 4.0], [1, 1, 2, 3], (2, 2), (1, 1), (0, 0), "nan-overlap"),
+             ([1.0, nan, 2.0, 3.0], [1, 1, 2, 2], (2, 2), (1, 1), (1, 1), "nan-pad"),
+             ([-inf, -inf, -inf, -inf], [1, 1, 2, 2], (2, 2), (1, 1), (1, 1), "neginf-pad"),
+             ([nan, -inf, inf, nan, 1.0, inf], [1, 1, 2, 3], (2, 2), (1, 1), (1, 1), "nan-inf-pad"))
+    for dt in ("f32", "f64"):
+        for vals, shape, k, s, p, label in small:
+            x = torch.tensor(vals, dtype=DT[dt]).reshape(shape)
+            args = {"kernel": list(k), "stride": list(s), "pad": list(p)}
+            case("MaxPool2d", f"MaxPool2d/{dt}/{label}", [x], lambda x, k=k, s=s, p=p: F.max_pool2d(x, k, s, p), args)
+        for shape, k, s, p in (([1, 2, 5, 6], (3, 3), (1, 1), (1, 1)), ([1, 2, 5, 6], (3, 2), (2, 1), (1, 1)),
+                               ([2, 3, 4, 18], (2, 2), (2, 2), (0, 0)), ([1, 2, 6, 10], (2, 2), (2, 2), (0, 0))):
+            x = torch.round(tensor(dt, shape))
+            flat = x.view(-1)
+            idx = torch.from_numpy(rng.choice(flat.numel(), flat.numel() // 6, replace=False))
+            flat[idx] = nan
+            flat[idx[:3]] = torch.tensor([inf, -inf, -0.0], dtype=DT[dt])
+            args = {"kernel": list(k), "stride": list(s), "pad": list(p)}
+            name = f"{shape[2]}x{shape[3]}/{k}{s}{p}"
+            case("MaxPool2d", f"MaxPool2d/{dt}/nan/{name}", [x], lambda x, k=k, s=s, p=p: F.max_pool2d(x, k, s, p), args)
+            case("AvgPool2d", f"AvgPool2d/{dt}/nan/{name}", [x], lambda x, k=k, s=s, p=p: F.avg_pool2d(x, k, s, p, count_include_pad=True), args)
 
 
 def main():

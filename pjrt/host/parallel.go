@@ -32,6 +32,7 @@ func (p *Program) Launch(parent *kernel.Ctx, g *kernel.Grid) ([][]kernel.Value, 
 	if len(g.Funcs) != n || len(g.Args) != n {
 		return nil, fmt.Errorf("host: parallel run of %d replicas x %d partitions needs %d functions and argument lists, got %d and %d", nr, np, n, len(g.Funcs), len(g.Args))
 	}
+	p.execs.Add(1) // one execution, whatever the number of devices
 	hub := NewHub(n)
 	hub.SetInfeed(g.Infeed)
 	var checks *kernel.CheckLog

@@ -42,9 +42,9 @@ type Program struct {
 	runs freeList[runState]
 	// kept counts the bytes the idle run states keep (retained.go).
 	kept atomic.Pointer[atomic.Int64]
-	// settled counts the executions that ended (retain keeps a pool from
-	// the second on).
-	settled atomic.Int64
+	// execs counts the executions started (a replicated launch once):
+	// retain keeps a pool from the second on.
+	execs atomic.Int64
 }
 
 // step runs one op, or a fused group of elementwise ops, on frame slots.
@@ -969,6 +969,10 @@ func (p *Program) Run(x *kernel.Ctx, args []kernel.Value) ([]kernel.Value, error
 		r = p.getRun()
 		x.Pool = &r.pool
 	}
+	if x.Comm == nil {
+		// Not a device of a launch, which counted itself.
+		p.execs.Add(1)
+	}
 	res, err := p.entry.runInto(x, args, nil)
 	if r != nil {
 		x.Pool = nil
@@ -1063,6 +1067,7 @@ func (p *Program) execute(r *runState, mem *kernel.Mem, cancel <-chan struct{}) 
 	// r.x is zero (a new run state, or putRun's reset): set field by field,
 	// which costs a few stores where a composite literal copies the whole
 	// context through a write-barrier-checked block move.
+	p.execs.Add(1)
 	x := &r.x
 	x.NumReplicas, x.NumPartitions = 1, 1
 	x.Program, x.Pool, x.Mem, x.Cancel = p, &r.pool, mem, cancel

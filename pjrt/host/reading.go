@@ -11,8 +11,9 @@ import (
 // ExecuteReading is Execute for a caller that reads the last nRead results
 // at once and drops them (a program's check flags, read after every
 // execution): their bytes are appended to dst, and their storage goes back
-// to the program's pool instead of into buffers, so that from the second
-// execution on they cost no allocation. The other results are appended to
+// to the program's pool instead of into buffers, so that from the third
+// execution on they cost no allocation (a program keeps its pool from its
+// second execution on: retained.go). The other results are appended to
 // out as buffers (out may be the caller's reused list).
 func (e *Executable) ExecuteReading(args []pjrt.Buffer, opts pjrt.ExecuteOptions, out []pjrt.Buffer, nRead int, dst []byte) ([]pjrt.Buffer, []byte, error) {
 	// What is read is checked before the program runs (and takes the

@@ -37,8 +37,9 @@ func (p *Program) retainedOf() *atomic.Int64 {
 
 // retain ends the execution pool served (kernel.Pool.Settle: its results
 // have left) and counts pool's storage as kept by p, or empties pool when
-// the bound would be passed or this was p's first execution; it returns
-// the bytes counted.
+// the bound would be passed or p has not executed more than once (a
+// replicated launch counts once, a call refused before it ran not at
+// all); it returns the bytes counted.
 //
 // A program's first execution keeps nothing: most programs that run once
 // never run again (a first call whose function is then dropped, a
@@ -51,7 +52,7 @@ func (p *Program) retainedOf() *atomic.Int64 {
 func (p *Program) retain(pool *kernel.Pool) int64 {
 	pool.Settle()
 	n := int64(pool.Held())
-	if p.settled.Add(1) == 1 && n > 0 {
+	if p.execs.Load() < 2 && n > 0 {
 		pool.Reset()
 		return 0
 	}

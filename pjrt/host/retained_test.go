@@ -15,7 +15,7 @@ import (
 func TestFirstExecutionKeepsNoPool(t *testing.T) {
 	const n = 128
 	mt := hlo.NewTensorType(hlo.F32, n, n)
-	c := NewClient(1)
+	c := NewClient(4)
 	arg := func() pjrt.Buffer {
 		l := hlo.NewLiteral(hlo.F32, n, n)
 		for k := range l.F32() {
@@ -24,18 +24,19 @@ func TestFirstExecutionKeepsNoPool(t *testing.T) {
 		return c.WrapLiteral(l, 0)
 	}
 	a, bb := arg(), arg()
-	compile := func() *Executable {
+	compileWith := func(opts pjrt.CompileOptions) *Executable {
 		// (a·b)·b: the first product's 64 KiB die in the execution.
 		b := newFunc("main", mt, mt)
 		dims := hlo.NamedAttr{Name: "dot_dimension_numbers", Value: &hlo.DotDimsAttr{LhsContractingDims: []int64{1}, RhsContractingDims: []int64{0}}}
 		d1 := b.op("stablehlo.dot_general", mt, []*hlo.Value{b.arg(0), b.arg(1)}, dims)
 		d2 := b.op("stablehlo.dot_general", mt, []*hlo.Value{d1, b.arg(1)}, dims)
-		x, err := c.Compile(module(b.ret(d2)), pjrt.CompileOptions{})
+		x, err := c.Compile(module(b.ret(d2)), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return x.(*Executable)
 	}
+	compile := func() *Executable { return compileWith(pjrt.CompileOptions{}) }
 	run := func(x *Executable) {
 		if _, err := x.Execute([]pjrt.Buffer{a, bb}, pjrt.ExecuteOptions{}); err != nil {
 			t.Fatal(err)
@@ -61,5 +62,35 @@ func TestFirstExecutionKeepsNoPool(t *testing.T) {
 	run(x)
 	if kept(x) == 0 {
 		t.Fatal("a program executed twice keeps nothing: its next execution allocates its intermediates again")
+	}
+
+	// A call refused before it ran is no execution.
+	x = compile()
+	if _, err := x.Execute([]pjrt.Buffer{a}, pjrt.ExecuteOptions{}); err == nil {
+		t.Fatal("one argument of two accepted")
+	}
+	run(x)
+	if k := kept(x); k != 0 {
+		t.Fatalf("program keeps %d bytes after its only execution (a refused call before it)", k)
+	}
+
+	// A replicated launch is one execution, whatever its devices.
+	x = compileWith(pjrt.CompileOptions{NumReplicas: 4})
+	launch := func() {
+		args := make([][]pjrt.Buffer, 4)
+		for i := range args {
+			args[i] = []pjrt.Buffer{arg(), arg()}
+		}
+		if _, err := x.ExecuteReplicated(args, pjrt.ExecuteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	launch()
+	if k := kept(x); k != 0 {
+		t.Fatalf("replicated program keeps %d bytes after its first launch", k)
+	}
+	launch()
+	if kept(x) == 0 {
+		t.Fatal("replicated program keeps nothing after its second launch")
 	}
 }

@@ -139,3 +139,29 @@ func TestAOTRunChecksArgumentCount(t *testing.T) {
 		t.Errorf("Run(x) = %v, %v", outs, err)
 	}
 }
+
+func aotAddsConst(x *lazy.Tensor) *lazy.Tensor { return x.Add(lazy.FromSlice([]float32{1, 2})) }
+func aotReturnsConst(x *lazy.Tensor) *lazy.Tensor { return lazy.FromSlice([]float32{1, 2}) }
+
+// A tensor the function makes from Go data is a capture an ahead-of-time
+// trace cannot embed: the error says so, and where it is used.
+func TestTraceAOTNamesConstantsMadeInside(t *testing.T) {
+	s := lazy.NewShape(lazy.F32, 2)
+	for _, c := range []struct {
+		fn   func(*lazy.Tensor) *lazy.Tensor
+		want []string
+	}{
+		{aotAddsConst, []string{"made inside the function from Go data", "first read by Add at jit/aot_test.go:"}},
+		{aotReturnsConst, []string{"made inside the function from Go data", "returned"}},
+	} {
+		_, _, err := jit.TraceAOT("consts", c.fn, s)
+		if err == nil {
+			t.Fatal("no error for a constant made inside an ahead-of-time trace")
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not say %q", err, w)
+			}
+		}
+	}
+}

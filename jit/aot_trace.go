@@ -84,7 +84,7 @@ func traceAOT(name string, fn any, args []*lazy.Tensor, in []reflect.Value) (AOT
 	}
 	g := tr.Graph
 	spec := AOTSpec{Name: name, Signature: t.String(), Fn: fn, Graph: g.Format(false)}
-	if err := aotCaptures(&spec, g, dev); err != nil {
+	if err := aotCaptures(&spec, g, dev, tr.Created); err != nil {
 		return AOTSpec{}, nil, err
 	}
 	if host := partitioner.Discover(g, dev); len(host) > 0 {
@@ -137,8 +137,10 @@ func checkAOTSignature(t reflect.Type, n int) error {
 }
 
 // aotCaptures fills spec.Captures, failing on any captured tensor other
-// than the device RNG state.
-func aotCaptures(spec *AOTSpec, g *fx.Graph, dev *lazy.Device) error {
+// than the device RNG state; made are the tensors the function made from
+// Go data (constants of the trace, which an ahead-of-time trace does not
+// embed).
+func aotCaptures(spec *AOTSpec, g *fx.Graph, dev *lazy.Device, made map[*lazy.Tensor]bool) error {
 	if len(g.Captures) == 0 {
 		return nil
 	}
@@ -162,13 +164,19 @@ func aotCaptures(spec *AOTSpec, g *fx.Graph, dev *lazy.Device) error {
 			continue
 		}
 		desc := fmt.Sprintf("capture %d, %s", n.Index, n.Shapes[0])
-		if u := firstUse[n]; u != nil {
+		if made[g.Captures[n.Index]] {
+			desc += ", made inside the function from Go data (lazy.FromSlice, FromLiteral)"
+		}
+		switch u := firstUse[n]; {
+		case u == nil:
+			desc += ", assigned"
+		case u.Kind == fx.Output:
+			desc += ", returned"
+		default:
 			desc += ", first read by " + u.OpName()
 			if u.Site != "" {
 				desc += " at " + u.Site
 			}
-		} else {
-			desc += ", assigned"
 		}
 		bad = append(bad, desc)
 	}

@@ -140,7 +140,7 @@ func TestAOTRunChecksArgumentCount(t *testing.T) {
 	}
 }
 
-func aotAddsConst(x *lazy.Tensor) *lazy.Tensor { return x.Add(lazy.FromSlice([]float32{1, 2})) }
+func aotAddsConst(x *lazy.Tensor) *lazy.Tensor    { return x.Add(lazy.FromSlice([]float32{1, 2})) }
 func aotReturnsConst(x *lazy.Tensor) *lazy.Tensor { return lazy.FromSlice([]float32{1, 2}) }
 
 // A tensor the function makes from Go data is a capture an ahead-of-time

@@ -83,6 +83,9 @@ func traceAOT(name string, fn any, args []*lazy.Tensor, in []reflect.Value) (AOT
 		return AOTSpec{}, nil, fmt.Errorf("xlajit: tracing %s: %w", name, err)
 	}
 	g := tr.Graph
+	if err := embedConstants(g, tr.Created); err != nil {
+		return AOTSpec{}, nil, fmt.Errorf("xlajit: tracing %s: %w", name, err)
+	}
 	spec := AOTSpec{Name: name, Signature: t.String(), Fn: fn, Graph: g.Format(false)}
 	if err := aotCaptures(&spec, g, dev, tr.Created); err != nil {
 		return AOTSpec{}, nil, err

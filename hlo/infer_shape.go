@@ -305,7 +305,9 @@ func inferSlice(c *inferCtx) ([]Type, error) {
 		if start[i] < 0 || start[i] > limit[i] || (x.Dims[i] >= 0 && limit[i] > x.Dims[i]) {
 			return nil, c.errf("dimension %d of %s: need 0 <= start %d <= limit %d <= size %s", i, x, start[i], limit[i], fmtDim(x.Dims[i]))
 		}
-		dims[i] = (limit[i] - start[i] + strides[i] - 1) / strides[i]
+		if limit[i] > start[i] { // ceil((limit-start)/stride) without overflowing for strides near 2^63
+			dims[i] = (limit[i]-start[i]-1)/strides[i] + 1
+		}
 	}
 	return []Type{withDims(x, dims)}, nil
 }

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,6 +249,7 @@ func TestInferShapeOps(t *testing.T) {
 		{name: "perm size", op: "stablehlo.transpose", operands: "2x3xf32", attrs: nattrs("permutation", I64sAttr([]int64{0})), err: "permutation [0] has 1 entries, operand tensor<2x3xf32> has rank 2"},
 
 		{name: "ok", op: "stablehlo.slice", operands: "10x?xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1, 0}), "limit_indices", I64sAttr([]int64{8, 4}), "strides", I64sAttr([]int64{3, 1})), want: "tensor<3x4xf32>"},
+		{name: "huge-stride", op: "stablehlo.slice", operands: "10x3xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1, 3}), "limit_indices", I64sAttr([]int64{10, 3}), "strides", I64sAttr([]int64{math.MaxInt64, math.MaxInt64})), want: "tensor<1x0xf32>"},
 		{name: "limit", op: "stablehlo.slice", operands: "10xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{11}), "strides", I64sAttr([]int64{1})), err: "dimension 0 of tensor<10xf32>: need 0 <= start 1 <= limit 11 <= size 10"},
 		{name: "stride", op: "stablehlo.slice", operands: "10xf32", attrs: nattrs("start_indices", I64sAttr([]int64{1}), "limit_indices", I64sAttr([]int64{2}), "strides", I64sAttr([]int64{0})), err: "stride 0 is not positive"},
 

@@ -1,6 +1,7 @@
 package movement
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -117,6 +118,13 @@ func TestSliceAndReshape(t *testing.T) {
 			setElem(want, i, elem(in, ravel(ri, dims)))
 		}
 		sameLit(t, "slice", got, want)
+		// A stride near 2^63 takes one element (ceil((limit-start)/stride)
+		// and the element step must not overflow).
+		big := mkOp("stablehlo.slice", []hlo.Type{in.Type()}, []hlo.Type{tt(dt, 1, 1, 1)},
+			attr("start_indices", ints(2, 8, 3)), attr("limit_indices", ints(7, 9, 4)), attr("strides", ints(math.MaxInt64, math.MaxInt64, math.MaxInt64)))
+		want1 := hlo.NewLiteral(dt, 1, 1, 1)
+		setElem(want1, 0, elem(in, ravel([]int64{2, 8, 3}, dims)))
+		sameLit(t, "slice/huge-stride", run(t, big, in)[0], want1)
 
 		rs := run(t, mkOp("stablehlo.reshape", []hlo.Type{in.Type()}, []hlo.Type{tt(dt, 63, 4)}), in)[0]
 		if string(rs.Data) != string(in.Data) || rs.Dims[0] != 63 {

@@ -50,8 +50,13 @@ func slicePlan(in, start, limit, strides []int64, es int) (*boxPlan, error) {
 		if start[d] < 0 || start[d] > limit[d] || limit[d] > in[d] || strides[d] <= 0 {
 			return nil, fmt.Errorf("dimension %d: slice [%d:%d:%d] of size %d needs 0 <= start <= limit <= size and stride > 0", d, start[d], limit[d], strides[d], in[d])
 		}
-		out[d] = (limit[d] - start[d] + strides[d] - 1) / strides[d]
-		sS[d] = int(strides[d]) * inS[d]
+		if limit[d] > start[d] { // ceil((limit-start)/stride) without overflowing for strides near 2^63
+			out[d] = (limit[d]-start[d]-1)/strides[d] + 1
+		}
+		sS[d] = inS[d] // one element (or none) never steps: as stride 1, where a huge stride would overflow
+		if out[d] > 1 {
+			sS[d] = int(strides[d]) * inS[d]
+		}
 		off += int(start[d]) * inS[d]
 	}
 	return &boxPlan{outDims: out, b: newBox(out, stridesInt(out), sS, es), sOff: off}, nil

@@ -3,7 +3,6 @@ package lazy
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // MatMul is numpy's matmul: [..., m, k] x [..., k, n] -> [..., m, n], with
@@ -80,145 +79,6 @@ func Linear(x, w, b *Tensor) *Tensor {
 		y = y.Add(b)
 	}
 	return y
-}
-
-// Einsum evaluates an Einstein summation over one or two operands, e.g.
-// "ij,jk->ik", "bij,bkj->bik", "ij->ji", "ij->". Repeated labels within one
-// operand (diagonals) are not supported.
-func Einsum(spec string, ts ...*Tensor) *Tensor {
-	needList("Einsum", "ts", ts, false)
-	defer relabel("Einsum", ts...)()
-	if !ts[0].isDry() {
-		dryRun(func() { Einsum(spec, dryAll(ts)...) })
-	}
-	spec = strings.ReplaceAll(spec, " ", "")
-	lhs, out, hasOut := strings.Cut(spec, "->")
-	ins := strings.Split(lhs, ",")
-	shapes := make([]Shape, len(ts))
-	for i, t := range ts {
-		shapes[i] = t.shape
-	}
-	fail := func(format string, args ...any) {
-		throw("Einsum", shapes, "%q: %s", spec, fmt.Sprintf(format, args...))
-	}
-	if len(ins) != len(ts) || len(ts) < 1 || len(ts) > 2 {
-		fail("needs one or two operands matching the spec")
-	}
-	size := map[rune]int64{}
-	count := map[rune]int{}
-	for i, s := range ins {
-		if len(s) != ts[i].Rank() {
-			fail("operand %d has rank %d, spec gives %d labels", i, ts[i].Rank(), len(s))
-		}
-		seen := map[rune]bool{}
-		for j, c := range s {
-			if seen[c] {
-				fail("repeated label %c in one operand", c)
-			}
-			seen[c] = true
-			d := ts[i].Dims()[j]
-			if old, ok := size[c]; ok && old != d {
-				fail("label %c has sizes %d and %d", c, old, d)
-			}
-			size[c] = d
-			count[c]++
-		}
-	}
-	if !hasOut {
-		var labels []rune
-		for c, n := range count {
-			if n == 1 {
-				labels = append(labels, c)
-			}
-		}
-		sortRunes(labels)
-		out = string(labels)
-	}
-	inOut := map[rune]bool{}
-	for _, c := range out {
-		if _, ok := size[c]; !ok {
-			fail("output label %c not in any operand", c)
-		}
-		if inOut[c] {
-			fail("repeated output label %c", c)
-		}
-		inOut[c] = true
-	}
-	// Sum out labels that appear in one operand only and not in the output.
-	labels := make([]string, len(ts))
-	ops := append([]*Tensor(nil), ts...)
-	for i, s := range ins {
-		var axes []int
-		var kept []rune
-		for j, c := range s {
-			if !inOut[c] && count[c] == 1 {
-				axes = append(axes, j)
-			} else {
-				kept = append(kept, c)
-			}
-		}
-		if len(axes) > 0 {
-			ops[i] = inAcc(ops[i], func(x *Tensor) *Tensor { return x.reduce(opReduceSum, false, axes) })
-		}
-		labels[i] = string(kept)
-	}
-	var res *Tensor
-	var resLabels string
-	if len(ops) == 1 {
-		res, resLabels = ops[0], labels[0]
-	} else {
-		a, b := labels[0], labels[1]
-		var d dotDims
-		var batch, aFree, bFree []rune
-		for j, c := range a {
-			k := strings.IndexRune(b, c)
-			switch {
-			case k >= 0 && inOut[c]:
-				d.lb = append(d.lb, int64(j))
-				d.rb = append(d.rb, int64(indexRune(b, c)))
-				batch = append(batch, c)
-			case k >= 0:
-				d.lc = append(d.lc, int64(j))
-				d.rc = append(d.rc, int64(indexRune(b, c)))
-			default:
-				aFree = append(aFree, c)
-			}
-		}
-		for _, c := range b {
-			if !strings.ContainsRune(a, c) {
-				bFree = append(bFree, c)
-			}
-		}
-		res = dotGeneral(ops[0], ops[1], d)
-		resLabels = string(batch) + string(aFree) + string(bFree)
-	}
-	if len([]rune(resLabels)) != len([]rune(out)) {
-		fail("output labels %q do not match the result %q", out, resLabels)
-	}
-	perm := make([]int, 0, len(out))
-	for _, c := range out {
-		perm = append(perm, indexRune(resLabels, c))
-	}
-	return res.Permute(perm...)
-}
-
-func indexRune(s string, c rune) int {
-	i := 0
-	for _, r := range s {
-		if r == c {
-			return i
-		}
-		i++
-	}
-	return -1
-}
-
-func sortRunes(rs []rune) {
-	for i := 1; i < len(rs); i++ {
-		for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
-			rs[j], rs[j-1] = rs[j-1], rs[j]
-		}
-	}
 }
 
 // Softmax normalises exp(x) along axis (f16 and bf16 compute in f32 and
@@ -661,7 +521,8 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 	return x.DynamicUpdateSlice(out, starts)
 }
 
-// IndexSelect picks the entries idx (1-D integers) of axis (of a 0-d x,
+// IndexSelect picks the entries idx (1-D integers, or a 0-d one, which
+// picks one entry and keeps the axis with size 1) of axis (of a 0-d x,
 // whose axis 0 has one entry, one index and a 0-d result, as
 // torch.index_select). An index outside [0, size) is an error of the cut
 // that computes the result (torch.index_select raises; negative indices do
@@ -669,11 +530,17 @@ func (x *Tensor) ScatterAdd(axis int, idx, src *Tensor) *Tensor {
 func (x *Tensor) IndexSelect(axis int, idx *Tensor) *Tensor {
 	needTensors("IndexSelect", "x,idx", x, idx)
 	a := needAxis("IndexSelect", axis, x.Rank(), x, idx)
-	if idx.Rank() != 1 || !idx.DType().IsInt() {
-		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want 1-D integer indices, got %s", idx.shape)
+	if idx.Rank() > 1 || !idx.DType().IsInt() {
+		throw("IndexSelect", []Shape{x.shape, idx.shape}, "want 0-d or 1-D integer indices, got %s", idx.shape)
 	}
 	if dt := idx.DType(); dt != I32 && dt != I64 {
 		throw("IndexSelect", []Shape{x.shape, idx.shape}, "indices must be i32 or i64, got %s (as torch.index_select)", dt)
+	}
+	if idx.Rank() == 0 {
+		// One index, as torch.index_select takes a 0-d one: the axis
+		// keeps size 1.
+		defer relabel("IndexSelect", x, idx)()
+		return x.IndexSelect(axis, idx.Reshape(1))
 	}
 	if x.Rank() == 0 {
 		if n := idx.Dims()[0]; n != 1 {

@@ -211,10 +211,34 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 	return x.Reshape(d...)
 }
 
-// SliceStrided returns x[start:limit:strides] per axis.
+// SliceStrided returns x[start:limit:strides] per axis with Python's (and
+// PyTorch's) slicing rules for positive steps: a negative start or limit
+// counts from the end, both are clamped into [0, size], and a limit at or
+// before start gives an empty axis. A step below 1 is an error (PyTorch
+// rejects those too).
 func (x *Tensor) SliceStrided(start, limit, strides []int64) *Tensor {
 	needTensors("Slice", "x", x)
+	if r := x.Rank(); len(start) == r && len(limit) == r && len(strides) == r { // else the shape rule says so
+		st, lim := make([]int64, r), make([]int64, r)
+		for i, d := range x.Dims() {
+			if strides[i] < 1 {
+				throw("Slice", []Shape{x.shape}, "axis %d: step %d must be at least 1 (as in PyTorch)", i, strides[i])
+			}
+			st[i] = sliceBound(start[i], d)
+			lim[i] = max(sliceBound(limit[i], d), st[i])
+		}
+		start, limit = st, lim
+	}
 	return apply1(opSlice, Attrs{{"start", append([]int64(nil), start...)}, {"limit", append([]int64(nil), limit...)}, {"strides", append([]int64(nil), strides...)}}, x)
+}
+
+// sliceBound is a Python slice bound v on an axis of size d: counted from
+// the end when negative, then clamped into [0, d].
+func sliceBound(v, d int64) int64 {
+	if v < 0 {
+		v = max(v+d, 0)
+	}
+	return min(v, d)
 }
 
 // Narrow returns length elements of axis starting at start (a negative
@@ -245,34 +269,68 @@ func (x *Tensor) Narrow(axis int, start, length int64) *Tensor {
 	return x.SliceStrided(st, lim, str)
 }
 
-// Concat joins tensors along axis.
+// Concat joins tensors along axis (torch.cat). Operands of different types
+// promote. As torch.cat's legacy rule, a 1-D operand of size 0 is skipped
+// whatever the others' rank (its type still joins the promotion), the axis
+// counts against the first operand not skipped, and operands that are all
+// such give an empty [0] tensor for any axis.
 func Concat(axis int, ts ...*Tensor) *Tensor {
 	if len(ts) == 0 {
 		throw("Concat", nil, "no tensors")
 	}
 	needList("Concat", "ts", ts, false)
 	dt := mustResultType("Concat", ts)
-	a := needExistingAxis("Concat", axis, ts[0].Rank(), ts...)
-	in := make([]Shape, len(ts))
-	for i, t := range ts {
+	kept, empty := ts, 0
+	for _, t := range ts {
+		if isEmptyVector(t) {
+			empty++
+		}
+	}
+	switch {
+	case empty == len(ts):
+		axis = 0 // torch.cat takes any axis for these
+	case empty > 0 && anyRankBut1(ts):
+		kept = make([]*Tensor, 0, len(ts)-empty)
+		for _, t := range ts {
+			if !isEmptyVector(t) {
+				kept = append(kept, t)
+			}
+		}
+	}
+	a := needExistingAxis("Concat", axis, kept[0].Rank(), ts...)
+	in := make([]Shape, len(kept))
+	for i, t := range kept {
 		in[i] = t.shape.with(dt)
 	}
 	if _, err := inferShapes(table[opConcat], Attrs{{"axis", int64(a)}}, in); err != nil {
 		throw("Concat", shapesOf(ts), "%v", err)
 	}
 	// Operands of different types promote (torch.cat).
-	if !sameDType(ts, dt) {
-		cs := make([]*Tensor, len(ts))
-		for i, t := range ts {
+	if !sameDType(kept, dt) {
+		cs := make([]*Tensor, len(kept))
+		for i, t := range kept {
 			cs[i] = t.Cast(dt)
 		}
-		ts = cs
+		kept = cs
 	}
-	if len(ts) == 1 {
-		return ts[0]
+	if len(kept) == 1 {
+		return kept[0]
 	}
-	return apply1(opConcat, Attrs{{"axis", int64(a)}}, ts...)
+	return apply1(opConcat, Attrs{{"axis", int64(a)}}, kept...)
 }
+
+// anyRankBut1 says whether an operand is not 1-D (among 1-D operands an
+// empty one joins nothing either way, and keeping it keeps their graph).
+func anyRankBut1(ts []*Tensor) bool {
+	for _, t := range ts {
+		if t.Rank() != 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func isEmptyVector(t *Tensor) bool { return t.Rank() == 1 && t.Dims()[0] == 0 }
 
 // Stack joins tensors along a new axis.
 func Stack(axis int, ts ...*Tensor) *Tensor {

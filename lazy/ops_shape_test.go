@@ -276,3 +276,21 @@ func TestChunkHugeCount(t *testing.T) {
 		t.Fatalf("%d pieces, want 5", len(pieces))
 	}
 }
+
+// TestSliceStridedPythonBounds: SliceStrided clamps and wraps its bounds
+// as Python slicing does, without overflowing at the int64 extremes.
+func TestSliceStridedPythonBounds(t *testing.T) {
+	x, xv := mk(seqND(5), F32)
+	cases := []struct{ start, limit, stride, want []int64 }{
+		{[]int64{math.MinInt64}, []int64{math.MaxInt64}, []int64{math.MaxInt64}, []int64{0, 1, 1}},
+		{[]int64{-2}, []int64{math.MaxInt64}, []int64{1}, []int64{3, 5, 1}},
+		{[]int64{-7}, []int64{-4}, []int64{2}, []int64{0, 1, 2}},
+	}
+	for _, c := range cases {
+		expectT(t, fmt.Sprintf("SliceStrided/%v:%v:%v", c.start, c.limit, c.stride), x.SliceStrided(c.start, c.limit, c.stride), F32,
+			refSlice(xv, c.want[:1], c.want[1:2], c.want[2:]), exact)
+	}
+	if d := x.SliceStrided([]int64{math.MaxInt64}, []int64{math.MinInt64}, []int64{1}).Dims(); len(d) != 1 || d[0] != 0 {
+		t.Errorf("x[MaxInt64:MinInt64] has dims %v, want [0]", d)
+	}
+}

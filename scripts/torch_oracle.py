@@ -865,6 +865,69 @@ def gen_edges():
             name = f"{shape[2]}x{shape[3]}/{k}{s}{p}"
             case("MaxPool2d", f"MaxPool2d/{dt}/nan/{name}", [x], lambda x, k=k, s=s, p=p: F.max_pool2d(x, k, s, p), args)
             case("AvgPool2d", f"AvgPool2d/{dt}/nan/{name}", [x], lambda x, k=k, s=s, p=p: F.avg_pool2d(x, k, s, p, count_include_pad=True), args)
+    # torch.cat's legacy rule: a 1-D operand of size 0 is skipped whatever
+    # the others' rank, but its type still joins the promotion; the axis
+    # counts against the first operand not skipped, and all such operands
+    # take any axis.
+    seed("ConcatEmpty")
+    cat = lambda a: lambda *ts: torch.cat(ts, a)  # noqa: E731
+    for dts, shapes, axis in ((("f32", "f32"), ([2, 3], [0]), 0), (("f32", "f32"), ([0], [2, 3]), 1),
+                              (("f32", "f32", "f32"), ([2, 3], [0], [2, 1]), -1), (("f32", "f32", "f32"), ([0], [2, 3], [1, 3]), 0),
+                              (("f32", "f64"), ([2, 3], [0]), 0), (("i32", "f16"), ([2, 3], [0]), 1),
+                              (("bf16", "f16"), ([0], [2, 3]), 0), (("bool", "i64"), ([2, 3], [0]), 0),
+                              (("u8", "i8", "u8"), ([0], [2, 3], [2, 3]), 0), (("f64", "f32"), ([0], [0, 2]), 1),
+                              (("f32", "f64"), ([0], [0]), 5), (("f32", "f32"), ([0], [0]), -5), (("i32",), ([0],), 3),
+                              (("f32", "f32"), ([0], [2, 3]), 2), (("f32", "f32"), ([0], [2, 3]), -3),
+                              (("f32", "f32"), ([0], []), 0), (("f32", "f32", "f32"), ([2, 3], [0], [2, 4]), 0)):
+        ins = [tensor(dt, sh) for dt, sh in zip(dts, shapes)]
+        name = "+".join(f"{dt}{sh}" for dt, sh in zip(dts, shapes))
+        case("Concat", f"Concat/skip/{name}/{axis}", ins, cat(axis), {"axis": axis})
+    # index_select takes a 0-d index as one index (the axis keeps size 1).
+    seed("IndexSelect0d")
+    for dt in ("f32", "f64", "bf16", "i32"):
+        x = tensor(dt, [3, 4])
+        for axis, i in ((0, 2), (1, 3), (-1, 0)):
+            case("IndexSelect", f"IndexSelect/{dt}/0-d-index/{axis}/{i}", [x, torch.tensor(i)],
+                 lambda x, i, a=axis: torch.index_select(x, a, i), {"axis": axis})
+    x = tensor("f32", [3, 4])
+    case("IndexSelect", "IndexSelect/f32/0-d-index/i32", [x, torch.tensor(1, dtype=torch.int32)], lambda x, i: torch.index_select(x, 1, i), {"axis": 1})
+    case("IndexSelect", "IndexSelect/f32/0-d-x-0-d-index", [tensor("f32", []), torch.tensor(0)], lambda x, i: torch.index_select(x, 0, i), {"axis": 0})
+    for i in (4, -1):
+        case("IndexSelect", f"IndexSelect/f32/0-d-index/bad{i}", [x, torch.tensor(i)], lambda x, i: torch.index_select(x, 1, i), {"axis": 1}, grad=False)
+    case("IndexSelect", "IndexSelect/f32/0-d-index/u8", [x, torch.tensor(1, dtype=torch.uint8)], lambda x, i: torch.index_select(x, 1, i), {"axis": 1}, grad=False)
+    # Python slicing with positive steps: bounds count from the end when
+    # negative and clamp into the axis; a limit at or before the start
+    # gives an empty axis; steps below 1 are errors.
+    seed("SliceClamp")
+    big = 2**62
+    for shape, sl in (([5], [(1, 9, 2)]), ([5], [(3, 1, 1)]), ([5], [(-3, -1, 1)]), ([5], [(-9, 2, 1)]), ([5], [(9, 12, 1)]),
+                      ([5], [(-1, -3, 1)]), ([5], [(4, 1, 2)]), ([5], [(-big, big, 3)]), ([5], [(big, -big, 1)]),
+                      ([4, 5], [(-1, 10, 1), (-4, 3, 2)]), ([4, 5], [(-5, -2, 2), (2, -1, 5)]), ([0, 3], [(-1, 1, 1), (1, 5, 1)]),
+                      ([5], [(1, 4, 0)]), ([5], [(4, 1, -1)]), ([4, 5], [(0, 4, 1), (0, 5, -2)])):
+        st, lim, stp = ([a[k] for a in sl] for k in range(3))
+        for dt in ("f32", "i32"):
+            fn = (lambda sl: lambda t: t[tuple(slice(*a) for a in sl)])(sl)
+            case("SliceStrided", f"SliceStrided/{dt}/python/{shape}/{sl}", [tensor(dt, shape)], fn,
+                 {"start": st, "limit": lim, "strides": stp})
+    # einsum: size-1 axes broadcast, "..." stands for unlabelled axes,
+    # labels are letters a-z and A-Z.
+    seed("EinsumBroadcast")
+    for spec, shapes in (("ij,ij->i", ([2, 3], [2, 1])), ("ij,ij->ij", ([2, 3], [1, 1])), ("ij,jk->ik", ([2, 1], [3, 4])),
+                         ("ij,jk->ik", ([2, 0], [1, 4])), ("ij,ij", ([2, 3], [2, 1])), ("ij,ij->i", ([2, 0], [2, 1])),
+                         ("bij,bjk->bik", ([1, 2, 3], [4, 3, 2])), ("ij,jk->", ([1, 3], [3, 1])),
+                         ("...ij->...ji", ([2, 3, 4],)), ("...ij->...ji", ([3, 4],)), ("...ij", ([2, 3, 4],)),
+                         ("...ij->ij", ([2, 3, 4],)), ("ij...->j...i", ([2, 3, 4, 5],)), ("ij->...ij", ([2, 3],)),
+                         ("...ij,...jk->...ik", ([5, 2, 3], [3, 4])), ("...ij,...jk->...ik", ([5, 2, 3], [1, 3, 4])),
+                         ("...ij,...jk", ([5, 2, 3], [1, 3, 4])), ("i...j,j...->...", ([2, 5, 3], [3, 5])),
+                         ("...,...->...", ([2, 3], [4, 1, 3])), ("...,...", ([2, 1], [4, 2, 3])), ("...,...->", ([2, 3], [4, 2, 3])),
+                         ("i...,i...->i", ([2, 3], [2, 1])), ("ba", ([2, 3],)), ("bA", ([2, 3],)), ("Ab,bC", ([2, 3], [3, 4])),
+                         (" i j -> j i ", ([2, 3],)),
+                         ("ij,ij->i", ([2, 3], [2, 2])), ("...,...->...", ([2, 3], [4, 5, 3])), ("iΩ->Ωi", ([2, 3],)),
+                         ("ié->éi", ([2, 3],)), ("i1->1i", ([2, 3],)), ("...i...->i", ([2, 3],)), ("...ij->...ji", ([2],)),
+                         (".ij->ij", ([2, 3],)), ("ij->.ji", ([2, 3],)), ("ij->i,j", ([2, 3],)), ("ij->...i...", ([2, 3],))):
+        for dt in ("f32", "f64"):
+            case("Einsum", f"Einsum/{dt}/broadcast/{spec}/{shapes}", [tensor(dt, s) for s in shapes],
+                 lambda *ts, spec=spec: torch.einsum(spec, *ts), {"spec": spec})
 
 
 def main():

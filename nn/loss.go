@@ -256,8 +256,13 @@ func BCEWithLogits(x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 	if !x.Shape().Equal(y.Shape()) {
 		throw(op, []*lazy.Tensor{x, y}, "input and target must have the same shape and type")
 	}
-	// softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|))
-	sp := x.Neg().MaxScalar(0).Add(x.Abs().Neg().Exp().Log1p())
+	// softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|)),
+	// written as a select so that the gradient at x = 0 is the one-sided
+	// -sigmoid(0) = -1/2 of PyTorch (max and |x| would pass a tie slope
+	// there); the values are the same bits as the max/abs form.
+	pos := x.GeScalar(0)
+	lp := lazy.Where(pos, x.Neg(), x).Exp().Log1p()
+	sp := lazy.Where(pos, lp, lp.Sub(x))
 	coef := lazy.OnesLike(y)
 	if o.posWeight != nil {
 		coef = o.posWeight.SubScalar(1).Mul(y).AddScalar(1)

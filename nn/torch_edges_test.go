@@ -1,0 +1,80 @@
+package nn
+
+import (
+	"math"
+	"testing"
+
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// nearTorch reports got differing from want (PyTorch 1.13) by more than
+// tol relative (and tol absolute near zero).
+func nearTorch(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d values, want %d", what, len(got), len(want))
+		return
+	}
+	for i := range want {
+		if !(math.Abs(got[i]-want[i]) <= tol*(1+math.Abs(want[i]))) {
+			t.Errorf("%s: got %v, want (PyTorch 1.13) %v", what, got, want)
+			return
+		}
+	}
+}
+
+// TestBCEWithLogitsEdgesMatchPyTorch checks BCEWithLogits' values and
+// input gradients where softplus has its kink-free but select-sensitive
+// points: logits of exactly 0 (a zero-initialised head, where the gradient
+// must be sigmoid(0) - y and not a tie slope), ±1e-30, ±3, ±100 and ±1e30,
+// with and without pos_weight and weight, for every reduction. Expected
+// values from PyTorch 1.13:
+//
+//	x = torch.tensor(xs, requires_grad=True)
+//	l = F.binary_cross_entropy_with_logits(x, torch.tensor(ys), reduction=red, pos_weight=..., weight=...)
+//	l.sum().backward(); x.grad
+func TestBCEWithLogitsEdgesMatchPyTorch(t *testing.T) {
+	xs := []float32{0, 0, 0, 1e-30, -1e-30, 3, -3, 100, -100, 1e30, -1e30, 0}
+	ys := []float32{0, 0.5, 1, 0, 1, 0.25, 0.75, 0, 1, 1, 0, 0.3}
+	pw := []float32{2, 2, 2, 0.5, 0.5, 3, 3, 2, 2, 1.5, 1.5, 0}
+	w := []float32{1, 2, 0.5, 1, 1, 1, 2, 1, 1, 1, 1, 3}
+	n := int64(len(xs))
+	for _, c := range []struct {
+		opt       string
+		red       Reduction
+		loss      []float64
+		gradInput []float64
+	}{
+		{"", None, []float64{0.6931471824645996, 0.6931471824645996, 0.6931471824645996, 0.6931471824645996, 0.6931471824645996, 2.2985873222351074, 2.2985873222351074, 100, 100, 0, 0, 0.6931471824645996},
+			[]float64{0.5, 0, -0.5, 0.5, -0.5, 0.7025741338729858, -0.7025741338729858, 1, -1, 0, 0, 0.19999998807907104}},
+		{"", Sum, []float64{208.75604248046875},
+			[]float64{0.5, 0, -0.5, 0.5, -0.5, 0.7025741338729858, -0.7025741338729858, 1, -1, 0, 0, 0.19999998807907104}},
+		{"", Mean, []float64{17.396337509155273},
+			[]float64{0.0416666679084301, 0, -0.0416666679084301, 0.0416666679084301, -0.0416666679084301, 0.058547843247652054, -0.058547843247652054, 0.0833333358168602, -0.0833333358168602, 0, 0, 0.01666666567325592}},
+		{"pos_weight", None, []float64{0.6931471824645996, 1.0397207736968994, 1.3862943649291992, 0.6931471824645996, 0.3465735912322998, 2.322880983352661, 6.871468544006348, 100, 200, 0, 0, 0.4852030277252197},
+			[]float64{0.5, -0.25, -1, 0.5, -0.25, 0.678861141204834, -2.1314353942871094, 1, -2, 0, 0, 0.3499999940395355}},
+		{"pos_weight", Sum, []float64{313.83843994140625},
+			[]float64{0.5, -0.25, -1, 0.5, -0.25, 0.678861141204834, -2.1314353942871094, 1, -2, 0, 0, 0.3499999940395355}},
+		{"pos_weight", Mean, []float64{26.1532039642334},
+			[]float64{0.0416666679084301, -0.02083333395421505, -0.0833333358168602, 0.0416666679084301, -0.02083333395421505, 0.05657176300883293, -0.17761962115764618, 0.0833333358168602, -0.1666666716337204, 0, 0, 0.02916666679084301}},
+		{"weight", None, []float64{0.6931471824645996, 1.3862943649291992, 0.3465735912322998, 0.6931471824645996, 0.6931471824645996, 2.2985873222351074, 4.597174644470215, 100, 100, 0, 0, 2.079441547393799},
+			[]float64{0.5, 0, -0.25, 0.5, -0.5, 0.7025741338729858, -1.4051482677459717, 1, -1, 0, 0, 0.5999999642372131}},
+		{"weight", Sum, []float64{212.78750610351562},
+			[]float64{0.5, 0, -0.25, 0.5, -0.5, 0.7025741338729858, -1.4051482677459717, 1, -1, 0, 0, 0.5999999642372131}},
+		{"weight", Mean, []float64{17.73229217529297},
+			[]float64{0.0416666679084301, 0, -0.02083333395421505, 0.0416666679084301, -0.0416666679084301, 0.058547843247652054, -0.11709568649530411, 0.0833333358168602, -0.0833333358168602, 0, 0, 0.04999999701976776}},
+	} {
+		x := lazy.FromSlice(xs, n)
+		opts := []LossOption{Reduce(c.red)}
+		switch c.opt {
+		case "pos_weight":
+			opts = append(opts, PosWeight(lazy.FromSlice(pw, n)))
+		case "weight":
+			opts = append(opts, ClassWeights(lazy.FromSlice(w, n)))
+		}
+		l := BCEWithLogits(x, lazy.FromSlice(ys, n), opts...)
+		what := c.opt + " reduction " + []string{"mean", "sum", "none", "batchmean"}[c.red]
+		nearTorch(t, what+" loss", l.Float64s(), c.loss, 1e-6)
+		nearTorch(t, what+" grad", lazy.Grad(l.Sum(), x)[0].Float64s(), c.gradInput, 1e-6)
+	}
+}

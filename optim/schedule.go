@@ -33,7 +33,14 @@ func (s StepDecay) LR(k *lazy.Tensor) *lazy.Tensor {
 		throw("optim.StepDecay", nil, "Every = %d must be positive", s.Every)
 	}
 	n := k.DivScalar(float64(s.Every)).Floor()
-	return lazy.FullOn(k.Device(), lazy.F32, s.Gamma).Pow(n).MulScalar(s.Base)
+	return powF64(s.Gamma, n).MulScalar(s.Base).Cast(lazy.F32)
+}
+
+// powF64 is γ^n in f64 (n an f32 count), as PyTorch's schedulers compute
+// in Python floats: an f32 γ such as 0.999 is off by 5e-8, which its
+// 5000th power turns into 6e-5 relative.
+func powF64(gamma float64, n *lazy.Tensor) *lazy.Tensor {
+	return lazy.FullOn(n.Device(), lazy.F64, gamma).Pow(n.Cast(lazy.F64))
 }
 
 // Exponential is Base · Gamma^k (PyTorch's ExponentialLR).
@@ -41,7 +48,7 @@ type Exponential struct{ Base, Gamma float64 }
 
 // LR evaluates the schedule.
 func (e Exponential) LR(k *lazy.Tensor) *lazy.Tensor {
-	return lazy.FullOn(k.Device(), lazy.F32, e.Gamma).Pow(k).MulScalar(e.Base)
+	return powF64(e.Gamma, k).MulScalar(e.Base).Cast(lazy.F32)
 }
 
 // Cosine warms up linearly over Warmup updates from Base/Warmup to Base

@@ -7,6 +7,8 @@ import "github.com/xlajit/xlajit/lazy"
 //	g += wd p (Adam) or p *= 1 - lr wd (AdamW)
 //	m = β1 m + (1-β1) g;  v = β2 v + (1-β2) g²  (v̂ = max(v̂, v) with AMSGrad)
 //	p -= lr/(1-β1^t) · m / (sqrt(v)/sqrt(1-β2^t) + eps)
+//
+// with t the parameter's own step count (ParamSteps).
 type Adam struct {
 	Base
 	Beta1, Beta2, Eps, WeightDecay float64
@@ -44,17 +46,18 @@ func NewAdamW(params []*lazy.Tensor, lr float64, opts ...Option) *Adam {
 
 // Step applies one update.
 func (a *Adam) Step(grads []*lazy.Tensor) {
-	lr, t := a.begin("optim.Adam.Step", grads)
-	// Bias corrections as f32 scalars: 1 - β^t.
-	bc1 := lazy.Scalar(lazy.F32, a.Beta1).Pow(t).Neg().AddScalar(1)
-	bc2 := lazy.Scalar(lazy.F32, a.Beta2).Pow(t).Neg().AddScalar(1)
-	stepSize := lr.Div(bc1)
-	bc2Sqrt := bc2.Sqrt()
+	lr := a.begin("optim.Adam.Step", grads)
 	for i, p := range a.Params {
 		g := grads[i]
 		if g == nil {
 			continue
 		}
+		// Bias corrections 1 - β^t in f64, as PyTorch computes them in
+		// Python floats: in f32, β2 = 0.9999 alone is off by 2e-5 of 1-β2.
+		t := a.paramStep(i).Cast(lazy.F64)
+		bc1 := biasCorrection(a.Beta1, t)
+		bc2Sqrt := biasCorrection(a.Beta2, t).Sqrt()
+		stepSize := lr.Cast(lazy.F64).Div(bc1)
 		pv := p
 		if a.WeightDecay != 0 {
 			if a.Decoupled {
@@ -74,6 +77,11 @@ func (a *Adam) Step(grads []*lazy.Tensor) {
 		denom := v.Sqrt().Div(as(bc2Sqrt, p)).AddScalar(a.Eps)
 		p.Assign(pv.Sub(m.Div(denom).Mul(as(stepSize, p))))
 	}
+}
+
+// biasCorrection is 1 - β^t (f64 scalars; t an f64 step count).
+func biasCorrection(beta float64, t *lazy.Tensor) *lazy.Tensor {
+	return lazy.FullOn(t.Device(), lazy.F64, beta).Pow(t).Neg().AddScalar(1)
 }
 
 // StateDict names the learning rate, step count and moment estimates.

@@ -30,6 +30,14 @@
 //	step             i64[]
 //	state.0.exp_avg     f32[16,1,5,5]
 //	state.0.exp_avg_sq  f32[16,1,5,5]
+//	state.0.step        i64[]
 //	state.1.exp_avg     f32[16]
 //	state.1.exp_avg_sq  f32[16]
+//	state.1.step        i64[]
+//
+// "step" counts Step calls (the Schedule reads it); "state.<i>.step"
+// counts the updates that had a gradient for parameter i (PyTorch's
+// state[p]["step"], which Adam's bias corrections, Adagrad's decay and
+// SGD's undamped first momentum step read). Base.UpgradeCheckpoint
+// completes a checkpoint saved before the per-parameter counts existed.
 package optim

@@ -28,8 +28,14 @@ type Base struct {
 	// device). Without a Schedule, SetLR writes it; with one, Step writes
 	// Schedule.LR(Steps) into it before each update.
 	LR *lazy.Tensor
-	// Steps counts the updates done (i64 scalar on the device).
+	// Steps counts the updates done (i64 scalar on the device); the
+	// Schedule reads it.
 	Steps *lazy.Tensor
+	// ParamSteps counts, per parameter, the updates that had a gradient for
+	// it (i64 scalars on the device; PyTorch's state[p]["step"]): a nil
+	// gradient advances Steps but not its parameter's count, which is what
+	// bias corrections, learning-rate decay and first-step rules read.
+	ParamSteps []*lazy.Tensor
 	// Schedule computes the learning rate from Steps inside the graph
 	// (nil: LR as set).
 	Schedule Schedule
@@ -84,12 +90,16 @@ func newBase(op string, params []*lazy.Tensor, lr float64, o *options) Base {
 	dev := params[0].Device()
 	b := Base{Params: append([]*lazy.Tensor(nil), params...), LR: lazy.FullOn(dev, lazy.F32, lr),
 		Steps: lazy.FullOn(dev, lazy.I64, 0), Schedule: o.schedule}
+	b.ParamSteps = make([]*lazy.Tensor, len(params))
+	for i, p := range params {
+		b.ParamSteps[i] = lazy.FullOn(p.Device(), lazy.I64, 0)
+	}
 	return b
 }
 
 // begin validates grads, advances the schedule and returns the learning
-// rate of this update and t = Steps+1 (both f32 scalars), writing Steps.
-func (b *Base) begin(op string, grads []*lazy.Tensor) (lr, t *lazy.Tensor) {
+// rate of this update (an f32 scalar), writing Steps.
+func (b *Base) begin(op string, grads []*lazy.Tensor) (lr *lazy.Tensor) {
 	if len(grads) != len(b.Params) {
 		throw(op, nil, "%d gradients for %d parameters", len(grads), len(b.Params))
 	}
@@ -107,9 +117,39 @@ func (b *Base) begin(op string, grads []*lazy.Tensor) (lr, t *lazy.Tensor) {
 	} else {
 		lr = b.LR
 	}
-	next := b.Steps.AddScalar(1)
-	b.Steps.Assign(next)
-	return lr, next.Cast(lazy.F32)
+	b.Steps.Assign(b.Steps.AddScalar(1))
+	return lr
+}
+
+// paramStep advances parameter i's step count (called only when its
+// gradient is not nil) and returns the new count, an i64 scalar: 1 on the
+// parameter's first update.
+func (b *Base) paramStep(i int) *lazy.Tensor {
+	next := b.ParamSteps[i].AddScalar(1)
+	b.ParamSteps[i].Assign(next)
+	return next
+}
+
+// UpgradeCheckpoint completes an optimizer checkpoint saved before step
+// counts were kept per parameter: when lits (names under prefix, as
+// nn.WithPrefix wrote them) has prefix+"step" and no prefix+"state.<i>.step",
+// it adds each parameter's count as the shared one, which is what those
+// versions used. It reports whether it added anything; call it between
+// nn.ReadFile and nn.AssignState.
+func (b *Base) UpgradeCheckpoint(lits map[string]*lazy.Literal, prefix string) bool {
+	step, ok := lits[prefix+"step"]
+	if !ok {
+		return false
+	}
+	for i := range b.Params {
+		if _, ok := lits[fmt.Sprintf("%sstate.%d.step", prefix, i)]; ok {
+			return false
+		}
+	}
+	for i := range b.Params {
+		lits[fmt.Sprintf("%sstate.%d.step", prefix, i)] = step
+	}
+	return true
 }
 
 // as casts a scalar to the parameter's dtype.
@@ -117,6 +157,9 @@ func as(s *lazy.Tensor, p *lazy.Tensor) *lazy.Tensor { return s.Cast(p.DType()) 
 
 func (b *Base) stateDict(slots map[string][]*lazy.Tensor) map[string]*lazy.Tensor {
 	out := map[string]*lazy.Tensor{"lr": b.LR, "step": b.Steps}
+	for i, t := range b.ParamSteps {
+		out[fmt.Sprintf("state.%d.step", i)] = t
+	}
 	for name, ts := range slots {
 		for i, t := range ts {
 			if t != nil {
@@ -140,7 +183,7 @@ func materialise(b *Base, slots ...[]*lazy.Tensor) {
 	if lazy.Tracing() {
 		return
 	}
-	all := []*lazy.Tensor{b.LR, b.Steps}
+	all := append([]*lazy.Tensor{b.LR, b.Steps}, b.ParamSteps...)
 	for _, s := range slots {
 		all = append(all, s...)
 	}

@@ -66,13 +66,13 @@ func TestOptimizerErrors(t *testing.T) {
 func TestStateDictNames(t *testing.T) {
 	a := NewAdam([]*lazy.Tensor{lazy.Zeros(lazy.F32, 2), lazy.Zeros(lazy.F32, 3)}, 0.1)
 	sd := a.StateDict()
-	for _, n := range []string{"lr", "step", "state.0.exp_avg", "state.1.exp_avg_sq"} {
+	for _, n := range []string{"lr", "step", "state.0.exp_avg", "state.1.exp_avg_sq", "state.0.step", "state.1.step"} {
 		if sd[n] == nil {
 			t.Errorf("Adam state dict lacks %s: %v", n, sd)
 		}
 	}
-	if len(sd) != 6 {
-		t.Errorf("Adam state dict has %d entries, want 6", len(sd))
+	if len(sd) != 8 {
+		t.Errorf("Adam state dict has %d entries, want 8", len(sd))
 	}
 	if got := ValueAt(Constant{0.3}, 7); math.Abs(got-0.3) > 1e-7 {
 		t.Errorf("Constant = %g", got)

@@ -33,12 +33,13 @@ func NewRMSProp(params []*lazy.Tensor, lr float64, opts ...Option) *RMSProp {
 
 // Step applies one update.
 func (r *RMSProp) Step(grads []*lazy.Tensor) {
-	lr, _ := r.begin("optim.RMSProp.Step", grads)
+	lr := r.begin("optim.RMSProp.Step", grads)
 	for i, p := range r.Params {
 		g := grads[i]
 		if g == nil {
 			continue
 		}
+		r.paramStep(i) // kept as PyTorch does; the update does not read it
 		if r.WeightDecay != 0 {
 			g = g.Add(p.MulScalar(r.WeightDecay))
 		}
@@ -70,6 +71,8 @@ func (r *RMSProp) StateDict() map[string]*lazy.Tensor {
 // Adagrad is torch.optim.Adagrad:
 //
 //	g += wd p;  lr_t = lr / (1 + (t-1) decay);  s += g²;  p -= lr_t g / (sqrt(s) + eps)
+//
+// with t the parameter's own step count (ParamSteps).
 type Adagrad struct {
 	Base
 	LRDecay, WeightDecay, Eps float64
@@ -89,13 +92,14 @@ func NewAdagrad(params []*lazy.Tensor, lr float64, opts ...Option) *Adagrad {
 
 // Step applies one update.
 func (a *Adagrad) Step(grads []*lazy.Tensor) {
-	lr, t := a.begin("optim.Adagrad.Step", grads)
-	clr := lr.Div(t.SubScalar(1).MulScalar(a.LRDecay).AddScalar(1))
+	lr := a.begin("optim.Adagrad.Step", grads)
 	for i, p := range a.Params {
 		g := grads[i]
 		if g == nil {
 			continue
 		}
+		t := a.paramStep(i).Cast(lazy.F32)
+		clr := lr.Div(t.SubScalar(1).MulScalar(a.LRDecay).AddScalar(1))
 		if a.WeightDecay != 0 {
 			g = g.Add(p.MulScalar(a.WeightDecay))
 		}

@@ -32,12 +32,13 @@ func NewSGD(params []*lazy.Tensor, lr float64, opts ...Option) *SGD {
 
 // Step applies one update.
 func (s *SGD) Step(grads []*lazy.Tensor) {
-	lr, t := s.begin("optim.SGD.Step", grads)
+	lr := s.begin("optim.SGD.Step", grads)
 	for i, p := range s.Params {
 		g := grads[i]
 		if g == nil {
 			continue
 		}
+		t := s.paramStep(i)
 		if s.WeightDecay != 0 {
 			g = g.Add(p.MulScalar(s.WeightDecay))
 		}
@@ -45,7 +46,8 @@ func (s *SGD) Step(grads []*lazy.Tensor) {
 			buf := s.MomentumBuffer[i]
 			nb := buf.MulScalar(s.Momentum).Add(g.MulScalar(1 - s.Dampening))
 			if s.Dampening != 0 {
-				// The first step takes the gradient undamped.
+				// The parameter's first update takes the gradient undamped
+				// (PyTorch: no momentum buffer yet).
 				nb = lazy.Where(t.EqScalar(1), g, nb)
 			}
 			buf.Assign(nb)

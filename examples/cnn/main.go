@@ -97,12 +97,14 @@ func run(cfg config) (*result, error) {
 		if cfg.Ckpt == "" {
 			return nil, errors.New("-resume needs -ckpt")
 		}
-		if err := nn.LoadTensors(cfg.Ckpt, state(m, opt)); err != nil {
-			return nil, err
-		}
-		_, meta, err := nn.ReadFile(cfg.Ckpt)
+		lits, meta, err := nn.ReadFile(cfg.Ckpt)
 		if err != nil {
 			return nil, err
+		}
+		// A checkpoint from before per-parameter step counts loads too.
+		opt.UpgradeCheckpoint(lits, "optim.")
+		if err := nn.AssignState(state(m, opt), lits); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Ckpt, err)
 		}
 		if first, err = strconv.Atoi(meta["epochs"]); err != nil {
 			return nil, fmt.Errorf("%s: no epoch count in the metadata", cfg.Ckpt)

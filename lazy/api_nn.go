@@ -337,7 +337,8 @@ func OneHot(idx *Tensor, n int64, dt DType) *Tensor {
 }
 
 // Dropout zeroes elements with probability p (in [0, 1]) and scales the
-// rest by 1/(1-p) when training; otherwise it returns x.
+// rest by 1/(1-p) when training; otherwise it returns x. It multiplies by
+// the mask, as PyTorch does, so a dropped NaN or infinity gives NaN.
 func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 	needTensors("Dropout", "x", x)
 	if !(p >= 0 && p <= 1) {
@@ -355,8 +356,10 @@ func (x *Tensor) Dropout(p float64, training bool) *Tensor {
 		// or infinite element gives NaN), and no random draw.
 		return x.MulScalar(0)
 	}
+	// x times the 0/1 mask, then scaled, as PyTorch computes it: a dropped
+	// NaN or infinite element gives NaN (and a dropped negative one -0).
 	keep := RandUniformOn(x.dev, x.DType(), 0, 1, x.Dims()...).GeScalar(p)
-	return Where(keep, x.MulScalar(1/(1-p)), ZerosLike(x))
+	return x.Mul(keep.Cast(x.DType())).MulScalar(1 / (1 - p))
 }
 
 // Cumsum is the running sum along axis (types as Sum: i64 for integers,

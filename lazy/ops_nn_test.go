@@ -462,3 +462,31 @@ func TestOpsCumsumReverse(t *testing.T) {
 	})
 	expectT(t, "Cumsum/reverse", apply1(opCumsum, Attrs{{"axis", int64(1)}, {"reverse", true}}, x), F64, want, exact)
 }
+
+// TestDropoutPropagatesNaN checks that Dropout multiplies by its mask as
+// PyTorch 1.13 does (x * mask / (1-p) in effect): a dropped NaN or ±Inf
+// gives NaN, not 0, a dropped finite element ±0 and a kept one x/(1-p),
+// with the mask the same draw as for a finite input of the same shape
+// (torch: F.dropout(torch.full((8,), float("nan")), 0.5) is all NaN).
+func TestDropoutPropagatesNaN(t *testing.T) {
+	const n = 64
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), -3, 5}[i%5]
+	}
+	ManualSeed(11)
+	ref := FromSlice(make([]float32, n), n).AddScalar(1).Dropout(0.5, true).Float64s()
+	ManualSeed(11)
+	got := FromSlice(vals, n).Dropout(0.5, true).Float64s()
+	for i, v := range got {
+		x := float64(vals[i])
+		kept := ref[i] != 0
+		switch {
+		case kept && (v == 2*x || math.IsNaN(x) && math.IsNaN(v)):
+		case !kept && (math.IsNaN(x) || math.IsInf(x, 0)) && math.IsNaN(v):
+		case !kept && v == 0 && math.Signbit(v) == math.Signbit(x):
+		default:
+			t.Fatalf("element %d: Dropout(0.5) of %v = %v (kept %v)", i, x, v, kept)
+		}
+	}
+}

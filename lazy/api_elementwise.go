@@ -176,6 +176,10 @@ func (x *Tensor) rounding(code opCode) *Tensor {
 	return x.unary(code)
 }
 
+// Detach returns x's values with no gradient (torch.Tensor.detach): Grad
+// treats the result as a constant. It costs nothing in a program.
+func (x *Tensor) Detach() *Tensor { return x.unary(opStopGradient) }
+
 // IsFinite is true where x is neither infinite nor NaN (everywhere for
 // integer and bool tensors).
 func (x *Tensor) IsFinite() *Tensor {

@@ -54,6 +54,17 @@ func init() {
 		},
 		NoGrad: true,
 	})
+	// StopGradient is the identity whose gradient is zero (Tensor.Detach):
+	// it lowers to its operand, so a program holds no trace of it.
+	define(opStopGradient, &OpDef{
+		Name:  "StopGradient",
+		Infer: func(in []Shape, a Attrs) ([]Shape, error) { return in[:1:1], nil },
+		Lower: func(lc *LowerCtx, n *Node, in []*hlo.Value) []*hlo.Value { return single(in[0]) },
+		GoKernel: func(in []*hlo.Literal, a Attrs) ([]*hlo.Literal, error) {
+			return []*hlo.Literal{in[0].Clone()}, nil
+		},
+		NoGrad: true,
+	})
 	define(opIota, &OpDef{
 		Name: "Iota",
 		Infer: func(in []Shape, a Attrs) ([]Shape, error) {

@@ -490,3 +490,26 @@ func TestDropoutPropagatesNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestDetach checks the StopGradient op: Detach returns x's values (NaN,
+// -0 and integers included, eagerly and on the host kernel) and Grad
+// treats it as a constant, as torch.Tensor.detach: d/dx (x·x.detach()) = x.detach().
+func TestDetach(t *testing.T) {
+	x := FromSlice([]float32{1.5, float32(math.NaN()), float32(math.Copysign(0, -1)), -2}, 4)
+	got := x.Detach().Float64s()
+	for i, want := range x.Float64s() {
+		if math.Float64bits(got[i]) != math.Float64bits(want) && !(math.IsNaN(want) && math.IsNaN(got[i])) {
+			t.Fatalf("Detach: %v, want %v", got, x.Float64s())
+		}
+	}
+	if v := FromSlice([]int64{3, -4}, 2).Detach().Float64s(); v[0] != 3 || v[1] != -4 {
+		t.Errorf("Detach of i64: %v", v)
+	}
+	y := FromSlice([]float32{1, 2, 3}, 3)
+	g := Grad(y.Mul(y.Detach()).Sum(), y)[0].Float64s()
+	for i, want := range []float64{1, 2, 3} {
+		if g[i] != want {
+			t.Fatalf("gradient through Detach: %v, want [1 2 3]", g)
+		}
+	}
+}

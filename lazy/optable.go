@@ -136,6 +136,8 @@ const (
 	opShardToFull
 	// a Go number filling a shape (api_create.go, splatOn)
 	opSplat
+	// the identity with a zero gradient (Tensor.Detach)
+	opStopGradient
 	numOps
 )
 
@@ -161,7 +163,7 @@ func define(code opCode, d *OpDef) {
 // operandCount is op code's number of operands {min, max} (max -1: any).
 func operandCount(code opCode) [2]int {
 	switch {
-	case code >= opNeg && code <= opIsFinite, code == opCast, code == opClamp:
+	case code >= opNeg && code <= opIsFinite, code == opCast, code == opClamp, code == opStopGradient:
 		return [2]int{1, 1}
 	case code >= opAdd && code <= opCompare:
 		return [2]int{2, 2}

@@ -191,6 +191,7 @@ var oracleAPI = map[string]oracleFn{
 	"Sign": unaryAPI((*Tensor).Sign), "Not": unaryAPI((*Tensor).Not), "ReLU": unaryAPI((*Tensor).ReLU),
 	"Erf": unaryAPI((*Tensor).Erf), "IsFinite": unaryAPI((*Tensor).IsFinite), "Square": unaryAPI((*Tensor).Square),
 	"Reciprocal": unaryAPI((*Tensor).Reciprocal), "GELU": unaryAPI((*Tensor).GELU),
+	"Detach": unaryAPI((*Tensor).Detach),
 
 	"Add": binaryAPI((*Tensor).Add), "Sub": binaryAPI((*Tensor).Sub), "Mul": binaryAPI((*Tensor).Mul),
 	"Div": binaryAPI((*Tensor).Div), "Pow": binaryAPI((*Tensor).Pow), "Max": binaryAPI((*Tensor).Max),

@@ -65,14 +65,19 @@ func (e *Embedding) rowMask(num int64, dt lazy.DType) *lazy.Tensor {
 }
 
 // Forward maps i32 or i64 indices of any shape to [..., dim]. The padding
-// row, if any, reads as zeros and receives no gradient.
+// row, if any, reads as stored (zeros from NewEmbedding) and receives no
+// gradient.
 func (e *Embedding) Forward(idx *lazy.Tensor) *lazy.Tensor {
 	if dt := idx.DType(); dt != lazy.I32 && dt != lazy.I64 {
 		throw("nn.Embedding", []*lazy.Tensor{idx, e.Weight}, "indices must be integers of type i32 or i64, got %s", dt)
 	}
 	w := e.Weight
 	if e.PaddingIdx >= 0 {
-		w = w.Mul(e.rowMask(w.Dim(0), w.DType()))
+		// The padding row reads as stored (zero unless loaded otherwise)
+		// and gets no gradient, as PyTorch's embedding_backward masks it:
+		// a select of w and detach(w), so the values are w's bits.
+		keep := lazy.IotaOn(w.Device(), lazy.I64, 0, w.Dim(0), 1).NeScalar(float64(e.PaddingIdx)).BroadcastTo(w.Dims()...)
+		w = lazy.Where(keep, w, w.Detach())
 	}
 	dims := append(append([]int64(nil), idx.Dims()...), w.Dim(1))
 	return w.IndexSelect(0, idx.Reshape(idx.Size())).Reshape(dims...)

@@ -78,3 +78,26 @@ func TestBCEWithLogitsEdgesMatchPyTorch(t *testing.T) {
 		nearTorch(t, what+" grad", lazy.Grad(l.Sum(), x)[0].Float64s(), c.gradInput, 1e-6)
 	}
 }
+
+// TestEmbeddingPaddingRowAsStored checks that Embedding's padding row
+// reads as stored (PyTorch only keeps its gradient zero), e.g. a PyTorch
+// checkpoint whose padding row was changed, while it still gets no
+// gradient. PyTorch 1.13:
+//
+//	e = nn.Embedding(4, 2, padding_idx=1); e.weight.data = torch.arange(1., 9).reshape(4, 2)
+//	out = e(torch.tensor([0, 1, 2, 1]))  # [[1, 2], [3, 4], [5, 6], [3, 4]]
+//	(out * torch.tensor([1., 2.])).sum().backward(); e.weight.grad  # [[1, 2], [0, 0], [1, 2], [0, 0]]
+func TestEmbeddingPaddingRowAsStored(t *testing.T) {
+	e := NewEmbedding(4, 2, PaddingIdx(1))
+	lit, err := lazy.FromSlice([]float32{1, 2, 3, 4, 5, 6, 7, 8}, 4, 2).Literal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AssignState(StateDict(e), map[string]*lazy.Literal{"weight": lit}); err != nil {
+		t.Fatal(err)
+	}
+	out := e.Forward(lazy.FromSlice([]int64{0, 1, 2, 1}, 4))
+	nearTorch(t, "forward", out.Float64s(), []float64{1, 2, 3, 4, 5, 6, 3, 4}, 0)
+	g := lazy.Grad(out.Mul(lazy.FromSlice([]float32{1, 2}, 2)).Sum(), e.Weight)[0]
+	nearTorch(t, "weight gradient", g.Float64s(), []float64{1, 2, 0, 0, 1, 2, 0, 0}, 0)
+}

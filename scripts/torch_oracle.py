@@ -928,6 +928,10 @@ def gen_edges():
         for dt in ("f32", "f64"):
             case("Einsum", f"Einsum/{dt}/broadcast/{spec}/{shapes}", [tensor(dt, s) for s in shapes],
                  lambda *ts, spec=spec: torch.einsum(spec, *ts), {"spec": spec})
+    # Detach (the StopGradient op): the values unchanged, NaN and Inf included.
+    for dt in ("f32", "f64", "i64"):
+        case("Detach", f"Detach/{dt}", [tensor(dt, [2, 3])], lambda x: x.detach(), {}, grad=False)
+    case("Detach", "Detach/f32/special", [torch.tensor([float("nan"), float("inf"), -0.0])], lambda x: x.detach(), {}, grad=False)
 
 
 def main():

@@ -60,7 +60,8 @@ func (a *MultiHeadAttention) Forward(q, k, v *lazy.Tensor, mask AttnMask) *lazy.
 }
 
 // ForwardWeights is Forward that also returns the attention weights
-// averaged over heads [B, L, S] (PyTorch's need_weights=True).
+// averaged over heads [B, L, S] (PyTorch's need_weights=True), after
+// attention dropout in training mode as PyTorch 1.13 returns them.
 func (a *MultiHeadAttention) ForwardWeights(q, k, v *lazy.Tensor, mask AttnMask) (out, weights *lazy.Tensor) {
 	return a.forward(q, k, v, mask, true)
 }
@@ -98,12 +99,14 @@ func (a *MultiHeadAttention) forward(q, k, v *lazy.Tensor, mask AttnMask, weight
 		scores = lazy.Where(kp.Reshape(b, 1, 1, s), negInf, scores)
 	}
 	attn := scores.Softmax(-1)
+	if a.Training && a.Dropout > 0 {
+		attn = attn.Dropout(a.Dropout, true)
+	}
+	// The head average of the weights after dropout, as PyTorch 1.13's
+	// multi_head_attention_forward returns them (need_weights).
 	var avg *lazy.Tensor
 	if weights {
 		avg = attn.Mean(1)
-	}
-	if a.Training && a.Dropout > 0 {
-		attn = attn.Dropout(a.Dropout, true)
 	}
 	out := attn.MatMul(vh).Permute(0, 2, 1, 3).Reshape(b, l, e)
 	return a.OutProj.Forward(out), avg

@@ -101,3 +101,34 @@ func TestEmbeddingPaddingRowAsStored(t *testing.T) {
 	g := lazy.Grad(out.Mul(lazy.FromSlice([]float32{1, 2}, 2)).Sum(), e.Weight)[0]
 	nearTorch(t, "weight gradient", g.Float64s(), []float64{1, 2, 0, 0, 1, 2, 0, 0}, 0)
 }
+
+// TestMHAWeightsAfterDropout checks that MultiHeadAttention.ForwardWeights
+// in training mode with dropout returns the head average of the weights
+// after dropout, as PyTorch 1.13 (rows no longer sum to 1):
+//
+//	a = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True); a.train()
+//	_, w = a(x, x, x, need_weights=True); w.sum(-1)  # e.g. [0.3155, 1.0, 0.5447, 0.8701]
+func TestMHAWeightsAfterDropout(t *testing.T) {
+	a := NewMultiHeadAttention(8, 2, DropoutP(0.5))
+	v := make([]float32, 32)
+	for i := range v {
+		v[i] = float32(math.Sin(0.7 * float64(i)))
+	}
+	x := lazy.FromSlice(v, 1, 4, 8)
+	lazy.ManualSeed(3)
+	_, w := a.ForwardWeights(x, x, x, AttnMask{})
+	sums := w.Sum(-1).Float64s()
+	allOne := true
+	for _, s := range sums {
+		allOne = allOne && math.Abs(s-1) < 1e-6
+		if s < 0 || s > 2+1e-6 {
+			t.Errorf("row sum %v outside [0, 2]", s)
+		}
+	}
+	if allOne {
+		t.Errorf("row sums %v: the weights are from before dropout", sums)
+	}
+	a.Training = false
+	_, w = a.ForwardWeights(x, x, x, AttnMask{})
+	nearTorch(t, "eval row sums", w.Sum(-1).Float64s(), []float64{1, 1, 1, 1}, 1e-6)
+}

@@ -24,8 +24,10 @@ import (
 // (its device regions are compiled on the first call).
 //
 // fn may read no tensor it does not take as an argument except the
-// device's RNG state: an ahead-of-time trace cannot refer to a Go variable.
-// The error names each captured tensor by shape and first use.
+// device's RNG state and tensors it makes itself from Go data
+// (lazy.FromSlice, FromLiteral; never written), which the graph holds as
+// constants: an ahead-of-time trace cannot refer to a Go variable. The
+// error names each captured tensor by shape and first use.
 func TraceAOT(name string, fn any, shapes ...lazy.Shape) (AOTSpec, *fx.Graph, error) {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {

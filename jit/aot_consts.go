@@ -50,6 +50,9 @@ func embedConstants(g *fx.Graph, made map[*lazy.Tensor]bool) error {
 		if written[n] {
 			return fmt.Errorf("capture %d (%s) is a tensor the function made from Go data and then wrote", n.Index, n.Shapes[0])
 		}
+		if err := embeddable(n.Shapes[0]); err != nil {
+			return fmt.Errorf("capture %d (%s) is a tensor the function made from Go data, %v: pass it as an argument", n.Index, n.Shapes[0], err)
+		}
 		var lit *lazy.Literal
 		if err := lazy.Try(func() { lit = g.Captures[n.Index].MustLiteral() }); err != nil {
 			return fmt.Errorf("reading the constant behind capture %d: %w", n.Index, err)
@@ -68,5 +71,24 @@ func embedConstants(g *fx.Graph, made map[*lazy.Tensor]bool) error {
 		return nil
 	}
 	g.Captures = kept
+	return nil
+}
+
+// maxEmbedded is the most bytes of one constant an ahead-of-time trace
+// embeds: the generated Go file holds it as text (two hex digits a byte).
+const maxEmbedded = 1 << 20
+
+// embeddable checks that a constant of shape s fits in a generated file
+// and in what fx.Parse reads back (lazy.ParseLiteral: dims and element
+// counts up to 2^24).
+func embeddable(s lazy.Shape) error {
+	for _, d := range s.Dims {
+		if d > 1<<24 {
+			return fmt.Errorf("whose dimension %d is past the 2^24 a graph file holds", d)
+		}
+	}
+	if n := s.Size(); n > 1<<24 || n*int64(s.DType.Size()) > maxEmbedded {
+		return fmt.Errorf("too large to embed in the graph (%d elements; at most %d bytes)", n, maxEmbedded)
+	}
 	return nil
 }

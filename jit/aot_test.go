@@ -176,3 +176,30 @@ func TestTraceAOTEmbedsConstantsMadeInside(t *testing.T) {
 		t.Errorf("a captured tensor: error %v", err)
 	}
 }
+
+func aotWideEmptyConst(x *lazy.Tensor) *lazy.Tensor {
+	return x.Add(lazy.FromSlice([]float32{}, 0, 1<<25).Sum())
+}
+
+func aotHugeConst(x *lazy.Tensor) *lazy.Tensor {
+	return x.Add(lazy.FromSlice(make([]int8, 1<<24+1)).Sum().Cast(lazy.F32))
+}
+
+// A constant an ahead-of-time graph file could not hold (a dimension past
+// 2^24, more than a MiB of data) is an error at trace time, never a spec
+// that LoadAOT refuses.
+func TestTraceAOTRefusesConstantsTooLargeToEmbed(t *testing.T) {
+	for name, fn := range map[string]func(*lazy.Tensor) *lazy.Tensor{"wide": aotWideEmptyConst, "huge": aotHugeConst} {
+		spec, _, err := jit.TraceAOT(name, fn, lazy.NewShape(lazy.F32, 1))
+		if err == nil {
+			if _, lerr := jit.LoadAOT(spec); lerr != nil {
+				t.Errorf("%s: TraceAOT produced a spec LoadAOT refuses: %v", name, lerr)
+			}
+			t.Errorf("%s: no error for a constant too large to embed", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), "pass it as an argument") {
+			t.Errorf("%s: error %q does not say what to do", name, err)
+		}
+	}
+}

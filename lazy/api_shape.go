@@ -313,9 +313,9 @@ func Concat(axis int, ts ...*Tensor) *Tensor {
 		}
 		kept = cs
 	}
-	if len(kept) == 1 {
-		return kept[0]
-	}
+	// One operand left is concatenated too: the result is a tensor of its
+	// own, as torch.cat's never aliases an operand (writing it leaves the
+	// operand as it is), and gradients flow through the op.
 	return apply1(opConcat, Attrs{{"axis", int64(a)}}, kept...)
 }
 

@@ -105,7 +105,11 @@ func init() {
 			for i := 0; i < r; i++ {
 				n := dy[0].Dims()[i]
 				lo[i] = start[i]
-				interior[i] = strides[i] - 1
+				if n > 1 {
+					// Only between elements: an axis of one element
+					// never steps its stride (which may be near 2^63).
+					interior[i] = strides[i] - 1
+				}
 				used := start[i]
 				if n > 0 {
 					used += (n-1)*strides[i] + 1

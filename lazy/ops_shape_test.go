@@ -294,3 +294,47 @@ func TestSliceStridedPythonBounds(t *testing.T) {
 		t.Errorf("x[MaxInt64:MinInt64] has dims %v, want [0]", d)
 	}
 }
+
+// The gradient of a slice whose axes keep one element pads without
+// interior gaps: the stride, never stepped, may be near 2^63 (PyTorch
+// 1.13: x[0:5:2**62+2] and x[-2:100:2**62+2] of [1..5] take one element,
+// gradients [1 0 0 0 0] and [0 0 0 1 0]).
+func TestSliceHugeStrideGrad(t *testing.T) {
+	x := FromSlice([]float32{1, 2, 3, 4, 5})
+	for _, c := range []struct {
+		s, l, st int64
+		want     string
+	}{
+		{0, 5, 1<<62 + 2, "[1] [1 0 0 0 0]"},
+		{-2, 100, 1<<62 + 2, "[4] [0 0 0 1 0]"},
+		{3, 1, 1<<62 + 2, "[] [0 0 0 0 0]"},
+	} {
+		var got string
+		if err := Try(func() {
+			y := x.SliceStrided([]int64{c.s}, []int64{c.l}, []int64{c.st})
+			got = fmt.Sprint(y.Float32s(), " ", Grad(y.Sum(), x)[0].Float32s())
+		}); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("x[%d:%d:%d]: got %s, want %s", c.s, c.l, c.st, got, c.want)
+		}
+	}
+}
+
+// Concat's result is a tensor of its own even when only one operand is
+// left (the others empty 1-D tensors, skipped as torch.cat skips them):
+// writing it leaves the operand as it was.
+func TestConcatResultIsItsOwn(t *testing.T) {
+	x := FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+	for _, ts := range [][]*Tensor{{x}, {x, FromSlice([]float32{})}, {FromSlice([]float32{}), x}} {
+		y := Concat(0, ts...)
+		if y == x {
+			t.Fatal("Concat returned its operand")
+		}
+		y.Assign(y.AddScalar(10))
+		if got := fmt.Sprint(x.Float32s()); got != "[1 2 3 4]" {
+			t.Fatalf("writing Concat's result changed its operand to %s", got)
+		}
+	}
+}

@@ -30,6 +30,12 @@
 //   - Non-tensor results (a slice of dims, a pointer to a struct) are what
 //     the traced call returned; each call gets a deep copy of its own.
 //
+//   - An argument tensor the function stores where its arguments do not
+//     reach (a global variable, a channel, a captured map) is, on the
+//     traced call, the trace's stand-in for it, not the caller's tensor:
+//     it holds that call's value, and replays store nothing. Return such
+//     tensors instead.
+//
 //   - A function whose last result is an error and that returns a non-nil
 //     error while it is traced ran once, under the trace: the call returns
 //     a *Error wrapping that error (errors.Is and errors.As reach it) and

@@ -194,6 +194,13 @@ func compileNew(dev *Device, g *Graph, build func() (*hlo.Module, error)) (*Exec
 	start := time.Now()
 	h, sig := g.Hash, graphSignature(g)
 	if m, ok := persistentLoad(h, sig); ok {
+		if debugLevel() >= 2 {
+			// A hit read from disk is compared too (DESIGN: a collision
+			// is an error, not a wrong answer).
+			if err := checkCollision(&Executable{Hash: h, Module: m}, build); err != nil {
+				return nil, err
+			}
+		}
 		if x, err := compileModule(dev, g, m); err == nil {
 			cPersistHit.add(1)
 			tCompile.since(start)

@@ -57,7 +57,9 @@ func graphSignature(g *Graph) string {
 	return b.String()
 }
 
-// moduleSignature is graphSignature read off a module's entry function.
+// moduleSignature is graphSignature read off a module's entry function:
+// its parameters and its results but the run-time checks' flags (the last
+// result, marked with checkAttr), which are no root of the graph.
 func moduleSignature(m *hlo.Module) (string, error) {
 	f := m.Entry()
 	if f == nil {
@@ -76,7 +78,11 @@ func moduleSignature(m *hlo.Module) (string, error) {
 		b.WriteString(hlo.ShapeString(tt.DType, tt.Dims))
 	}
 	b.WriteString(")->(")
-	for i, r := range f.ResultTypes {
+	results := f.ResultTypes
+	if n := len(results); n > 0 && n <= len(f.ResultAttrs) && f.ResultAttrs[n-1] != nil && f.ResultAttrs[n-1].Get(checkAttr) != nil {
+		results = results[:n-1]
+	}
+	for i, r := range results {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -2,9 +2,12 @@ package lazy_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -138,4 +141,73 @@ func firstLine(p string) (string, []byte) {
 	raw, _ := os.ReadFile(p)
 	i := bytes.IndexByte(raw, '\n')
 	return string(raw[:i]), raw[i+1:]
+}
+
+// A graph with run-time checks (integer Rem checks for a zero divisor)
+// is served by the persistent cache like any other: its module's extra
+// result, the checks' flags, is no root of the graph's signature.
+func TestPersistentCacheServesCheckedGraphs(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XLAJIT_PERSISTENT_CACHE_PATH", dir)
+	prog := func() []int32 {
+		return lazy.FromSlice([]int32{7, -7, 9}).Rem(lazy.FromSlice([]int32{3, 3, 4})).Int32s()
+	}
+	var first []int32
+	withFreshDevice(t, func() { first = prog() })
+	hits := lazy.Counter("PersistentCacheHit")
+	var second []int32
+	logged := withFreshDevice(t, func() { second = prog() })
+	if strings.Contains(logged, "warning") {
+		t.Errorf("the entry this build wrote was refused:\n%s", logged)
+	}
+	if lazy.Counter("PersistentCacheHit") != hits+1 {
+		t.Errorf("the second device did not read the persistent cache")
+	}
+	if fmt.Sprint(first) != fmt.Sprint(second) || fmt.Sprint(first) != "[1 -1 1]" {
+		t.Errorf("results %v and %v, want [1 -1 1]", first, second)
+	}
+}
+
+// With XLAJIT_DEBUG=2, an entry read from the persistent cache is
+// compared with the graph's own lowering: a program that is not the
+// graph's (a lowering changed without its build revision) is a collision
+// error, not a wrong answer. Run in a child process (XLAJIT_DEBUG is read
+// once).
+func TestDebug2ComparesPersistentHits(t *testing.T) {
+	prog := func() ([]float32, error) {
+		var got []float32
+		err := lazy.Try(func() { got = lazy.FromSlice([]float32{1, 2}).Exp().Float32s() })
+		return got, err
+	}
+	if os.Getenv("XLAJIT_TEST_CHILD") == "1" {
+		got, err := prog()
+		fmt.Printf("result %v error %v\n", got, err)
+		return
+	}
+	dir := t.TempDir()
+	t.Setenv("XLAJIT_PERSISTENT_CACHE_PATH", dir)
+	withFreshDevice(t, func() { prog() })
+	ents, _ := filepath.Glob(filepath.Join(dir, "*.mlir"))
+	if len(ents) != 1 {
+		t.Fatalf("cache entries %v", ents)
+	}
+	// Another program under the graph's hash, with a consistent checksum.
+	hdr, body := firstLine(ents[0])
+	body = bytes.Replace(body, []byte("stablehlo.exponential"), []byte("stablehlo.negate"), 1)
+	sum := sha256.Sum256(body)
+	f := strings.Fields(hdr)
+	f[3] = hex.EncodeToString(sum[:])
+	if err := os.WriteFile(ents[0], append([]byte(strings.Join(f, " ")+"\n"), body...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestDebug2ComparesPersistentHits$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "XLAJIT_TEST_CHILD=1", "XLAJIT_DEBUG=2")
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "collision") || strings.Contains(string(out), "result [-1 -2]") {
+		t.Errorf("XLAJIT_DEBUG=2 ran a persistent entry that is not the graph's program:\n%s", out)
+	}
 }

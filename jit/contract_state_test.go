@@ -150,3 +150,25 @@ func TestPanickingCallIsCounted(t *testing.T) {
 		t.Errorf("stats %s, want calls=2", s)
 	}
 }
+
+// A failed trace leaves the compile cache as it was, as its counters: the
+// cut it made to learn a data-dependent shape (NonZero) compiled a graph
+// whose entry goes with the trace.
+func TestFailedTraceLeavesCompileCache(t *testing.T) {
+	dev := lazy.DefaultDevice()
+	x := lazy.FromSlice([]float32{1, 0, 3})
+	if err := lazy.Sync(x); err != nil {
+		t.Fatal(err)
+	}
+	f := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, error) {
+		nz := x.Exp().AddScalar(-1).NonZero() // the trace computes Exp(x)-1
+		return nz, fmt.Errorf("refused")
+	})
+	n0, u0 := lazy.CacheLen(dev), lazy.Counter("UncachedCompile")
+	if _, err := f(x); err == nil {
+		t.Fatal("no error")
+	}
+	if n1, u1 := lazy.CacheLen(dev), lazy.Counter("UncachedCompile"); n1 != n0 || u1 != u0 {
+		t.Errorf("a failed trace changed the compile cache from %d to %d entries (UncachedCompile %d -> %d)", n0, n1, u0, u1)
+	}
+}

@@ -108,6 +108,22 @@ func (c *compileCache) put(x *Executable) {
 	}
 	c.items[x.Hash] = c.order.PushFront(x)
 	c.trimLocked()
+	if sc := currentScope(); sc != nil {
+		// Work that may be undone (a trace): its entry goes with it.
+		sc.mu.Lock()
+		sc.added = append(sc.added, cacheAdd{c, x})
+		sc.mu.Unlock()
+	}
+}
+
+// drop removes x if it is still the entry of its hash.
+func (c *compileCache) drop(x *Executable) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[x.Hash]; ok && e.Value == x {
+		c.order.Remove(e)
+		delete(c.items, x.Hash)
+	}
 }
 
 // Len is the number of cached executables.

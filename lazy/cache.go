@@ -100,14 +100,16 @@ func (c *compileCache) get(h Hash) *Executable {
 
 func (c *compileCache) put(x *Executable) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if e, ok := c.items[x.Hash]; ok {
 		e.Value = x
 		c.order.MoveToFront(e)
+		c.mu.Unlock()
 		return
 	}
 	c.items[x.Hash] = c.order.PushFront(x)
 	c.trimLocked()
+	c.mu.Unlock()
+	// Recorded outside c.mu: a dropped scope takes c.mu under its own.
 	if sc := currentScope(); sc != nil {
 		// Work that may be undone (a trace): its entry goes with it.
 		sc.mu.Lock()

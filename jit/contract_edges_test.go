@@ -393,3 +393,39 @@ func TestUnexportedInterfaceFieldArgument(t *testing.T) {
 		}
 	}
 }
+
+// A compiled function called inside another's trace is inlined into the
+// outer graph, as torch.compile inlines a nested compiled function. Its
+// options still hold where the plain outer function would see them: a
+// graph break in the inner body breaks the outer trace, the outer call
+// then runs as it is, and that calls the inner function for real, whose
+// FullGraph fails it, on every call, as the plain outer function fails.
+func TestInlinedFullGraphBreakFailsTheOuterCall(t *testing.T) {
+	inner := jit.Compile(func(x *lazy.Tensor) (*lazy.Tensor, error) {
+		if x.Sum().Item() > 0 {
+			return x.MulScalar(2), nil
+		}
+		return x, nil
+	}, jit.FullGraph())
+	plainOuter := func(x *lazy.Tensor) (*lazy.Tensor, error) {
+		y, err := inner(x.AddScalar(1))
+		if err != nil {
+			return nil, err
+		}
+		return y.AddScalar(1), nil
+	}
+	outer := jit.Compile(plainOuter)
+	x := lazy.FromSlice([]float32{1, 2})
+	_, plainErr := plainOuter(x)
+	if plainErr == nil || !strings.Contains(plainErr.Error(), "graph break") {
+		t.Fatalf("plain outer: error %v, want the inner's graph break", plainErr)
+	}
+	for call := range 3 {
+		if _, err := outer(x); err == nil || err.Error() != plainErr.Error() {
+			t.Fatalf("call %d: error %v, want the plain function's %v", call, err, plainErr)
+		}
+	}
+	if st := jit.StatsOf(outer); st.GraphBreaks != 1 || st.Compiles != 0 {
+		t.Errorf("outer: %s, want one graph break and no compile", st)
+	}
+}

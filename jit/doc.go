@@ -54,6 +54,14 @@
 //     effects before the break (a counter, a read from a channel) happen
 //     twice in that call.
 //
+//   - A compiled function called inside another's trace is inlined into
+//     the outer graph, as torch.compile inlines a nested compiled function:
+//     it is not traced, cached or counted on its own there, so its
+//     recompile limit counts none of those calls. A graph break in its body
+//     breaks the outer trace; the outer call then runs as it is and calls
+//     the inner function for real, where the inner's FullGraph fails it as
+//     it fails the plain outer function.
+//
 //   - Host functions (lazy.HostFunc) are pure callbacks, as JAX's
 //     pure_callback: a call may run one more than once (a trace that needs
 //     its result's values, a replay that finds a result of a new size and

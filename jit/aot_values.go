@@ -107,7 +107,7 @@ func (a *AOT) Call(args ...any) ([]*lazy.Tensor, error) {
 	if a.spec.Guard != "" && !lazy.Tracing() {
 		w := walkerPool.Get().(*walker)
 		w.reset()
-		callerMem.RLock() // another trace's stand-ins may be in the arguments' memory
+		readCallerMem(a.spec.Name) // another trace's stand-ins may be in the arguments' memory
 		err := encodeArgs(w, a.valueCodecs(), in)
 		callerMem.RUnlock()
 		if err == nil && hex.EncodeToString(w.key) == a.spec.Guard {

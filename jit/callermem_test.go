@@ -1,6 +1,9 @@
 package jit
 
 import (
+	"log"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,3 +118,39 @@ func TestAliasedRetraceExcludesOtherTraces(t *testing.T) {
 		t.Errorf("f's replay returned %v, want 12", got)
 	}
 }
+
+// A call that waits long for another function's trace (here one that
+// waits for the call itself, until a timeout ends the deadlock) logs a
+// warning naming both functions and the cause.
+func TestWaitForTraceWarns(t *testing.T) {
+	defer func(d time.Duration) { callerMemWarnAfter = d }(callerMemWarnAfter)
+	callerMemWarnAfter = 20 * time.Millisecond
+	var logged strings.Builder
+	var logMu sync.Mutex
+	log.SetOutput(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logged.Write(p)
+	}))
+	defer log.SetOutput(os.Stderr)
+	inner := Compile(func(m *cmWeights) *lazy.Tensor { return m.W.AddScalar(1) }, WithName("innerStep"))
+	outer := Compile(func(m *cmWeights) *lazy.Tensor {
+		done := make(chan struct{})
+		go func() { defer close(done); inner(m) }()
+		waitOr(done, 500*time.Millisecond) // the deadlock, cut short
+		return m.W.AddScalar(2)
+	}, WithName("outerStep"))
+	m := &cmWeights{W: lazy.FromSlice([]float32{1})}
+	if got := outer(m).Float32s()[0]; got != 3 {
+		t.Errorf("outer = %v, want 3", got)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "first call of outerStep") || !strings.Contains(s, "deadlock") {
+		t.Errorf("log %q, want a warning naming innerStep, outerStep and a deadlock", s)
+	}
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

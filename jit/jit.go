@@ -259,7 +259,7 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 	w.reset()
 	defer walkerPool.Put(w)
 	if s.reachesCaller {
-		callerMem.RLock()
+		readCallerMem(s.name)
 	}
 	err := encodeArgs(w, s.codecs, args)
 	if s.reachesCaller {
@@ -427,8 +427,8 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 		// of every compiled function walking it wait (callerMem). Taken
 		// before traceMu, so that a trace waiting for it holds nothing
 		// another trace's Explain could want.
-		callerMem.Lock()
-		defer callerMem.Unlock()
+		lockCallerMem(s.name)
+		defer unlockCallerMem()
 	}
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()

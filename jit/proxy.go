@@ -1,9 +1,12 @@
 package jit
 
 import (
+	"log"
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -34,6 +37,45 @@ import (
 // caller's memory, and for reading by a call walking arguments that reach
 // it. A nested compiled call inside a trace is inlined and takes no lock.
 var callerMem sync.RWMutex
+
+// callerMemHolder names the function whose trace holds callerMem for
+// writing (for the warning of readCallerMem).
+var callerMemHolder atomic.Pointer[string]
+
+// callerMemWarnAfter is how long a call waits for callerMem before it
+// warns that it may be in a deadlock.
+var callerMemWarnAfter = 10 * time.Second
+
+// lockCallerMem takes callerMem for writing for the trace of fn.
+func lockCallerMem(fn string) {
+	callerMem.Lock()
+	callerMemHolder.Store(&fn)
+}
+
+func unlockCallerMem() {
+	callerMemHolder.Store(nil)
+	callerMem.Unlock()
+}
+
+// readCallerMem takes callerMem for reading for a call of fn. A call that
+// waits long for another function's trace warns once: a traced function
+// that waits for this call (from a goroutine it started) never finishes
+// its trace, and a hang should name its cause.
+func readCallerMem(fn string) {
+	if callerMem.TryRLock() {
+		return
+	}
+	t := time.AfterFunc(callerMemWarnAfter, func() {
+		holder := "another function"
+		if h := callerMemHolder.Load(); h != nil {
+			holder = *h
+		}
+		log.Printf("xlajit: warning: a call of %s has waited %v for the first call of %s to finish tracing, which puts stand-ins in memory both reach; if that function waits for this call (from a goroutine it started), this is a deadlock: call compiled functions with pointer arguments outside traced ones, or pass them tensors (see package jit's doc)", fn, callerMemWarnAfter, holder)
+	})
+	callerMem.RLock()
+	t.Stop()
+}
+
 var proxies struct {
 	sync.Mutex
 	of       map[*lazy.Tensor]*lazy.Tensor // stand-in -> its tensor

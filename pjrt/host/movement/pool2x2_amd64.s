@@ -402,10 +402,55 @@ mrdone:
 	DROP; \
 	SELTAIL
 
+// SELROWS is the body of a Rows function: rows of windows as the
+// single-row kernel whose window body is BODY (row r reads operand rows 2r
+// and 2r+1, writes out rows 2r and 2r+1, w elements each, and reads
+// src[r*ow:(r+1)*ow]; a row's last ow%8 windows go again with the last 8),
+// once the arguments are loaded (AX operand, BX out, R13 src, DX rows, R11
+// w*4, R12 ow, Y15 init).
+#define SELROWS(BODY) \
+	TESTQ DX, DX; \
+	JZ   srdone; \
+srrow: \
+	MOVQ AX, SI; \
+	LEAQ (AX)(R11*1), DI; \
+	MOVQ BX, R8; \
+	LEAQ (BX)(R11*1), R9; \
+	MOVQ R13, R10; \
+	MOVQ R12, CX; \
+	SHRQ $3, CX; \
+	JZ   srspill; \
+srloop: \
+	BODY; \
+	DECQ CX; \
+	JNZ  srloop; \
+	MOVQ R12, CX; \
+	ANDQ $7, CX; \
+	JZ   srnext; \
+	LEAQ -8(R12), CX; \
+	LEAQ (AX)(CX*8), SI; \
+	LEAQ (SI)(R11*1), DI; \
+	LEAQ (BX)(CX*8), R8; \
+	LEAQ (R8)(R11*1), R9; \
+	LEAQ (R13)(CX*4), R10; \
+	BODY; \
+	JMP  srnext; \
+srspill: \
+	BODY; \
+srnext: \
+	LEAQ (AX)(R11*2), AX; \
+	LEAQ (BX)(R11*2), BX; \
+	LEAQ (R13)(R12*4), R13; \
+	DECQ DX; \
+	JNZ  srrow; \
+srdone: \
+	VZEROUPPER; \
+	RET
+
+#define SELNANMAXBODY SELNANBODY($0x1E)
+
 // func select2x2GERows(operand, out, src *float32, rows, w, ow int, init float32)
-// Rows of windows as select2x2GE: row r reads operand rows 2r and 2r+1,
-// writes out rows 2r and 2r+1 (w elements each) and reads
-// src[r*ow:(r+1)*ow].
+// Rows of windows as select2x2GE (SELROWS).
 TEXT ·select2x2GERows(SB), NOSPLIT, $0-52
 	MOVQ operand+0(FP), AX
 	MOVQ out+8(FP), BX
@@ -415,48 +460,10 @@ TEXT ·select2x2GERows(SB), NOSPLIT, $0-52
 	SHLQ $2, R11
 	MOVQ ow+40(FP), R12
 	VBROADCASTSS init+48(FP), Y15
-	TESTQ DX, DX
-	JZ   srdone
-srrow:
-	MOVQ AX, SI
-	LEAQ (AX)(R11*1), DI
-	MOVQ BX, R8
-	LEAQ (BX)(R11*1), R9
-	MOVQ R13, R10
-	MOVQ R12, CX
-	SHRQ $3, CX
-	JZ   srspill
-srloop:
-	SELGEBODY
-	DECQ CX
-	JNZ  srloop
-	MOVQ R12, CX
-	ANDQ $7, CX
-	JZ   srnext
-	LEAQ -8(R12), CX
-	LEAQ (AX)(CX*8), SI
-	LEAQ (SI)(R11*1), DI
-	LEAQ (BX)(CX*8), R8
-	LEAQ (R8)(R11*1), R9
-	LEAQ (R13)(CX*4), R10
-	SELGEBODY
-	JMP  srnext
-srspill:
-	SELGEBODY
-srnext:
-	LEAQ (AX)(R11*2), AX
-	LEAQ (BX)(R11*2), BX
-	LEAQ (R13)(R12*4), R13
-	DECQ DX
-	JNZ  srrow
-srdone:
-	VZEROUPPER
-	RET
+	SELROWS(SELGEBODY)
 
 // func select2x2MaxNaNRows(operand, out, src *float32, rows, w, ow int, init float32)
-// Rows of windows as select2x2MaxNaN: row r reads operand rows 2r and 2r+1,
-// writes out rows 2r and 2r+1 (w elements each) and reads
-// src[r*ow:(r+1)*ow].
+// Rows of windows as select2x2MaxNaN (SELROWS).
 TEXT ·select2x2MaxNaNRows(SB), NOSPLIT, $0-52
 	MOVQ operand+0(FP), AX
 	MOVQ out+8(FP), BX
@@ -466,43 +473,7 @@ TEXT ·select2x2MaxNaNRows(SB), NOSPLIT, $0-52
 	SHLQ $2, R11
 	MOVQ ow+40(FP), R12
 	VBROADCASTSS init+48(FP), Y15
-	TESTQ DX, DX
-	JZ   sndone
-snrow:
-	MOVQ AX, SI
-	LEAQ (AX)(R11*1), DI
-	MOVQ BX, R8
-	LEAQ (BX)(R11*1), R9
-	MOVQ R13, R10
-	MOVQ R12, CX
-	SHRQ $3, CX
-	JZ   snspill
-snloop:
-	SELNANBODY($0x1E)
-	DECQ CX
-	JNZ  snloop
-	MOVQ R12, CX
-	ANDQ $7, CX
-	JZ   snnext
-	LEAQ -8(R12), CX
-	LEAQ (AX)(CX*8), SI
-	LEAQ (SI)(R11*1), DI
-	LEAQ (BX)(CX*8), R8
-	LEAQ (R8)(R11*1), R9
-	LEAQ (R13)(CX*4), R10
-	SELNANBODY($0x1E)
-	JMP  snnext
-snspill:
-	SELNANBODY($0x1E)
-snnext:
-	LEAQ (AX)(R11*2), AX
-	LEAQ (BX)(R11*2), BX
-	LEAQ (R13)(R12*4), R13
-	DECQ DX
-	JNZ  snrow
-sndone:
-	VZEROUPPER
-	RET
+	SELROWS(SELNANMAXBODY)
 
 // func maskGT0AVX2(out, a *float32, n int, c float32)
 // out[i] = a[i] > 0 ? out[i] : c for i < n (n a multiple of 8); GT_OQ is

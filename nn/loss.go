@@ -142,10 +142,15 @@ func nll(op string, logp, target *lazy.Tensor, o lossOpts) (loss, w *lazy.Tensor
 		}
 		w = o.weight.IndexSelect(0, t.Reshape(t.Size())).Reshape(t.Dims()...)
 	}
+	loss = loss.Mul(w)
 	if valid != nil {
+		// A select, not a product with a zero weight: when every target is
+		// ignored the mean is 0/0 and its gradient infinite, which the
+		// ignored elements must not turn into NaN (PyTorch's gradient is 0).
 		w = lazy.Where(valid, w, lazy.ZerosLike(w))
+		loss = lazy.Where(valid, loss, lazy.ZerosLike(loss))
 	}
-	return loss.Mul(w), w
+	return loss, w
 }
 
 // NLL is the negative log-likelihood of integer targets [N, d...] under

@@ -132,3 +132,40 @@ func TestMHAWeightsAfterDropout(t *testing.T) {
 	_, w = a.ForwardWeights(x, x, x, AttnMask{})
 	nearTorch(t, "eval row sums", w.Sum(-1).Float64s(), []float64{1, 1, 1, 1}, 1e-6)
 }
+
+// TestAllIgnoredTargetsGiveZeroGradient checks a batch whose every target
+// is the ignore index (a batch of padding): the mean is 0/0 = NaN and the
+// gradient 0, as in PyTorch 1.13, not NaN (which would reach the
+// parameters); with class weights of 0 for every kept target PyTorch's
+// gradient is NaN, and so is ours:
+//
+//	x = torch.randn(3, 4, requires_grad=True)
+//	F.cross_entropy(x, torch.tensor([1, 1, 1]), ignore_index=1).backward()  # nan, x.grad zeros
+//	F.cross_entropy(x, torch.tensor([1, 1, 2]), weight=torch.tensor([1., 0, 0, 1])).backward()  # nan, x.grad nan
+func TestAllIgnoredTargetsGiveZeroGradient(t *testing.T) {
+	x := lazy.FromSlice([]float32{0.5, -1, 2, 0, 1, 1, -3, 0.25, 0, 0, 0, 0}, 3, 4)
+	ones := lazy.FromSlice([]int64{1, 1, 1}, 3)
+	for _, c := range []struct {
+		what string
+		loss func() *lazy.Tensor
+		nan  bool
+	}{
+		{"CrossEntropy", func() *lazy.Tensor { return CrossEntropy(x, ones, IgnoreIndex(1)) }, false},
+		{"CrossEntropy with label smoothing", func() *lazy.Tensor { return CrossEntropy(x, ones, IgnoreIndex(1), LabelSmoothing(0.2)) }, false},
+		{"NLL", func() *lazy.Tensor { return NLL(x.LogSoftmax(1), ones, IgnoreIndex(1)) }, false},
+		{"CrossEntropy with zero weights", func() *lazy.Tensor {
+			return CrossEntropy(x, lazy.FromSlice([]int64{1, 1, 2}, 3), ClassWeights(lazy.FromSlice([]float32{1, 0, 0, 1}, 4)))
+		}, true},
+	} {
+		l := c.loss()
+		if v := l.Item(); !math.IsNaN(v) {
+			t.Errorf("%s: loss %v, want NaN", c.what, v)
+		}
+		for i, g := range lazy.Grad(l, x)[0].Float64s() {
+			if math.IsNaN(g) != c.nan || (!c.nan && g != 0) {
+				t.Errorf("%s: gradient element %d is %v, want %v", c.what, i, g, map[bool]string{true: "NaN", false: "0"}[c.nan])
+				break
+			}
+		}
+	}
+}

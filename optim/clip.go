@@ -7,17 +7,27 @@ import (
 // ClipGradNorm scales grads so that their global L2 norm is at most maxNorm
 // (torch.nn.utils.clip_grad_norm_: coefficient min(maxNorm/(norm+1e-6), 1))
 // and returns the clipped gradients and the norm before clipping (an f32
-// scalar). Nil gradients stay nil. Everything stays on the device.
+// scalar). The norm and the coefficient are computed in f64 when a gradient
+// is f64 (as PyTorch computes them in the gradients' type: in f32 an f64
+// gradient would be scaled by an f32-rounded coefficient, and one of norm
+// 1e20 would overflow to a zero gradient), in f32 otherwise. Nil gradients
+// stay nil. Everything stays on the device.
 func ClipGradNorm(grads []*lazy.Tensor, maxNorm float64) (clipped []*lazy.Tensor, norm *lazy.Tensor) {
 	if !(maxNorm > 0) {
 		throw("optim.ClipGradNorm", nil, "max norm %v must be positive", maxNorm)
+	}
+	acc := lazy.F32
+	for _, g := range grads {
+		if g != nil && g.DType() == lazy.F64 {
+			acc = lazy.F64
+		}
 	}
 	var sq *lazy.Tensor
 	for _, g := range grads {
 		if g == nil {
 			continue
 		}
-		s := g.Cast(lazy.F32).Square().Sum()
+		s := g.Cast(acc).Square().Sum()
 		if sq == nil {
 			sq = s
 		} else {
@@ -35,7 +45,7 @@ func ClipGradNorm(grads []*lazy.Tensor, maxNorm float64) (clipped []*lazy.Tensor
 			clipped[i] = g.Mul(coef.Cast(g.DType()))
 		}
 	}
-	return clipped, norm
+	return clipped, norm.Cast(lazy.F32)
 }
 
 // ClipGradValue clamps every gradient element to [-v, v].

@@ -174,3 +174,27 @@ func TestPowersInF64MatchPyTorch(t *testing.T) {
 		}
 	}
 }
+
+// TestClipGradNormF64 checks that f64 gradients are clipped with an f64
+// coefficient, as PyTorch computes it in the gradients' type: an f32 one
+// was off by 1e-8 relative, and a norm of 5e20 overflowed f32 and zeroed
+// the gradients. The returned norm stays an f32 scalar. PyTorch 1.13:
+//
+//	p = torch.zeros(2, dtype=torch.float64, requires_grad=True); p.grad = torch.tensor([3e20, 4e20], dtype=torch.float64)
+//	torch.nn.utils.clip_grad_norm_([p], 1.0), p.grad  # 5e20, [0.6, 0.7999999999999999]
+func TestClipGradNormF64(t *testing.T) {
+	for _, c := range []struct {
+		g, want []float64
+		max     float64
+		norm    float64
+	}{
+		{[]float64{3e20, 4e20}, []float64{0.6, 0.7999999999999999}, 1, 5e20},
+		{[]float64{0.1, 0.2, 0.3}, []float64{0.026726052762861913, 0.053452105525723825, 0.08017815828858574}, 0.1, 0.37416573867739417},
+	} {
+		out, norm := ClipGradNorm([]*lazy.Tensor{lazy.FromSlice(c.g, int64(len(c.g))), nil}, c.max)
+		within(t, "clipped", out[0].Float64s(), c.want, 1e-16)
+		if norm.DType() != lazy.F32 || math.Abs(norm.Item()/c.norm-1) > 1e-7 {
+			t.Errorf("norm %v %s, want %v as f32", norm.Item(), norm.DType(), c.norm)
+		}
+	}
+}

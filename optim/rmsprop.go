@@ -98,8 +98,10 @@ func (a *Adagrad) Step(grads []*lazy.Tensor) {
 		if g == nil {
 			continue
 		}
-		t := a.paramStep(i).Cast(lazy.F32)
-		clr := lr.Div(t.SubScalar(1).MulScalar(a.LRDecay).AddScalar(1))
+		// The decayed rate in f64, as PyTorch computes it in Python floats
+		// (and Adam its step size): in f32 it was rounded twice.
+		t := a.paramStep(i).Cast(lazy.F64)
+		clr := lr.Cast(lazy.F64).Div(t.SubScalar(1).MulScalar(a.LRDecay).AddScalar(1))
 		if a.WeightDecay != 0 {
 			g = g.Add(p.MulScalar(a.WeightDecay))
 		}

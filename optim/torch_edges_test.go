@@ -198,3 +198,20 @@ func TestClipGradNormF64(t *testing.T) {
 		}
 	}
 }
+
+// TestAdagradDecayInF64 checks that Adagrad's decayed learning rate
+// lr/(1+(t-1)·decay) is computed in f64 as PyTorch does in Python floats
+// (in f32 it was off by 1e-8 relative for f64 parameters). PyTorch 1.13:
+//
+//	lr = float(numpy.float32(0.1))  # the learning rate is an f32 tensor here
+//	p = torch.zeros(4, dtype=torch.float64, requires_grad=True); o = torch.optim.Adagrad([p], lr=lr, lr_decay=0.3)
+//	for _ in range(3): p.grad = torch.tensor([0.5, -1., 2., 1e-3], dtype=torch.float64); o.step()
+func TestAdagradDecayInF64(t *testing.T) {
+	p := lazy.Zeros(lazy.F64, 4)
+	o := NewAdagrad([]*lazy.Tensor{p}, 0.1, LRDecay(0.3))
+	for k := 0; k < 3; k++ {
+		o.Step([]*lazy.Tensor{lazy.FromSlice([]float64{0.5, -1, 2, 1e-3}, 4)})
+	}
+	want := []float64{-0.19047722395286654, 0.19047722396879602, -0.19047722397676076, -0.1904772080552395}
+	within(t, "parameters", p.Float64s(), want, 1e-16)
+}

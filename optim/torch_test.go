@@ -53,8 +53,8 @@ func closeTo(t *testing.T, what string, got []float64, want *lazy.Literal, rtol,
 	}
 }
 
-// build makes the optimizer of a case.
-func build(t *testing.T, c refCase, params []*lazy.Tensor) Optimizer {
+// build makes the optimizer of a case, with extra options after the case's.
+func build(t *testing.T, c refCase, params []*lazy.Tensor, extra ...Option) Optimizer {
 	a := c.Args
 	lr, _ := num(a, "lr")
 	var opts []Option
@@ -91,6 +91,7 @@ func build(t *testing.T, c refCase, params []*lazy.Tensor) Optimizer {
 	if v, ok := num(a, "initial_accumulator_value"); ok {
 		opts = append(opts, InitialAccumulator(v))
 	}
+	opts = append(opts, extra...)
 	switch c.Kind {
 	case "sgd":
 		return NewSGD(params, lr, opts...)

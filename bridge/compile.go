@@ -101,13 +101,9 @@ func CompileTraced(tr *Traced, dev *lazy.Device) (*Program, error) {
 }
 
 func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
-	var nArgs, nCaps int
-	for _, n := range g.Placeholders() {
-		if n.Input == fx.Capture {
-			nCaps = max(nCaps, n.Index+1)
-		} else {
-			nArgs = max(nArgs, n.Index+1)
-		}
+	nArgs, nCaps, err := checkPlaceholders(g)
+	if err != nil {
+		return nil, err
 	}
 	args := make([]*lazy.Tensor, nArgs)
 	caps := make([]*lazy.Tensor, nCaps)
@@ -124,11 +120,6 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 			p.argShapes[n.Index] = n.Shapes[0]
 		}
 		byData[t.DataID()] = src
-	}
-	for i := range args {
-		if args[i] == nil {
-			return nil, fmt.Errorf("bridge: graph has no placeholder for argument %d", i)
-		}
 	}
 	var roots []lazy.Value
 	rootOf := map[lazy.Value]int{}
@@ -266,6 +257,41 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 	p.Fresh = fresh
 	p.direct = p.paramsAreArgs && p.identity && len(p.muts) == 0
 	return p, nil
+}
+
+// checkPlaceholders counts g's argument and capture placeholders and
+// checks, before anything is allocated by their indices, that g has an
+// output node and that each kind is numbered 0..n-1 once each, as every
+// trace writes them (a graph from outside, fx.Parse, may say anything).
+func checkPlaceholders(g *fx.Graph) (nArgs, nCaps int, err error) {
+	if g == nil || g.Output() == nil {
+		return 0, 0, fmt.Errorf("bridge: graph has no output node")
+	}
+	ps := g.Placeholders()
+	for _, n := range ps {
+		if n.Input == fx.Capture {
+			nCaps++
+		} else {
+			nArgs++
+		}
+	}
+	seenArg, seenCap := make([]bool, nArgs), make([]bool, nCaps)
+	for _, n := range ps {
+		kind, seen := "arg", seenArg
+		if n.Input == fx.Capture {
+			kind, seen = "capture", seenCap
+		}
+		switch {
+		case len(n.Shapes) != 1:
+			return 0, 0, fmt.Errorf("bridge: %%%s = placeholder[%s %d] has %d shapes, want one", n.Name, kind, n.Index, len(n.Shapes))
+		case n.Index < 0 || n.Index >= len(seen):
+			return 0, 0, fmt.Errorf("bridge: %%%s = placeholder[%s %d]: the graph has %d %s placeholders, numbered from 0", n.Name, kind, n.Index, len(seen), kind)
+		case seen[n.Index]:
+			return 0, 0, fmt.Errorf("bridge: %%%s = placeholder[%s %d]: a second placeholder of that index", n.Name, kind, n.Index)
+		}
+		seen[n.Index] = true
+	}
+	return nArgs, nCaps, nil
 }
 
 // movable marks the mutations whose value is a computed result that no

@@ -23,10 +23,28 @@ func (p *Program) RunInto(dst, args, captures []*lazy.Tensor) ([]*lazy.Tensor, e
 		return nil, fmt.Errorf("bridge: program takes %d arguments and %d captures, got %d and %d",
 			len(p.argShapes), len(p.capShapes), len(args), len(captures))
 	}
+	if err := checkNil(args, captures); err != nil {
+		return nil, err
+	}
 	if exe := p.Direct(); exe != nil {
 		return exe.RunDonatingInto(dst, args, nil)
 	}
 	return p.run(dst, args, captures)
+}
+
+// checkNil reports the first nil tensor of args and captures.
+func checkNil(args, captures []*lazy.Tensor) error {
+	for i, t := range args {
+		if t == nil {
+			return fmt.Errorf("bridge: argument %d is a nil tensor", i)
+		}
+	}
+	for i, t := range captures {
+		if t == nil {
+			return fmt.Errorf("bridge: capture %d is a nil tensor", i)
+		}
+	}
+	return nil
 }
 
 // Direct returns the executable whose run on the arguments is the replay,

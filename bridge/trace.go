@@ -114,6 +114,9 @@ func (r *recorder) undo() {
 // succeeds and dropped when it fails; counts of other goroutines are never
 // touched.
 func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOptions) (tr *Traced, err error) {
+	if err := checkNil(args, nil); err != nil {
+		return nil, err
+	}
 	if err := lazy.Sync(args...); err != nil {
 		return nil, err
 	}

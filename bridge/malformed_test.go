@@ -1,0 +1,63 @@
+package bridge_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xlajit/xlajit/bridge"
+	"github.com/xlajit/xlajit/fx"
+	"github.com/xlajit/xlajit/lazy"
+)
+
+// Compile of a graph from outside (fx.Parse accepts any non-negative
+// placeholder index) checks the placeholders before it allocates by
+// their indices: a huge index is an error, not a slice of that length.
+func TestCompileRejectsMalformedGraphs(t *testing.T) {
+	dev := freshDevice(t)
+	for _, c := range []struct{ src, want string }{
+		{"%a : f32[2] = placeholder[arg 1000000000000]\noutput(%a)", "placeholder[arg 1000000000000]"},
+		{"%a : f32[2] = placeholder[capture 1000000000000]\n%b : f32[2] = Neg(%a)\noutput(%b)", "placeholder[capture 1000000000000]"},
+		{"%a : f32[2] = placeholder[arg 1]\noutput(%a)", "placeholder[arg 1]"},
+		{"%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = placeholder[arg 0]\n%c : f32[2] = Add(%a, %b)\noutput(%c)", "placeholder[arg 0]"},
+	} {
+		g, err := fx.Parse(c.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bridge.Compile(g, dev); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Compile of\n%s\nerr = %v, want one naming %s", c.src, err, c.want)
+		}
+	}
+	if _, err := bridge.Compile(&fx.Graph{}, dev); err == nil || !strings.Contains(err.Error(), "output") {
+		t.Errorf("Compile of a graph without an output node: err = %v", err)
+	}
+	if _, err := bridge.Compile(nil, dev); err == nil {
+		t.Error("Compile(nil): no error")
+	}
+}
+
+// A nil tensor among the arguments of Trace or Run is an error naming its
+// position, not a nil dereference.
+func TestNilTensorArguments(t *testing.T) {
+	dev := freshDevice(t)
+	a := lazy.FromSlice([]float32{1, 2})
+	_, err := bridge.Trace([]*lazy.Tensor{a, nil}, func() ([]*lazy.Tensor, error) { return []*lazy.Tensor{a}, nil }, bridge.TraceOptions{})
+	if err == nil || !strings.Contains(err.Error(), "argument 1") {
+		t.Errorf("Trace with a nil argument: err = %v", err)
+	}
+	g, err := fx.Parse("%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = Neg(%a)\noutput(%b)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bridge.Compile(g, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run([]*lazy.Tensor{nil}, nil); err == nil || !strings.Contains(err.Error(), "argument 0") {
+		t.Errorf("Run with a nil argument: err = %v", err)
+	}
+	outs, err := p.Run([]*lazy.Tensor{a}, nil)
+	if err != nil || vals(outs[0]) != "[-1 -2]" {
+		t.Errorf("Run after the failed ones: %v %v", outs, err)
+	}
+}

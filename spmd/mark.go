@@ -97,6 +97,11 @@ func FromShards(dev *lazy.Device, shards []*lazy.Literal, s *pjrt.Sharding, glob
 	if len(globalDims) != len(shape) {
 		return nil, fmt.Errorf("spmd: global shape %v for shards of rank %d", globalDims, len(shape))
 	}
+	for _, d := range globalDims {
+		if d < 0 {
+			return nil, fmt.Errorf("spmd: global shape %v has a negative dimension", globalDims)
+		}
+	}
 	if err := s.Validate(len(shape), n); err != nil {
 		return nil, err
 	}
@@ -106,22 +111,31 @@ func FromShards(dev *lazy.Device, shards []*lazy.Literal, s *pjrt.Sharding, glob
 			return nil, fmt.Errorf("spmd: global shape %v under %s has shards %v, the shards given are %v", globalDims, s, want, shape)
 		}
 	}
-	bufs := make([]pjrt.Buffer, n)
+	// Every shard is checked before any is uploaded, and what was
+	// uploaded is freed on failure: a failed call leaves the devices'
+	// memory as it was.
 	for d, l := range shards {
 		if l.DType != shards[0].DType || !slicesEqual(l.Dims, shape) {
 			return nil, fmt.Errorf("spmd: shard %d is %s, shard 0 %s", d, l.ShapeString(), shards[0].ShapeString())
 		}
+	}
+	bufs := make([]pjrt.Buffer, 0, n)
+	free := func() {
+		for _, x := range bufs {
+			x.Delete()
+		}
+	}
+	for d, l := range shards {
 		b, err := dev.Client().BufferFromHost(l, d)
 		if err != nil {
-			for _, x := range bufs[:d] {
-				x.Delete()
-			}
-			return nil, err
+			free()
+			return nil, fmt.Errorf("spmd: shard %d: %w", d, err)
 		}
-		bufs[d] = b
+		bufs = append(bufs, b)
 	}
 	sb, err := pjrt.NewShardedBuffer(shards[0].DType, globalDims, s, bufs)
 	if err != nil {
+		free()
 		return nil, err
 	}
 	return lazy.FromBuffer(sb, dev), nil

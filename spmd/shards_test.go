@@ -1,7 +1,9 @@
 package spmd
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/hlo"
@@ -201,5 +203,54 @@ func TestNilArguments(t *testing.T) {
 	}
 	if x.Sharding().String() != before || x.ShardingSpec() != nil {
 		t.Errorf("failed mark changed the tensor: %s", x.Sharding())
+	}
+}
+
+// A failed FromShards leaves every device's memory as it was: a shard of
+// another element type or shape found after the first ones is an error
+// before anything is uploaded.
+func TestFromShardsFailureUploadsNothing(t *testing.T) {
+	const n = 4
+	dev := spmdDevice(n)
+	s, _ := MustMesh(ids(n), []int{n}).Sharding(1, 0)
+	inUse := func() []int64 {
+		var out []int64
+		for d := 0; d < n; d++ {
+			m, err := dev.Client().MemoryInfo(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, m.BytesInUse)
+		}
+		return out
+	}
+	before := fmt.Sprint(inUse())
+	lit := func(dt hlo.DType, k int64) *lazy.Literal { return hlo.NewLiteral(dt, k) }
+	const k = 1 << 18 // 1 MiB of f32: buffers this large are accounted
+	for _, shards := range [][]*lazy.Literal{
+		{lit(hlo.F32, k), lit(hlo.F32, k), lit(hlo.I32, k), lit(hlo.F32, k)},
+		{lit(hlo.F32, k), lit(hlo.F32, k), lit(hlo.F32, k), lit(hlo.F32, k-1)},
+	} {
+		if _, err := FromShards(dev, shards, s); err == nil || !strings.Contains(err.Error(), "shard") {
+			t.Errorf("FromShards of mismatched shards: err = %v", err)
+		}
+		if got := fmt.Sprint(inUse()); got != before {
+			t.Errorf("bytes in use per device %s after the failed FromShards, %s before", got, before)
+		}
+	}
+}
+
+// A global shape with a negative dimension is refused, even where the
+// shards' padding would fit it.
+func TestFromShardsNegativeGlobalShape(t *testing.T) {
+	const n = 4
+	dev := spmdDevice(n)
+	s, _ := MustMesh(ids(n), []int{n}).Sharding(1, 0)
+	shards := make([]*lazy.Literal, n)
+	for i := range shards {
+		shards[i] = hlo.NewLiteral(hlo.F32, 0)
+	}
+	if x, err := FromShards(dev, shards, s, -3); err == nil || !strings.Contains(err.Error(), "-3") {
+		t.Errorf("FromShards with global shape [-3] = %v, %v", x.Dims(), err)
 	}
 }

@@ -64,7 +64,9 @@ func Shards(t *lazy.Tensor) ([]Shard, error) {
 // PyTorch/XLA's visualize_tensor_sharding: a grid of the tiles of the
 // first two dimensions (rows, then columns), each cell naming the devices
 // that hold it ("0,1" under partial replication, or when further
-// dimensions are cut) and its index ranges.
+// dimensions are cut) and its index ranges. A replicated sharding is one
+// cell "replicated", a maximal one the whole tensor on its device, a
+// manual one "manual".
 func Visualize(s *pjrt.Sharding, dims []int64) string {
 	if s.IsTiled() && s.DataRank() != len(dims) {
 		return fmt.Sprintf("sharding %s does not fit a tensor of %d dimensions\n", s, len(dims))
@@ -104,9 +106,19 @@ func Visualize(s *pjrt.Sharding, dims []int64) string {
 		sz := (dims[d] + tiles[d] - 1) / tiles[d]
 		return fmt.Sprintf("[%d:%d]", min(c*sz, dims[d]), min((c+1)*sz, dims[d]))
 	}
-	if !s.IsTiled() {
+	switch {
+	case s != nil && s.Type == pjrt.ShardMaximal:
+		// The whole tensor on one device.
+		var whole strings.Builder
+		for _, d := range dims[:min(len(dims), 2)] {
+			fmt.Fprintf(&whole, "[0:%d]", d)
+		}
+		cells[0][0] = fmt.Sprintf("dev %d %s", s.Device, whole.String())
+	case s != nil && s.Type == pjrt.ShardManual:
+		cells[0][0] = "manual"
+	case !s.IsTiled():
 		cells[0][0] = "replicated"
-	} else {
+	default:
 		for dev := int64(0); dev < n; dev++ {
 			c := s.Coord(dev)
 			var r, k int64

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xlajit/xlajit/hlo"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt"
 	"github.com/xlajit/xlajit/pjrt/host"
 )
 
@@ -252,5 +253,19 @@ func TestFromShardsNegativeGlobalShape(t *testing.T) {
 	}
 	if x, err := FromShards(dev, shards, s, -3); err == nil || !strings.Contains(err.Error(), "-3") {
 		t.Errorf("FromShards with global shape [-3] = %v, %v", x.Dims(), err)
+	}
+}
+
+// Visualize draws a maximal sharding as the whole tensor on its one
+// device and a manual one as manual, not as replicated.
+func TestVisualizeMaximalAndManual(t *testing.T) {
+	if got := Visualize(pjrt.Maximal(2), []int64{4, 6}); !strings.Contains(got, "dev 2 [0:4][0:6]") || strings.Contains(got, "replicated") {
+		t.Errorf("Visualize(maximal device=2):\n%s", got)
+	}
+	if got := Visualize(pjrt.Manual(), []int64{4, 6}); !strings.Contains(got, "manual") || strings.Contains(got, "replicated") {
+		t.Errorf("Visualize(manual):\n%s", got)
+	}
+	if got := Visualize(pjrt.Replicated(), []int64{4, 6}); !strings.Contains(got, "replicated") {
+		t.Errorf("Visualize(replicated):\n%s", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // device, on that device's own piece. Leave with DisableManualSharding;
 // only intermediates may be manual.
 func EnableManualSharding(t *lazy.Tensor, mesh *Mesh, spec ...any) (*lazy.Tensor, error) {
-	s, err := shardingFor(t, mesh, spec)
+	s, err := shardingFor("EnableManualSharding", t, mesh, spec)
 	if err != nil {
 		return nil, err
 	}

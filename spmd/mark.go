@@ -27,16 +27,18 @@ func UseSPMD() (*lazy.Device, error) {
 // annotated (the partitioner makes that layout where it is computed); a
 // computed one is moved into shards. See lazy.Tensor.MarkSharding.
 func MarkSharding(t *lazy.Tensor, mesh *Mesh, spec ...any) error {
-	s, err := shardingFor(t, mesh, spec)
+	s, err := shardingFor("MarkSharding", t, mesh, spec)
 	if err != nil {
 		return err
 	}
 	return t.MarkSharding(s)
 }
 
-func shardingFor(t *lazy.Tensor, mesh *Mesh, spec []any) (*pjrt.Sharding, error) {
+// shardingFor is the sharding spec gives t on mesh; op names the caller
+// in errors.
+func shardingFor(op string, t *lazy.Tensor, mesh *Mesh, spec []any) (*pjrt.Sharding, error) {
 	if t == nil || mesh == nil {
-		return nil, fmt.Errorf("spmd: MarkSharding of a nil tensor or with a nil mesh")
+		return nil, fmt.Errorf("spmd: %s of a nil tensor or with a nil mesh", op)
 	}
 	if n := t.Device().NumShards(); t.Device().IsSPMD() && mesh.Size() != n {
 		return nil, fmt.Errorf("spmd: mesh of %d devices on %s, which spans %d: a mesh covers every device", mesh.Size(), t.Device(), n)

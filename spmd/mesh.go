@@ -37,7 +37,7 @@ func NewMesh(deviceIDs []int, shape []int, axisNames ...string) (*Mesh, error) {
 	if n != int64(len(deviceIDs)) {
 		return nil, fmt.Errorf("spmd: mesh shape %v holds %d devices, %d device ids given", shape, n, len(deviceIDs))
 	}
-	seen := map[int]bool{}
+	seen := make([]bool, len(deviceIDs))
 	for _, id := range deviceIDs {
 		if id < 0 || id >= len(deviceIDs) {
 			return nil, fmt.Errorf("spmd: mesh device id %d out of range [0, %d)", id, len(deviceIDs))
@@ -71,10 +71,19 @@ func MustMesh(deviceIDs []int, shape []int, axisNames ...string) *Mesh {
 	return m
 }
 
-// Mesh1D is the one-axis mesh of devices 0..n-1 (get_1d_mesh).
+// MaxMeshDevices bounds the device count Mesh1D accepts: more devices
+// than any PJRT client has (the largest TPU slices have thousands), small
+// enough that the id list it makes is a few MiB.
+const MaxMeshDevices = 1 << 20
+
+// Mesh1D is the one-axis mesh of devices 0..n-1 (get_1d_mesh), n at most
+// MaxMeshDevices.
 func Mesh1D(n int, axisName ...string) (*Mesh, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("spmd: Mesh1D(%d): a mesh needs at least one device", n)
+	}
+	if n > MaxMeshDevices {
+		return nil, fmt.Errorf("spmd: Mesh1D(%d): more than %d devices (MaxMeshDevices)", n, MaxMeshDevices)
 	}
 	ids := make([]int, n)
 	for i := range ids {

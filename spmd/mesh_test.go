@@ -133,7 +133,9 @@ func must(s *pjrt.Sharding, err error) *pjrt.Sharding {
 // wraps to 2, the ids given) are errors, not a makeslice panic or a mesh
 // whose shape disagrees with its size.
 func TestMeshRejectsBadShapes(t *testing.T) {
-	for _, n := range []int{0, -1} {
+	// A count past MaxMeshDevices is refused before the id list is made
+	// (1<<40 ids would be 8 TiB).
+	for _, n := range []int{0, -1, MaxMeshDevices + 1, 1 << 40} {
 		if m, err := Mesh1D(n); err == nil || !strings.Contains(err.Error(), "Mesh1D") {
 			t.Errorf("Mesh1D(%d) = %v, %v", n, m, err)
 		}

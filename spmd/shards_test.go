@@ -185,6 +185,9 @@ func TestNilArguments(t *testing.T) {
 	if _, err := Shards(nil); err == nil {
 		t.Error("Shards(nil)")
 	}
+	if _, err := EnableManualSharding(nil, mesh, 0); err == nil || !strings.Contains(err.Error(), "EnableManualSharding") {
+		t.Errorf("EnableManualSharding(nil): err = %v, want one naming EnableManualSharding", err)
+	}
 	if _, err := FromLiteral(dev, nil, mesh, 0); err == nil {
 		t.Error("FromLiteral of nil")
 	}

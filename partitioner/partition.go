@@ -53,7 +53,9 @@ type Plan struct {
 // The result is deterministic and acyclic: a device node's partition is one
 // more than the latest host node it depends on.
 func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
-	g.Renumber()
+	if err := checkRefs(g); err != nil {
+		return nil, err
+	}
 	level := make([]int, len(g.Nodes)) // device: partition index (0-based); host: level after which it runs
 	isHost := func(n *fx.Node) bool { return n.Kind == fx.Call && host[n] }
 	maxLevel := 0
@@ -182,6 +184,32 @@ func Partition(g *fx.Graph, host map[*fx.Node]bool) (*Plan, error) {
 		return nil, err
 	}
 	return plan, nil
+}
+
+// checkRefs renumbers g and checks what Partition indexes by node ID: g
+// has an output node, and every operand and mutation refers to a node of
+// g before the one that reads it.
+func checkRefs(g *fx.Graph) error {
+	if g == nil || g.Output() == nil {
+		return fmt.Errorf("partitioner: graph has no output node")
+	}
+	g.Renumber()
+	defined := func(r *fx.Node, i int) bool {
+		return r != nil && r.ID >= 0 && r.ID < i && g.Nodes[r.ID] == r
+	}
+	for i, n := range g.Nodes {
+		for k, a := range n.Args {
+			if !defined(a.Node, i) {
+				return fmt.Errorf("partitioner: %%%s: operand %d is not a node of the graph defined before it", n.Name, k)
+			}
+		}
+		for k, m := range n.Mutations {
+			if !defined(m.Target, i) || !defined(m.Value.Node, i) {
+				return fmt.Errorf("partitioner: %%%s: mutation %d names a node that is not in the graph before it", n.Name, k)
+			}
+		}
+	}
+	return nil
 }
 
 // split builds Plan.Split and sets each stage's Node.

@@ -242,3 +242,33 @@ func BenchmarkPartition1000Nodes10Host(b *testing.B) {
 		}
 	}
 }
+
+// Partition of a malformed graph (no output node, an operand that is not
+// a node of the graph before its use) is an error naming the problem, not
+// a nil dereference or an index out of range.
+func TestPartitionRejectsMalformedGraphs(t *testing.T) {
+	try := func(name string, g *fx.Graph, want string) {
+		t.Helper()
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("%s: panic %v", name, p)
+			}
+		}()
+		if _, err := partitioner.Partition(g, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want one containing %q", name, err, want)
+		}
+	}
+	try("empty graph", &fx.Graph{}, "no output")
+	try("nil graph", nil, "no output")
+	g, err := fx.Parse(mixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Nodes = g.Nodes[:len(g.Nodes)-1]
+	try("no output", g, "no output")
+
+	g, _ = fx.Parse(mixed)
+	other, _ := fx.Parse(mixed)
+	g.Nodes[3].Args[0].Node = other.Nodes[2] // %gt_1 reads another graph's %mul_1
+	try("foreign operand", g, "%gt_1")
+}

@@ -6,21 +6,29 @@ import (
 	"github.com/xlajit/xlajit/lazy"
 )
 
-// Bucket returns the smallest bucket length >= n (buckets ascending), or,
-// past the largest, n rounded up to a multiple of the largest. Padding
+// Bucket returns the smallest bucket length >= n, or, past the largest, n
+// rounded up to a multiple of the largest. Bucket lengths that are not
+// positive are ignored (with no positive one, Bucket is n). Padding
 // variable-length sequences to a few bucket lengths keeps a compiled step
 // to a few traces instead of one per length.
 func Bucket(n int, buckets []int) int {
-	if len(buckets) == 0 {
-		return n
-	}
+	best, largest := 0, 0
 	for _, b := range buckets {
-		if n <= b {
-			return b
+		if b <= 0 {
+			continue
+		}
+		largest = max(largest, b)
+		if n <= b && (best == 0 || b < best) {
+			best = b
 		}
 	}
-	last := buckets[len(buckets)-1]
-	return (n + last - 1) / last * last
+	switch {
+	case best > 0:
+		return best
+	case largest == 0:
+		return n
+	}
+	return (n + largest - 1) / largest * largest
 }
 
 // PadSequences packs token sequences into a [B, L] i32 tensor, L the bucket
@@ -29,6 +37,11 @@ func Bucket(n int, buckets []int) int {
 func PadSequences(seqs [][]int32, buckets []int, pad int32) (tokens, mask *lazy.Tensor, err error) {
 	if len(seqs) == 0 {
 		return nil, nil, fmt.Errorf("data.PadSequences: no sequences")
+	}
+	for i, b := range buckets {
+		if b <= 0 {
+			return nil, nil, fmt.Errorf("data.PadSequences: bucket %d has length %d (want a positive length)", i, b)
+		}
 	}
 	longest := 0
 	for _, s := range seqs {

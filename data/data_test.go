@@ -359,3 +359,38 @@ func TestTextSplitRejectsBadFractions(t *testing.T) {
 		t.Errorf("Split(0.5): %v", err)
 	}
 }
+
+// Bucket ignores bucket lengths that are not positive (a zero largest
+// bucket divided by zero; a negative one returned a length shorter than
+// n), and PadSequences refuses them instead of cutting sequences short.
+func TestBucketNonPositive(t *testing.T) {
+	for _, c := range []struct {
+		n       int
+		buckets []int
+		want    int
+	}{{5, []int{0}, 5}, {5, []int{-2}, 5}, {5, []int{4, -2}, 8}, {5, []int{4, 0}, 8}, {3, []int{8, 0, 16}, 8}} {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("Bucket(%d, %v) panicked: %v", c.n, c.buckets, p)
+				}
+			}()
+			if got := Bucket(c.n, c.buckets); got != c.want {
+				t.Errorf("Bucket(%d, %v) = %d, want %d", c.n, c.buckets, got, c.want)
+			}
+		}()
+	}
+	for _, b := range [][]int{{0}, {4, -2}} {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("PadSequences with buckets %v panicked: %v", b, p)
+				}
+			}()
+			toks, _, err := PadSequences([][]int32{{1, 2, 3, 4, 5}}, b, 0)
+			if err == nil || !strings.Contains(err.Error(), "bucket") {
+				t.Errorf("PadSequences with buckets %v = %v, %v", b, toks, err)
+			}
+		}()
+	}
+}

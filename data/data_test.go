@@ -394,3 +394,38 @@ func TestBucketNonPositive(t *testing.T) {
 		}()
 	}
 }
+
+// ReadTextFiles reads no more of a file than maxBytes asks for: a huge
+// file under the limit of a few bytes is not loaded whole. A cut inside a
+// multi-byte character drops the partial character instead of turning it
+// into U+FFFD, and a negative limit is an error.
+func TestReadTextFilesBoundsItsReads(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 20); err != nil { // sparse: 64 MiB of zeros
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := ReadTextFiles(dir, "big.txt", 100)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(s) != 101 {
+		t.Fatalf("ReadTextFiles(max 100) = %d bytes, %v", len(s), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("ReadTextFiles(max 100) of a 64 MiB file allocated %d bytes", got)
+	}
+
+	os.WriteFile(filepath.Join(dir, "u.txt"), []byte("aé"), 0o644) // é is 2 bytes
+	if s, err := ReadTextFiles(dir, "u.txt", 2); err != nil || s != "a\n" {
+		t.Errorf("ReadTextFiles cutting inside é = %q, %v, want %q", s, err, "a\n")
+	}
+	if _, err := ReadTextFiles(dir, "u.txt", -1); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("ReadTextFiles(max -1): err = %v", err)
+	}
+}

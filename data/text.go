@@ -2,11 +2,13 @@ package data
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Vocab maps the distinct characters of a text to token ids (sorted by
@@ -133,11 +135,15 @@ func (t *Text) Split(frac float64) (*Text, *Text, error) {
 
 // ReadTextFiles concatenates the files under root whose base name matches
 // pattern (filepath.Match syntax), in lexical path order, until maxBytes
-// (0: no limit) are read; files are separated by a newline. An empty
-// result is an error.
+// (0: no limit) are read; files are separated by a newline. No more of a
+// file than the limit leaves is read, and a cut inside a multi-byte
+// character drops that character. An empty result is an error.
 func ReadTextFiles(root, pattern string, maxBytes int) (string, error) {
 	if _, err := filepath.Match(pattern, ""); err != nil {
 		return "", fmt.Errorf("data.ReadTextFiles: pattern %q: %w", pattern, err)
+	}
+	if maxBytes < 0 {
+		return "", fmt.Errorf("data.ReadTextFiles: maxBytes %d is negative (0: no limit)", maxBytes)
 	}
 	var b strings.Builder
 	errFull := fmt.Errorf("full")
@@ -154,16 +160,17 @@ func ReadTextFiles(root, pattern string, maxBytes int) (string, error) {
 		if ok, _ := filepath.Match(pattern, d.Name()); !ok || !d.Type().IsRegular() {
 			return nil
 		}
-		body, err := os.ReadFile(p)
+		limit := -1
+		if maxBytes > 0 {
+			limit = maxBytes - b.Len()
+		}
+		body, cut, err := readUpTo(p, limit)
 		if err != nil {
 			return err
 		}
-		if maxBytes > 0 && b.Len()+len(body) > maxBytes {
-			body = body[:maxBytes-b.Len()]
-		}
 		b.Write(body)
 		b.WriteByte('\n')
-		if maxBytes > 0 && b.Len() >= maxBytes {
+		if cut || maxBytes > 0 && b.Len() >= maxBytes {
 			return errFull
 		}
 		return nil
@@ -175,4 +182,37 @@ func ReadTextFiles(root, pattern string, maxBytes int) (string, error) {
 		return "", fmt.Errorf("data.ReadTextFiles: no file under %s matches %q", root, pattern)
 	}
 	return strings.ToValidUTF8(b.String(), "\uFFFD"), nil
+}
+
+// readUpTo reads the file at p, or only its first limit bytes (limit >=
+// 0; cut reports that the file goes on) without a character cut at the
+// end.
+func readUpTo(p string, limit int) (body []byte, cut bool, err error) {
+	if limit < 0 {
+		body, err = os.ReadFile(p)
+		return body, false, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	// One byte past the limit tells whether the file goes on.
+	if body, err = io.ReadAll(io.LimitReader(f, int64(limit)+1)); err != nil {
+		return nil, false, err
+	}
+	if len(body) <= limit {
+		return body, false, nil
+	}
+	body = body[:limit]
+	// Drop a last character that lost its final bytes to the cut.
+	for i := len(body) - 1; i >= 0 && i >= len(body)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(body[i]) {
+			if !utf8.FullRune(body[i:]) {
+				body = body[:i]
+			}
+			break
+		}
+	}
+	return body, true, nil
 }

@@ -2,6 +2,8 @@ package data
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -427,5 +429,54 @@ func TestReadTextFilesBoundsItsReads(t *testing.T) {
 	}
 	if _, err := ReadTextFiles(dir, "u.txt", -1); err == nil || !strings.Contains(err.Error(), "-1") {
 		t.Errorf("ReadTextFiles(max -1): err = %v", err)
+	}
+}
+
+// panicSet panics reading example at.
+type panicSet struct {
+	*Memory
+	at int
+}
+
+var errBroken = errors.New("broken example")
+
+func (s *panicSet) Read(i int, dst []any) error {
+	if i == s.at {
+		panic(fmt.Errorf("reading %d: %w", i, errBroken))
+	}
+	return s.Memory.Read(i, dst)
+}
+
+// A panic in a dataset's Read on the loader's goroutine reaches the loop
+// that ranges over the epoch, as a panic the caller can recover (with the
+// value, which errors.Is sees through, and the goroutine's stack), instead
+// of ending the process; the goroutine is gone afterwards.
+func TestLoaderPanicReachesTheLoop(t *testing.T) {
+	l, err := NewLoader(&panicSet{Memory: sampleMemory(t, 10), at: 5}, LoaderConfig{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	batches := 0
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		for _, err := range l.Epoch(0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			batches++
+		}
+	}()
+	err, _ = got.(error)
+	if err == nil || !errors.Is(err, errBroken) || !strings.Contains(err.Error(), "panicSet") || batches != 2 {
+		t.Errorf("after %d batches recovered %v, want the dataset's panic after 2", batches, got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before {
+		t.Errorf("%d goroutines after the panic, %d before", g, before)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -107,13 +108,16 @@ func Order(n int, shuffle bool, seed uint64, epoch int) []int {
 // Epoch yields the batches of one epoch, prepared Prefetch batches ahead
 // on another goroutine (reading examples and copying them to the device).
 // Stopping the loop early stops the goroutine. A read error is yielded
-// once, with a nil batch, and ends the epoch.
+// once, with a nil batch, and ends the epoch. A panic on the goroutine (in
+// the dataset's Read) ends it and is raised again in the loop, as an
+// error that wraps the panic's value and carries the goroutine's stack.
 func (l *Loader) Epoch(epoch int) iter.Seq2[*Batch, error] {
 	return func(yield func(*Batch, error) bool) {
 		order := l.Order(epoch)
 		type item struct {
-			b   *Batch
-			err error
+			b     *Batch
+			err   error
+			panic *loaderPanic
 		}
 		ch := make(chan item, l.cfg.Prefetch)
 		stop := make(chan struct{})
@@ -121,7 +125,17 @@ func (l *Loader) Epoch(epoch int) iter.Seq2[*Batch, error] {
 		go func() {
 			defer close(done)
 			defer close(ch)
-			for k := 0; k < l.Len(); k++ {
+			k := 0
+			defer func() {
+				if p := recover(); p != nil {
+					lp := &loaderPanic{value: p, epoch: epoch, batch: k, stack: debug.Stack()}
+					select {
+					case ch <- item{panic: lp}:
+					case <-stop:
+					}
+				}
+			}()
+			for ; k < l.Len(); k++ {
 				from := k * l.cfg.BatchSize
 				idx := order[from:min(from+l.cfg.BatchSize, len(order))]
 				b, err := l.make(idx)
@@ -129,7 +143,7 @@ func (l *Loader) Epoch(epoch int) iter.Seq2[*Batch, error] {
 					b.Epoch, b.Index = epoch, k
 				}
 				select {
-				case ch <- item{b, err}:
+				case ch <- item{b: b, err: err}:
 				case <-stop:
 					return
 				}
@@ -143,11 +157,32 @@ func (l *Loader) Epoch(epoch int) iter.Seq2[*Batch, error] {
 			<-done
 		}()
 		for it := range ch {
+			if it.panic != nil {
+				panic(it.panic)
+			}
 			if !yield(it.b, it.err) || it.err != nil {
 				return
 			}
 		}
 	}
+}
+
+// loaderPanic is a panic of a loader's goroutine, raised again in the loop
+// over the epoch.
+type loaderPanic struct {
+	value        any
+	epoch, batch int
+	stack        []byte
+}
+
+func (p *loaderPanic) Error() string {
+	return fmt.Sprintf("data: panic preparing batch %d of epoch %d: %v\n\nthe loader goroutine's stack:\n%s", p.batch, p.epoch, p.value, p.stack)
+}
+
+// Unwrap is the panic's value when it is an error.
+func (p *loaderPanic) Unwrap() error {
+	err, _ := p.value.(error)
+	return err
 }
 
 // Batch makes the batch of the given example indices (padded to BatchSize

@@ -480,3 +480,18 @@ func TestLoaderPanicReachesTheLoop(t *testing.T) {
 		t.Errorf("%d goroutines after the panic, %d before", g, before)
 	}
 }
+
+// Errors about a column's or a destination's length give the length for
+// every element type (int8, uint16, ... said -1).
+func TestLengthErrorsForEveryType(t *testing.T) {
+	if _, err := NewMemory(Column("x", []int8{1, 2, 3}, 2)); err == nil || !strings.Contains(err.Error(), "3 values") {
+		t.Errorf("NewMemory of 3 int8 values in examples of 2: err = %v", err)
+	}
+	m, err := NewMemory(Column("x", []uint16{1, 2, 3, 4}, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Read(0, []any{make([]uint16, 3)}); err == nil || !strings.Contains(err.Error(), "length 3") {
+		t.Errorf("Read into 3 uint16: err = %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -227,20 +228,10 @@ func copyTyped[T any](dst any, src []T, off, n int) error {
 	return nil
 }
 
+// lenOf is the length of a slice (-1 for other values).
 func lenOf(v any) int {
-	switch s := v.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	case []int32:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []uint8:
-		return len(s)
-	case []bool:
-		return len(s)
+	if r := reflect.ValueOf(v); r.Kind() == reflect.Slice {
+		return r.Len()
 	}
 	return -1
 }

@@ -24,30 +24,24 @@ type Set struct {
 }
 
 // Pixels is the number of pixels of one image.
-const Pixels = 28 * 28
+const Pixels = gomnist.Height * gomnist.Width
 
-// Load reads the training and test sets.
+// Load reads the training and test sets: GoMNIST's gzipped IDX files,
+// checked (28x28 images, as many labels as images, nothing more or less
+// than the headers count) and read a few thousand images at a time, so a
+// damaged header cannot make it allocate more than the files hold.
 func Load() (train, test *Set, err error) {
 	dir, err := DataDir()
 	if err != nil {
 		return nil, nil, err
 	}
-	tr, te, err := gomnist.Load(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mnist: loading %s: %w", dir, err)
+	if train, err = readSet(filepath.Join(dir, trainImages), filepath.Join(dir, trainLabels)); err != nil {
+		return nil, nil, err
 	}
-	return convert(tr), convert(te), nil
-}
-
-func convert(s *gomnist.Set) *Set {
-	out := &Set{N: len(s.Images), Images: make([]float32, len(s.Images)*Pixels), Labels: make([]int32, len(s.Labels))}
-	for i, img := range s.Images {
-		for j, p := range img {
-			out.Images[i*Pixels+j] = float32(p) / 255
-		}
-		out.Labels[i] = int32(s.Labels[i])
+	if test, err = readSet(filepath.Join(dir, testImages), filepath.Join(dir, testLabels)); err != nil {
+		return nil, nil, err
 	}
-	return out
+	return train, test, nil
 }
 
 // DataDir finds GoMNIST's data directory: $XLAJIT_MNIST_DIR, else the module

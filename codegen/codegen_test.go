@@ -304,6 +304,8 @@ func TestParseShapes(t *testing.T) {
 		"x=bogus[2]": `unknown element type "bogus"`,
 		"m=new(]":    `want DTYPE[`,
 		"m=a+b()":    `not a Go call expression`,
+		// A space between two digits is a missing comma, not one number.
+		"x=f32[64 784]": `x: shape "f32[64 784]": a space inside "64 784"`,
 	} {
 		if _, err := ParseShapes(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseShapes(%q): %v, want %q", in, err, msg)

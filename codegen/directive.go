@@ -44,13 +44,35 @@ func ParseShapes(text string) ([]ParamShape, error) {
 			out = append(out, ParamShape{Name: name, Shape: shape, Expr: true})
 			continue
 		}
-		shape = strings.Join(strings.Fields(shape), "")
+		shape, err := squeeze(shape)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		if _, err := gentrace.ParseShape(shape); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		out = append(out, ParamShape{Name: name, Shape: shape})
 	}
 	return out, nil
+}
+
+// squeeze drops the spaces of a shape, which may stand around brackets
+// and commas but not inside a word or number: "f32[64 784]" is a missing
+// comma, not f32[64784].
+func squeeze(shape string) (string, error) {
+	notWord := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }
+	fields := strings.Fields(shape)
+	for i := 1; i < len(fields); i++ {
+		before := fields[i-1][strings.LastIndexFunc(fields[i-1], notWord)+1:]
+		after := fields[i]
+		if k := strings.IndexFunc(after, notWord); k >= 0 {
+			after = after[:k]
+		}
+		if before != "" && after != "" {
+			return "", fmt.Errorf("shape %q: a space inside %q (separate dimensions with commas)", shape, before+" "+after)
+		}
+	}
+	return strings.Join(fields, ""), nil
 }
 
 // splitItems splits at spaces outside brackets.

@@ -93,6 +93,23 @@ func runConform(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	switch {
+	case *workers < 0:
+		fmt.Fprintf(cliErr, "xlajit conform: -j %d: want the number of cases run at once (0: GOMAXPROCS)\n", *workers)
+		return 2
+	case *timeout < 0:
+		fmt.Fprintf(cliErr, "xlajit conform: --timeout %v: want a time limit per case (0: %v)\n", *timeout, conform.DefaultTimeout)
+		return 2
+	}
+	if *expected != "" {
+		// conform.ReadExpected takes a missing list as empty; named on the
+		// command line, a missing file is a mistake (every failure it
+		// lists would show as a regression).
+		if _, err := os.Stat(*expected); err != nil {
+			fmt.Fprintf(cliErr, "xlajit conform: --expected: %v\n", err)
+			return 2
+		}
+	}
 	client, err := openDevice(*device)
 	if err != nil {
 		fmt.Fprintf(cliErr, "xlajit conform: %v\n", err)

@@ -133,3 +133,26 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFlagValues: flag values that cannot mean anything are errors
+// naming the flag (exit 2), not silently the default: a negative -j or
+// --timeout of conform, an --expected list that does not exist (every
+// listed failure would show as a regression), a --case below -1 of run.
+func TestBadFlagValues(t *testing.T) {
+	pass := filepath.Join(casesDir, "pass.mlir")
+	for _, c := range []struct {
+		run  func([]string) int
+		args []string
+		want string
+	}{
+		{runConform, []string{"-j", "-1", pass}, "-j -1"},
+		{runConform, []string{"--timeout", "-1s", pass}, "--timeout -1s"},
+		{runConform, []string{"--expected", filepath.Join(t.TempDir(), "missing.txt"), pass}, "missing.txt"},
+		{runRun, []string{"--case", "-2", pass}, "--case -2"},
+	} {
+		code, out, errOut := capture(t, c.run, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and an error naming %s", c.args, code, out, errOut, c.want)
+		}
+	}
+}

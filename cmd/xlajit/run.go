@@ -47,6 +47,10 @@ func runRun(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *caseN < -1 {
+		fmt.Fprintf(cliErr, "xlajit run: --case %d: want a case number, from 0\n", *caseN)
+		return 2
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(cliErr, "xlajit run: %v\n", err)
 		return 1

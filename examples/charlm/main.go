@@ -91,7 +91,7 @@ func run(cfg config) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := data.NewText(text, cfg.Seq, cfg.Seq/2)
+	ds, err := data.NewText(text, cfg.Seq, max(cfg.Seq/2, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func run(cfg config) (*result, error) {
 
 	res := &result{}
 	start := time.Now()
-	pending := make([]*lazy.Tensor, 0, cfg.Every)
+	pending := make([]*lazy.Tensor, 0, max(cfg.Every, 1))
 	flush := func(s int) {
 		sum := 0.0
 		for _, l := range pending {
@@ -134,7 +134,7 @@ func run(cfg config) (*result, error) {
 			}
 			pending = append(pending, step(m, opt, b.Tensors[0], b.Tensors[1]))
 			s++
-			if s%cfg.Every == 0 || s == cfg.Steps {
+			if (cfg.Every > 0 && s%cfg.Every == 0) || s == cfg.Steps {
 				flush(s)
 			}
 			if s == cfg.Steps {
@@ -225,7 +225,7 @@ func main() {
 	flag.IntVar(&cfg.Sample, "sample", 300, "characters to sample after training")
 	flag.Float64Var(&cfg.Temp, "temp", 0.7, "sampling temperature (0: greedy)")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "RNG seed")
-	flag.IntVar(&cfg.Every, "every", 50, "print the loss every N steps")
+	flag.IntVar(&cfg.Every, "every", 50, "print the loss every N steps (0: at the end only)")
 	flag.Parse()
 	if !strings.HasSuffix(cfg.Root, string(filepath.Separator)) {
 		cfg.Root = filepath.Clean(cfg.Root)

@@ -44,3 +44,21 @@ func TestShortRun(t *testing.T) {
 		t.Errorf("sampler %s: want one trace", s)
 	}
 }
+
+// TestEveryZero: -every 0 prints the loss only at the end (it divided by
+// zero), and -seq 1 cuts windows every token (its stride of seq/2 was 0,
+// an error about a stride nobody gave).
+func TestEveryZero(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(strings.Repeat("func f() {}\n", 20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ every, seq int }{{0, 8}, {-1, 8}, {1, 1}} {
+		var out bytes.Buffer
+		res, err := run(config{Root: dir, Pattern: "*.go", Seq: c.seq, Batch: 2, Embed: 4, Hidden: 8, Steps: 3,
+			LR: 1e-2, Seed: 1, Every: c.every, Out: &out})
+		if err != nil || len(res.Losses) != 3 {
+			t.Errorf("-every %d -seq %d: %v, %v", c.every, c.seq, res, err)
+		}
+	}
+}

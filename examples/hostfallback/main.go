@@ -34,6 +34,9 @@ func columnMedian(in []*hlo.Literal) ([]*hlo.Literal, error) {
 		return nil, fmt.Errorf("columnMedian: want an f32 matrix, got %s", x.ShapeString())
 	}
 	rows, cols := int(x.Dims[0]), int(x.Dims[1])
+	if rows == 0 {
+		return nil, fmt.Errorf("columnMedian: the median of an empty column (%s)", x.ShapeString())
+	}
 	v := x.F32()
 	out := hlo.NewLiteral(hlo.F32, int64(cols))
 	col := make([]float32, rows)
@@ -95,6 +98,9 @@ type result struct {
 }
 
 func run(cfg config) (*result, error) {
+	if cfg.Rows < 1 || cfg.Dim < 1 || cfg.Cols < 1 {
+		return nil, fmt.Errorf("-rows %d -dim %d -cols %d: every size must be positive", cfg.Rows, cfg.Dim, cfg.Cols)
+	}
 	lazy.ManualSeed(cfg.Seed)
 	w := lazy.RandN(lazy.F32, cfg.Dim, cfg.Cols).MulScalar(1 / math.Sqrt(float64(cfg.Dim)))
 	x1 := lazy.RandN(lazy.F32, cfg.Rows, cfg.Dim)

@@ -92,3 +92,26 @@ func TestColumnMedian(t *testing.T) {
 		t.Error("a vector was accepted")
 	}
 }
+
+// TestEmptySizes: x of no rows (the median of an empty column indexed
+// past its end) or any size below one is an error naming it.
+func TestEmptySizes(t *testing.T) {
+	freshDevice(t)
+	for _, c := range []config{{Rows: 0, Dim: 8, Cols: 4, Calls: 1}, {Rows: 4, Dim: -1, Cols: 4, Calls: 1}, {Rows: 4, Dim: 8, Cols: 0, Calls: 1}} {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%+v: panic %v", c, p)
+				}
+			}()
+			var out bytes.Buffer
+			c.Out = &out
+			if _, err := run(c); err == nil || !strings.Contains(err.Error(), "positive") {
+				t.Errorf("rows %d dim %d cols %d: err = %v", c.Rows, c.Dim, c.Cols, err)
+			}
+		}()
+	}
+	if _, err := columnMedian([]*hlo.Literal{hlo.NewLiteral(hlo.F32, 0, 3)}); err == nil {
+		t.Error("columnMedian of no rows: no error")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,15 @@ func TestShortRun(t *testing.T) {
 	}
 	if res.Stats.Traces != 1 || res.Stats.Compiles != 1 || res.Stats.Replays != 120 {
 		t.Errorf("stats %s: want 1 trace, 1 compile, 120 replays", res.Stats)
+	}
+}
+
+// TestLimitBelowBatch: fewer training images than one batch is an error,
+// not epochs of no step and a NaN loss.
+func TestLimitBelowBatch(t *testing.T) {
+	var out bytes.Buffer
+	_, err := run(config{Epochs: 1, Batch: 100, LR: 0.05, Hidden: 8, Limit: 10, Seed: 1, Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "10 training images") {
+		t.Errorf("-limit 10 -batch 100: err = %v\n%s", err, out.String())
 	}
 }

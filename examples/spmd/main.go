@@ -69,7 +69,19 @@ func client(n int) (pjrt.Client, error) {
 	if os.Getenv("PJRT_DEVICE") != "" {
 		return pjrt.Default()
 	}
+	if n < 1 {
+		return nil, fmt.Errorf("-devices %d: want at least one device", n)
+	}
 	return host.NewClient(n), nil
+}
+
+// devicesOf is the plain devices and the SPMD device of c (an error when
+// c has none).
+func devicesOf(c pjrt.Client) (one, all *lazy.Device, err error) {
+	if len(c.Devices()) == 0 {
+		return nil, nil, fmt.Errorf("%s client has no devices", c.Platform())
+	}
+	return lazy.DevicesOf(c)[0], lazy.SPMDDevice(c), nil
 }
 
 // model is the MLP's parameters and their momentum buffers.
@@ -138,13 +150,18 @@ type dpResult struct {
 // dataParallel trains on the SPMD device (batch cut over "data") and on
 // one device, step by step on the same batches.
 func dataParallel(c pjrt.Client, cfg config) (*dpResult, error) {
+	if cfg.Batch < 1 {
+		return nil, fmt.Errorf("-batch %d: want at least one example", cfg.Batch)
+	}
+	one, dev, err := devicesOf(c)
+	if err != nil {
+		return nil, err
+	}
 	train, _, err := mnist.Load()
 	if err != nil {
 		return nil, err
 	}
 	n := len(c.Devices())
-	dev := lazy.SPMDDevice(c)
-	one := lazy.DevicesOf(c)[0]
 	mesh, err := spmd.Mesh1D(n, "data")
 	if err != nil {
 		return nil, err
@@ -218,9 +235,11 @@ type tpResult struct {
 // tensorParallel runs blocks MLP blocks (x -> relu(x W1 + b1) W2 + b2 + x)
 // with W1 cut by columns and W2 by rows over the "model" axis.
 func tensorParallel(c pjrt.Client, out io.Writer, blocks int) (*tpResult, error) {
+	one, dev, err := devicesOf(c)
+	if err != nil {
+		return nil, err
+	}
 	n := len(c.Devices())
-	dev := lazy.SPMDDevice(c)
-	one := lazy.DevicesOf(c)[0]
 	mesh, err := spmd.Mesh1D(n, "model")
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/pjrt/host"
@@ -59,5 +61,33 @@ func TestTensorParallelOneAllReducePerBlock(t *testing.T) {
 		if res.MaxDiff > 1e-5 {
 			t.Errorf("%d blocks: output differs from one device by %g", blocks, res.MaxDiff)
 		}
+	}
+}
+
+// TestBadSizes: no devices, or a batch below one, is an error naming the
+// value, not an index or makeslice panic.
+func TestBadSizes(t *testing.T) {
+	if _, err := client(0); err == nil || !strings.Contains(err.Error(), "-devices 0") {
+		t.Errorf("client(0): err = %v", err)
+	}
+	for _, c := range []struct {
+		devices, batch int
+		want           string
+	}{{0, 8, "no devices"}, {4, -1, "-batch -1"}, {4, 0, "-batch 0"}} {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%d devices, batch %d: panic %v", c.devices, c.batch, p)
+				}
+			}()
+			var out bytes.Buffer
+			_, err := dataParallel(host.NewClient(c.devices), config{Steps: 1, Batch: c.batch, Hidden: 8, LR: 0.05, Mu: 0.9, Seed: 1, Out: &out})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%d devices, batch %d: err = %v", c.devices, c.batch, err)
+			}
+		}()
+	}
+	if _, err := tensorParallel(host.NewClient(0), io.Discard, 1); err == nil || !strings.Contains(err.Error(), "no devices") {
+		t.Errorf("tensorParallel on no devices: err = %v", err)
 	}
 }

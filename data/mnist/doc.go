@@ -8,6 +8,6 @@
 // One printed example:
 //
 //	train, test, _ := mnist.Load()
-//	ds := train.Dataset(1, 28, 28) // image f32[1,28,28], label i32[]
+//	ds, _ := train.Dataset(1, 28, 28) // image f32[1,28,28], label i32[]
 //	fmt.Println(ds.Len(), ds.Specs()) // 60000 [image f32[1,28,28] label i32[]]
 package mnist

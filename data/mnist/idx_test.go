@@ -101,3 +101,29 @@ func FuzzReadIDX(f *testing.F) {
 		}
 	})
 }
+
+// TestDatasetBadDims: image dims that do not hold one 28x28 image, or a
+// count N past the set's slices, are an error naming them, not a panic
+// (dims [2 28 28] made 30000 "images" for 60000 labels).
+func TestDatasetBadDims(t *testing.T) {
+	s := &Set{N: 2, Images: make([]float32, 2*Pixels), Labels: make([]int32, 2)}
+	for _, dims := range [][]int64{{2, 28, 28}, {-1}, {392}, {0}} {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("Dataset(%v) panicked: %v", dims, p)
+				}
+			}()
+			if _, err := s.Dataset(dims...); err == nil || !strings.Contains(err.Error(), "dims") {
+				t.Errorf("Dataset(%v): err = %v", dims, err)
+			}
+		}()
+	}
+	if ds, err := s.Dataset(1, 28, 28); err != nil || ds.Len() != 2 {
+		t.Errorf("Dataset(1, 28, 28) = %v, %v", ds, err)
+	}
+	big := &Set{N: 3, Images: make([]float32, 2*Pixels), Labels: make([]int32, 2)}
+	if _, err := big.Dataset(); err == nil || !strings.Contains(err.Error(), "3") {
+		t.Errorf("Dataset of N=3 with 2 images: err = %v", err)
+	}
+}

@@ -113,16 +113,27 @@ func (s *Set) Batch(from, n int, images []float32, labels []int32) {
 	}
 }
 
-// Dataset returns the set as an in-memory dataset with the fields "image"
-// (f32 of the given per-image dims, default [784]) and "label" (i32
-// scalar). The slices are shared, not copied.
-func (s *Set) Dataset(imageDims ...int64) *data.Memory {
+// Dataset returns the first N images of the set as an in-memory dataset
+// with the fields "image" (f32 of the given per-image dims, which hold
+// Pixels elements; default [784]) and "label" (i32 scalar). The slices are
+// shared, not copied.
+func (s *Set) Dataset(imageDims ...int64) (*data.Memory, error) {
 	if len(imageDims) == 0 {
 		imageDims = []int64{Pixels}
 	}
-	m, err := data.NewMemory(data.Column("image", s.Images[:s.N*Pixels], imageDims...), data.Column("label", s.Labels[:s.N]))
-	if err != nil {
-		panic(err) // the set's own slices always fit
+	size := int64(1)
+	for _, d := range imageDims {
+		if d < 1 || d > Pixels {
+			size = 0
+			break
+		}
+		size *= d
 	}
-	return m
+	if size != Pixels {
+		return nil, fmt.Errorf("mnist: image dims %v do not hold one image of %d pixels", imageDims, Pixels)
+	}
+	if s.N < 0 || s.N > len(s.Labels) || s.N > len(s.Images)/Pixels {
+		return nil, fmt.Errorf("mnist: the set counts %d images, it holds %d images and %d labels", s.N, len(s.Images)/Pixels, len(s.Labels))
+	}
+	return data.NewMemory(data.Column("image", s.Images[:s.N*Pixels], imageDims...), data.Column("label", s.Labels[:s.N]))
 }

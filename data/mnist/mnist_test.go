@@ -12,7 +12,10 @@ func TestLoadAsDataset(t *testing.T) {
 	if train.N != 60000 || test.N != 10000 {
 		t.Fatalf("%d training and %d test images", train.N, test.N)
 	}
-	ds := train.Dataset(1, 28, 28)
+	ds, err := train.Dataset(1, 28, 28)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if ds.Len() != 60000 || len(ds.Specs()) != 2 || ds.Specs()[0].String() != "image f32[1,28,28]" || ds.Specs()[1].String() != "label i32[]" {
 		t.Fatalf("dataset %d %v", ds.Len(), ds.Specs())
 	}

@@ -85,7 +85,11 @@ func run(cfg config) (*result, error) {
 	if cfg.TestN > 0 && cfg.TestN < test.N {
 		test.N = cfg.TestN
 	}
-	loader, err := data.NewLoader(train.Dataset(1, 28, 28), data.LoaderConfig{BatchSize: cfg.Batch, Shuffle: true, Seed: cfg.Seed, DropLast: true})
+	ds, err := train.Dataset(1, 28, 28)
+	if err != nil {
+		return nil, err
+	}
+	loader, err := data.NewLoader(ds, data.LoaderConfig{BatchSize: cfg.Batch, Shuffle: true, Seed: cfg.Seed, DropLast: true})
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +178,11 @@ func run(cfg config) (*result, error) {
 
 // accuracy evaluates on the test set in batches of 1000.
 func accuracy(eval func(*cnn, *lazy.Tensor) *lazy.Tensor, m *cnn, test *mnist.Set) (float64, error) {
-	ld, err := data.NewLoader(test.Dataset(1, 28, 28), data.LoaderConfig{BatchSize: 1000, Pad: true})
+	ds, err := test.Dataset(1, 28, 28)
+	if err != nil {
+		return 0, err
+	}
+	ld, err := data.NewLoader(ds, data.LoaderConfig{BatchSize: 1000, Pad: true})
 	if err != nil {
 		return 0, err
 	}

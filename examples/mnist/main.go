@@ -72,7 +72,11 @@ func run(cfg config) (*result, error) {
 	if cfg.Limit > 0 && cfg.Limit < train.N {
 		train.N = cfg.Limit
 	}
-	loader, err := data.NewLoader(train.Dataset(), data.LoaderConfig{BatchSize: cfg.Batch, Shuffle: true, Seed: cfg.Seed, DropLast: true})
+	ds, err := train.Dataset()
+	if err != nil {
+		return nil, err
+	}
+	loader, err := data.NewLoader(ds, data.LoaderConfig{BatchSize: cfg.Batch, Shuffle: true, Seed: cfg.Seed, DropLast: true})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +130,11 @@ func run(cfg config) (*result, error) {
 }
 
 func accuracy(eval func(*model, *lazy.Tensor) *lazy.Tensor, m *model, test *mnist.Set) (float64, error) {
-	ld, err := data.NewLoader(test.Dataset(), data.LoaderConfig{BatchSize: 1000, DropLast: true})
+	ds, err := test.Dataset()
+	if err != nil {
+		return 0, err
+	}
+	ld, err := data.NewLoader(ds, data.LoaderConfig{BatchSize: 1000, DropLast: true})
 	if err != nil {
 		return 0, err
 	}

@@ -495,3 +495,52 @@ func TestLengthErrorsForEveryType(t *testing.T) {
 		t.Errorf("Read into 3 uint16: err = %v", err)
 	}
 }
+
+// failingSet fails to read example at.
+type failingSet struct {
+	*Memory
+	at int
+}
+
+func (s *failingSet) Read(i int, dst []any) error {
+	if i == s.at {
+		return errors.New("disk gone")
+	}
+	return s.Memory.Read(i, dst)
+}
+
+// A WriteRecords that fails part-way leaves what was at the path as it
+// was (it truncated the old file and left half a new one), and leaves no
+// temporary file behind; nil datasets are errors, not nil dereferences.
+func TestWriteRecordsFailureKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "set.rec")
+	if err := WriteRecords(path, sampleMemory(t, 3)); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	err := WriteRecords(path, &failingSet{Memory: sampleMemory(t, 5), at: 3})
+	if err == nil || !strings.Contains(err.Error(), "example 3") {
+		t.Errorf("WriteRecords of a failing dataset: err = %v", err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
+		t.Errorf("the failed write changed the file: %d bytes, %d before", len(now), len(old))
+	}
+	if r, err := OpenRecords(path); err != nil || r.Len() != 3 {
+		t.Errorf("OpenRecords after the failed write: %v", err)
+	} else {
+		r.Close()
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("mode of the written file: %v, %v", st.Mode(), err)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("files left in the directory: %v", names)
+	}
+	if err := WriteRecords(filepath.Join(dir, "nil.rec"), nil); err == nil {
+		t.Error("WriteRecords of a nil dataset: no error")
+	}
+	if _, err := Subset(nil, 0, 0); err == nil {
+		t.Error("Subset of a nil dataset: no error")
+	}
+}

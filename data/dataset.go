@@ -172,6 +172,9 @@ func (m *Memory) Read(i int, dst []any) error {
 
 // Subset is the examples [from, to) of a dataset (a validation split).
 func Subset(ds Dataset, from, to int) (Dataset, error) {
+	if ds == nil {
+		return nil, fmt.Errorf("data.Subset: nil dataset")
+	}
 	if from < 0 || to > ds.Len() || from > to {
 		return nil, fmt.Errorf("data.Subset: [%d, %d) out of range [0, %d)", from, to, ds.Len())
 	}

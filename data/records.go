@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -31,8 +32,13 @@ type recordSpec struct {
 	Dims  []int64 `json:"dims"`
 }
 
-// WriteRecords writes every example of ds to path.
+// WriteRecords writes every example of ds to path: to a temporary file
+// beside it, renamed to path once complete, so a write that fails leaves
+// what was at path as it was.
 func WriteRecords(path string, ds Dataset) (err error) {
+	if ds == nil {
+		return fmt.Errorf("data.WriteRecords: nil dataset")
+	}
 	specs := ds.Specs()
 	h := recordsHeader{N: ds.Len()}
 	bufs := make([]any, len(specs))
@@ -42,15 +48,24 @@ func WriteRecords(path string, ds Dataset) (err error) {
 			return fmt.Errorf("data.WriteRecords: field %q: %w", s.Name, err)
 		}
 	}
-	f, err := os.Create(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("data.WriteRecords: %w", err)
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		if err == nil {
+			err = os.Rename(f.Name(), path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
 	}()
+	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is not a data file's mode
+		return fmt.Errorf("data.WriteRecords: %w", err)
+	}
 	w := bufio.NewWriter(f)
 	hj, _ := json.Marshal(h)
 	w.WriteString(recordsMagic)

@@ -72,6 +72,9 @@ type demo struct {
 }
 
 func newDemo(cfg config) (*demo, error) {
+	if cfg.Batch < 0 || cfg.In < 0 || cfg.Units < 0 || cfg.Steady < 0 {
+		return nil, fmt.Errorf("-batch %d -in %d -units %d -steady %d: sizes and counts cannot be negative", cfg.Batch, cfg.In, cfg.Units, cfg.Steady)
+	}
 	lazy.ManualSeed(cfg.Seed)
 	d := &demo{
 		cfg:     cfg,

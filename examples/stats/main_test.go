@@ -117,3 +117,21 @@ func TestRun(t *testing.T) {
 		t.Errorf("output lacks the metrics report or Explain:\n%s", out.String())
 	}
 }
+
+// TestBadSizes: negative sizes and counts are errors naming them, not a
+// panic of the tensor constructors.
+func TestBadSizes(t *testing.T) {
+	for _, cfg := range []config{{Batch: -1, In: 8, Units: 3, Steady: 1}, {Batch: 4, In: -1, Units: 3, Steady: 1}, {Batch: 4, In: 8, Units: 3, Steady: -1}} {
+		cfg.Out = &bytes.Buffer{}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%+v: panic %v", cfg, p)
+				}
+			}()
+			if _, err := run(cfg); err == nil || !strings.Contains(err.Error(), "-batch") {
+				t.Errorf("%+v: err = %v", cfg, err)
+			}
+		}()
+	}
+}

@@ -104,6 +104,15 @@ func run(cfg config) (*result, error) {
 	data := voc.encode(corpus)
 	mc := cfg.Model
 	mc.Vocab = int64(len(voc.chars))
+	for _, f := range []struct {
+		flag     string
+		v, least int64
+	}{{"-seq", mc.SeqLen, 1}, {"-d", mc.DModel, 1}, {"-heads", int64(mc.Heads), 1}, {"-hidden", mc.Hidden, 1},
+		{"-layers", int64(mc.Layers), 0}, {"-batch", int64(cfg.Batch), 1}} {
+		if f.v < f.least {
+			return nil, fmt.Errorf("%s %d: want at least %d", f.flag, f.v, f.least)
+		}
+	}
 	if mc.DModel%int64(mc.Heads) != 0 {
 		return nil, fmt.Errorf("model width %d is not divisible by %d heads", mc.DModel, mc.Heads)
 	}

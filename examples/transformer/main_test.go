@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/xlajit/xlajit/jit"
@@ -118,5 +119,36 @@ func TestGradientMatchesFiniteDifferences(t *testing.T) {
 	t.Logf("%d entries checked; worst |fd-grad|/(1e-3+|grad|) = %.2g", checked, worst)
 	if s := jit.StatsOf(lossFn); s.Traces != 1 || s.Replays != int64(2*checked) {
 		t.Errorf("loss function stats %s: want 1 trace and %d replays", s, 2*checked)
+	}
+}
+
+// TestBadSizes: sizes below one are errors naming them, not a division by
+// zero (-heads 0 in the width check, -seq 0 in the batch windows) or a
+// makeslice panic.
+func TestBadSizes(t *testing.T) {
+	good := modelConfig{SeqLen: 8, DModel: 8, Heads: 2, Hidden: 8, Layers: 1, DType: lazy.F32}
+	for _, c := range []struct {
+		edit func(*config)
+		want string
+	}{
+		{func(c *config) { c.Model.Heads = 0 }, "-heads 0"},
+		{func(c *config) { c.Model.SeqLen = 0 }, "-seq 0"},
+		{func(c *config) { c.Model.DModel = -4 }, "-d -4"},
+		{func(c *config) { c.Model.Hidden = 0 }, "-hidden 0"},
+		{func(c *config) { c.Model.Layers = -1 }, "-layers -1"},
+		{func(c *config) { c.Batch = 0 }, "-batch 0"},
+	} {
+		cfg := config{Model: good, Steps: 1, Batch: 2, LR: 1e-3, Seed: 1, Out: &bytes.Buffer{}}
+		c.edit(&cfg)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s: panic %v", c.want, p)
+				}
+			}()
+			if _, err := run(cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: err = %v", c.want, err)
+			}
+		}()
 	}
 }

@@ -93,6 +93,9 @@ func run(cfg config) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if loader.Len() == 0 {
+		return nil, fmt.Errorf("%d training images do not fill one batch of %d", train.N, cfg.Batch)
+	}
 	lazy.ManualSeed(cfg.Seed)
 	m := newCNN()
 	opt := newOptimizer(m, cfg, loader.Len())

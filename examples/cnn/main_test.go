@@ -108,3 +108,13 @@ func TestTrainSaveReloadResume(t *testing.T) {
 		t.Errorf("resume ran epochs %d with %d losses", res2.Epochs, len(res2.Losses))
 	}
 }
+
+// TestLimitBelowBatch: fewer training images than one batch is an error,
+// as in the MLP example, not epochs of no step reported as a loss of 0.
+func TestLimitBelowBatch(t *testing.T) {
+	var out bytes.Buffer
+	_, err := run(config{Epochs: 1, Batch: 64, LR: 2e-3, Limit: 10, TestN: 100, Seed: 1, Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "10 training images") {
+		t.Errorf("-limit 10 -batch 64: err = %v\n%s", err, out.String())
+	}
+}

@@ -172,3 +172,55 @@ func TestFailedTraceLeavesCompileCache(t *testing.T) {
 		t.Errorf("a failed trace changed the compile cache from %d to %d entries (UncachedCompile %d -> %d)", n0, n1, u0, u1)
 	}
 }
+
+// Putting an argument's device data into a tensor the function made
+// (Restore of its State, TakeData, SetData of a buffer) records no op: the
+// trace would read that tensor as a capture, frozen at the first call's
+// data. It is a graph break, so every call sees its own argument (found by
+// the differential tester).
+func TestDeviceDataIntoLocalBreaks(t *testing.T) {
+	fns := map[string]func(a, b *lazy.Tensor) *lazy.Tensor{
+		"Restore":  func(a, b *lazy.Tensor) *lazy.Tensor { l := a.Add(b); l.Restore(a.State()); return l.Add(b) },
+		"TakeData": func(a, b *lazy.Tensor) *lazy.Tensor { l := a.Add(b); l.TakeData(a); return l.Add(b) },
+		"SetData": func(a, b *lazy.Tensor) *lazy.Tensor {
+			l := a.Add(b)
+			l.SetData(lazy.FromSlice([]float32{7, 8}).Buffer())
+			return l.Add(a)
+		},
+	}
+	for name, fn := range fns {
+		f := jit.Compile(fn)
+		for i := 0; i < 3; i++ {
+			a1, b1 := lazy.FromSlice([]float32{1, float32(i)}), lazy.FromSlice([]float32{2, 3})
+			a2, b2 := lazy.FromSlice([]float32{1, float32(i)}), lazy.FromSlice([]float32{2, 3})
+			if p, c := readValues(fn(a1, b1)), readValues(f(a2, b2)); p != c {
+				t.Errorf("%s call %d: plain %s, compiled %s", name, i, p, c)
+			}
+		}
+		if s := jit.StatsOf(f); s.GraphBreaks != 1 || s.Replays != 0 {
+			t.Errorf("%s: stats %s, want one graph break and no replays", name, s)
+		}
+	}
+}
+
+// Tensors the function made stay its own when they are emptied: two of
+// them swapped through Release and Restore compile (Restore into a
+// released tensor was a graph break).
+func TestSwapOfLocalsCompiles(t *testing.T) {
+	f := jit.Compile(func(a, b *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor) {
+		l, m := a.Add(b), a.Sub(b)
+		sl, sm := l.Release(), m.Release()
+		l.Restore(sm)
+		m.Restore(sl)
+		return l, m
+	})
+	for i := 0; i < 3; i++ {
+		l, m := f(lazy.FromSlice([]float32{float32(i)}), lazy.FromSlice([]float32{1}))
+		if got, want := readValues(l)+" "+readValues(m), fmt.Sprint([]float32{float32(i - 1)}, []float32{float32(i + 1)}); got != want {
+			t.Errorf("call %d: swapped %s, want %s", i, got, want)
+		}
+	}
+	if s := jit.StatsOf(f); s.GraphBreaks != 0 || s.Traces != 1 || s.Replays != 3 {
+		t.Errorf("stats %s, want one trace, no graph break, every call a replay", s)
+	}
+}

@@ -48,7 +48,11 @@
 //     (or fmt) recovers the panic that reports it: calls with that
 //     signature run the function as it is (FullGraph makes them fail
 //     instead). So is replacing the contents of a tensor the function did
-//     not make other than by Assign (TakeData, Restore, SetData, Release).
+//     not make other than by Assign (TakeData, Restore, SetData, Release),
+//     and putting device data into one it made (TakeData, SetData, Restore
+//     of a snapshot holding data, such as an argument's): a trace would
+//     read that tensor as a constant. Restore and Release of the function's
+//     own IR between tensors it made compile.
 //     The first such call ran the function under the trace up to the
 //     break, undid its tensor writes, and then ran it as it is: Go side
 //     effects before the break (a counter, a read from a channel) happen

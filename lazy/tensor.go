@@ -214,7 +214,8 @@ type oneResult struct {
 	res [1]*Tensor
 }
 
-// FromBuffer wraps an existing device buffer of device dev.
+// FromBuffer wraps an existing device buffer of device dev. The tensor
+// takes the buffer over, as SetData does: no other tensor may hold it.
 func FromBuffer(buf pjrt.Buffer, dev *Device) *Tensor {
 	needDevice("FromBuffer", dev)
 	if buf == nil {
@@ -422,26 +423,49 @@ func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origi
 // gradients follow back from it. Inside a traced function, restoring a
 // tensor the function did not make is a graph break, as Item is (a
 // replay repeats tensor operations, and this is not one: write into the
-// tensor with Assign instead); so are TakeData, SetData and Release.
+// tensor with Assign instead); so is restoring a snapshot that holds
+// device data or IR from before the trace, and so are TakeData, SetData
+// and Release.
 func (t *Tensor) Restore(s TensorState) {
-	t.noReplaceInTrace("Restore")
+	t.noReplaceInTrace("Restore", &s)
 	t.restore(s)
 }
 
 func (t *Tensor) restore(s TensorState) {
 	t.setData(s.data)
+	if s.val.Node != nil && s.val != t.val {
+		// t becomes a user of the IR, as by Assign: a cut computing
+		// another user must not donate what it reads.
+		s.val.Node.uses.Add(1)
+	}
 	t.val = s.val
 	t.origin = s.origin
 	t.leaf.Store(nil)
 }
 
+// someData stands for device data SetData puts into a tensor.
+var someData = TensorState{data: &deviceData{}}
+
 // noReplaceInTrace reports to the calling goroutine's trace, if any, that
-// op is about to replace the contents of t other than by Assign: a graph
-// break unless the traced function made t itself.
-func (t *Tensor) noReplaceInTrace(op string) {
-	if st := currentTrace(); st != nil && !st.local(t, t.state()) {
+// op is about to replace the contents of t other than by Assign, with s
+// (nil: nothing, as Release leaves). The trace records no op for it, so it
+// is a graph break unless the traced function made t itself and s is IR
+// the trace recorded: device data (an argument's buffer, a constant's) or
+// IR from before the trace would be read through t as a capture of the
+// graph, frozen at the trace. t stays the function's own afterwards.
+func (t *Tensor) noReplaceInTrace(op string, s *TensorState) {
+	st := currentTrace()
+	if st == nil {
+		return
+	}
+	before := t.state()
+	if !st.local(t, before) {
 		st.t.OnCut(op+" of a tensor the traced function did not make", callerSite())
 	}
+	if s != nil && !st.recorded(*s) {
+		st.t.OnCut(op+" of device data or of IR from before the trace", callerSite())
+	}
+	st.keepLocal(t, before)
 }
 
 // Share returns a new tensor holding what t holds: its device data or its
@@ -460,7 +484,7 @@ func (t *Tensor) Share() *Tensor {
 // for Restore into another tensor: a move, so the buffer's holders do not
 // count t any more.
 func (t *Tensor) Release() TensorState {
-	t.noReplaceInTrace("Release")
+	t.noReplaceInTrace("Release", nil)
 	s := t.state()
 	t.setData(nil)
 	t.val = Value{}
@@ -496,10 +520,21 @@ func (t *Tensor) Assign(v *Tensor) {
 	}
 }
 
-// SetData replaces t's contents with a buffer (used by jit replay to write
-// back mutated inputs and by Sync).
+// SetData replaces t's contents with a buffer of t's shape. t takes the
+// buffer over: no other tensor may hold it (as it may be donated to a
+// later computation once nothing holds t's data, which deletes it); to
+// share another tensor's contents use TakeData or Restore, which share its
+// data.
 func (t *Tensor) SetData(buf pjrt.Buffer) {
-	t.noReplaceInTrace("SetData")
+	needTensors("SetData", "t", t)
+	if buf == nil || !bufferShape(buf).Equal(t.shape) {
+		got := "nil"
+		if buf != nil {
+			got = bufferShape(buf).String()
+		}
+		throw("SetData", []Shape{t.shape}, "the buffer is %s, not of the tensor's shape", got)
+	}
+	t.noReplaceInTrace("SetData", &someData)
 	t.setData(&deviceData{buf: buf, dev: t.dev})
 	t.val = Value{}
 	t.origin = Value{}
@@ -558,7 +593,8 @@ func (t *Tensor) TakeData(src *Tensor) {
 	if src.data == nil || !t.shape.Equal(src.shape) {
 		panic(&Error{Op: "TakeData", Shapes: []string{t.shape.String(), src.shape.String()}, Msg: "source must be materialized with the same shape"})
 	}
-	t.noReplaceInTrace("TakeData")
+	s := src.state()
+	t.noReplaceInTrace("TakeData", &s)
 	t.setData(src.data)
 	t.val = Value{}
 	t.leaf.Store(nil)

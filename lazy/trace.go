@@ -61,15 +61,28 @@ func (st *traceState) local(t *Tensor, before TensorState) bool {
 	return before.val.Node != nil && before.val.Node.seq > st.start
 }
 
+// recorded reports whether s is IR the trace recorded (or nothing), not
+// device data or IR built before the trace.
+func (st *traceState) recorded(s TensorState) bool {
+	return s.data == nil && (s.val.Node == nil || s.val.Node.seq > st.start)
+}
+
+// keepLocal records that t, a tensor the function made whose contents were
+// before, is about to be written: it stays the function's own whatever it
+// holds next, and a constant gets its contents back when the trace ends.
+func (st *traceState) keepLocal(t *Tensor, before TensorState) {
+	st.locals[t] = true
+	if _, saved := st.madeBefore[t]; !saved && st.created[t] {
+		st.madeBefore[t] = before
+	}
+}
+
 // onAssign records a write into t during the trace: locals only in the
 // trace state, inputs through the tracer.
 func (st *traceState) onAssign(t *Tensor) {
 	before := t.state()
 	if st.local(t, before) {
-		st.locals[t] = true
-		if _, saved := st.madeBefore[t]; !saved && st.created[t] {
-			st.madeBefore[t] = before
-		}
+		st.keepLocal(t, before)
 		return
 	}
 	st.written[t] = true

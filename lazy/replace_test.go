@@ -1,0 +1,50 @@
+package lazy
+
+import (
+	"fmt"
+	"testing"
+)
+
+// values reads x, or the error reading it panicked with.
+func values(x *Tensor) (s string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s = fmt.Sprintf("PANIC(%v)", r)
+		}
+	}()
+	return fmt.Sprint(x.Float32s())
+}
+
+// Restoring a pending snapshot into a tensor makes it a user of the IR, as
+// Assign does: a cut computing another user of that IR must not donate
+// the buffers it reads (found by the differential tester: c.Restore of
+// Rsqrt(c)'s state, then a read of each).
+func TestRestoredIRKeepsItsBuffers(t *testing.T) {
+	c := FromSlice([]float32{4, 1})
+	r := c.Rsqrt()
+	c.Restore(r.State())
+	if got, want := values(r), "[0.5 1]"; got != want {
+		t.Fatalf("r = %s, want %s", got, want)
+	}
+	if got, want := values(c), "[0.5 1]"; got != want {
+		t.Errorf("c = %s after r was read, want %s", got, want)
+	}
+}
+
+// SetData checks the buffer's shape, as TakeData checks its source's: a
+// buffer of another shape made a tensor whose next computation failed far
+// from the call (found by the differential tester).
+func TestSetDataChecksShape(t *testing.T) {
+	x := FromSlice([]float32{1, 2, 3, 4}, 2, 2)
+	other := FromSlice([]float32{5, 6}, 2, 1)
+	err := Try(func() { x.SetData(other.Buffer()) })
+	if e, ok := err.(*Error); !ok || e.Op != "SetData" {
+		t.Fatalf("SetData of a f32[2,1] buffer into f32[2,2]: %v, want a SetData error", err)
+	}
+	if got, want := values(x), "[1 2 3 4]"; got != want {
+		t.Errorf("x = %s after the failed SetData, want %s", got, want)
+	}
+	if err := Try(func() { x.SetData(nil) }); err == nil {
+		t.Errorf("SetData(nil) succeeded")
+	}
+}

@@ -3,6 +3,7 @@ package jit
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -85,19 +86,73 @@ func (s *capSet) with(caps []*lazy.Tensor) *capSet {
 	return n
 }
 
+// size is the number of tensors in s (nil: none).
+func (s *capSet) size() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.list)
+}
+
 // appendCaptureAliases appends, for each argument tensor that is one of
 // the function's known mutable captures, the pair (argument, capture).
 func appendCaptureAliases(key []byte, caps *atomic.Pointer[capSet], tensors []*lazy.Tensor) []byte {
 	cs := caps.Load()
+	return appendCaptureAliasesUpTo(key, cs, cs.size(), tensors)
+}
+
+// appendCaptureAliasesUpTo is appendCaptureAliases with the first n
+// captures of cs: the key cs gave when it held n (the set only grows).
+func appendCaptureAliasesUpTo(key []byte, cs *capSet, n int, tensors []*lazy.Tensor) []byte {
 	if cs == nil {
 		return key
 	}
 	for i, t := range tensors {
-		if k, ok := cs.index[t]; ok {
+		if k, ok := cs.index[t]; ok && k < n {
 			key = appendVarint(appendVarint(append(key, 'C'), int64(i)), int64(k))
 		}
 	}
 	return key
+}
+
+// findEarlier finds the entry of a call's signature stored while fewer
+// written captures were known (cs, the set the call's key w.key marks,
+// has grown since): its key marks the arguments among the first n of
+// them only. It serves the call when its graph reads and writes none of
+// the arguments marked since through a closure (for it, such an argument
+// was an input like any other), and it is stored under the call's key
+// too. (Without this a call pattern A, B, A traced A twice when B's trace
+// made one of A's arguments a known written capture.)
+func (s *fnState) findEarlier(w *walker, cs *capSet) *entry {
+	for n := cs.size() - 1; n >= 0; n-- {
+		key := appendCaptureAliasesUpTo(w.key[:w.baseLen:w.baseLen], cs, n, w.tensors)
+		s.mu.RLock()
+		e := s.entries[string(key)]
+		s.mu.RUnlock()
+		if e == nil || e.keyCaps != n || capturesMarkedSince(e.captures, cs, n, w.tensors) {
+			continue
+		}
+		s.mu.Lock()
+		if _, ok := s.entries[string(w.key)]; !ok {
+			s.entries[string(w.key)] = e
+			s.rekeyed++
+		}
+		s.mu.Unlock()
+		s.last.Store(e)
+		return e
+	}
+	return nil
+}
+
+// capturesMarkedSince reports whether an argument tensor of args that is
+// one of the captures of cs after its first n is among caps.
+func capturesMarkedSince(caps []*lazy.Tensor, cs *capSet, n int, args []*lazy.Tensor) bool {
+	for _, t := range args {
+		if k, ok := cs.index[t]; ok && k >= n && slices.Contains(caps, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // aliasNotes describes the aliasing of an argument list for Explain: "arg

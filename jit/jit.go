@@ -75,6 +75,9 @@ type entry struct {
 	// plain is run when it is a device program and a replay needs none of
 	// runEntry's locks and fresh results: replayOrLazy calls it directly.
 	plain *bridge.Program
+	// keyCaps is how many of the function's written captures (mutCaps)
+	// were known when key was made (findEarlier).
+	keyCaps int
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -103,6 +106,7 @@ type fnState struct {
 	mutCaps atomic.Pointer[capSet]
 	mu      sync.RWMutex
 	entries map[string]*entry
+	rekeyed int         // entries stored under a second key (findEarlier)
 	lastG   []guardItem // guard of the most recent trace (Explain)
 	lastN   []string    // its aliasing notes
 	limited bool        // recompile limit reached: lazy mode for new signatures
@@ -270,8 +274,12 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		return s.fail(err)
 	}
 	w.baseLen = len(w.key)
-	w.key = appendCaptureAliases(w.key, &s.mutCaps, w.tensors)
+	cs := s.mutCaps.Load()
+	w.key, w.nCaps = appendCaptureAliasesUpTo(w.key, cs, cs.size(), w.tensors), cs.size()
 	e := s.find(w.key)
+	if e == nil && cs != nil {
+		e = s.findEarlier(w, cs)
+	}
 	if e == nil {
 		var err error
 		if e, err = s.traceCall(args, w); err != nil {
@@ -443,8 +451,11 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	}
 	guard := describe(args)
 	notes := aliasNotes(args, s.mutCaps.Load())
-	e = &entry{key: key, guard: guard, notes: notes}
-	if s.limited || len(s.entries) >= s.opts.recompileLimit {
+	e = &entry{key: key, guard: guard, notes: notes, keyCaps: w.nCaps}
+	s.mu.RLock()
+	n := len(s.entries) - s.rekeyed
+	s.mu.RUnlock()
+	if s.limited || n >= s.opts.recompileLimit {
 		if s.opts.fullGraph {
 			return nil, &Error{Fn: s.name, Msg: fmt.Sprintf("recompile limit %d reached (%s)", s.opts.recompileLimit, s.diff(guard, notes))}
 		}
@@ -490,7 +501,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 			return old, nil
 		}
 		notes = aliasNotes(args, caps)
-		e = &entry{key: key, guard: guard, notes: notes}
+		e = &entry{key: key, guard: guard, notes: notes, keyCaps: caps.size()}
 		tr, err = s.traceOnce(args, w.tensors, false)
 	}
 	var traced *bridge.Traced

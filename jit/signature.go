@@ -25,6 +25,7 @@ type walker struct {
 	seen    map[*lazy.Tensor]int // first positions, for long tensor lists
 	depth   int
 	baseLen int // the key's length before the capture aliases
+	nCaps   int // the written captures known when the key was made
 }
 
 // reset empties the walker for a new call.

@@ -32,7 +32,7 @@ var rooms = map[string][]string{
 	"internal/corpusdir": {},
 	"internal/refs":      {},
 	"internal/slab":      {},
-	"internal/difftest":  {"jit", "lazy", "hlo", "spmd"},
+	"internal/difftest":  {"jit", "lazy", "hlo", "spmd", "optim"},
 	"cmd":                nil, // anything
 	"examples":           nil, // anything
 	"bench":              nil, // separate module

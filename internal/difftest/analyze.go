@@ -40,10 +40,16 @@ type state struct {
 	valOf map[int]int
 	// Body properties.
 	reads, hostDyn, hostFunc, random, hostErr bool
+	// cont is what the roots written so far hold (contentOf); breaks are
+	// the replacing instructions predicted to break a trace; broke is set
+	// once an instruction so far breaks it (a read or a replacing op).
+	cont   map[int]content
+	breaks map[int]bool
+	broke  bool
 }
 
 func newState(p *Program) *state {
-	st := &state{p: p, assigned: map[int]bool{}, valOf: map[int]int{}}
+	st := &state{p: p, assigned: map[int]bool{}, valOf: map[int]int{}, cont: map[int]content{}, breaks: map[int]bool{}}
 	nv := len(p.Variants)
 	st.dead = make([]int, nv)
 	for v := range st.dead {
@@ -94,6 +100,9 @@ func (st *state) check(in Instr, k int) (res []lazy.Shape, errs []error, fatal e
 	if in.Op == "HostFunc" && (len(in.I) < 2 || in.I[0] < 0 || int(in.I[0]) >= len(hostFns) ||
 		in.I[1] < 0 || int(in.I[1]) >= 2) {
 		return nil, nil, fmt.Errorf("bad HostFunc parameters %v", in.I)
+	}
+	if o.kind == kindOptim && !optimWellFormed(st.p, in) {
+		return nil, nil, fmt.Errorf("bad optimizer step %v %v", in.In, in.I)
 	}
 	res = make([]lazy.Shape, len(st.dead))
 	errs = make([]error, len(st.dead))
@@ -157,9 +166,15 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 		st.assigned[st.regs[in.In[0]].root] = true
 		if in.Op == "AssignUpdate" {
 			st.valOf[st.regs[in.In[0]].root] = len(st.regs) // a new value
+			st.cont[st.regs[in.In[0]].root] = contOwn
 		} else {
 			st.valOf[st.regs[in.In[0]].root] = st.value(in.In[1])
+			st.cont[st.regs[in.In[0]].root] = afterAssign(st.contentOf(in.In[1]))
 		}
+	case kindReplace:
+		st.addReplace(in, k)
+	case kindOptim:
+		st.addOptim(in, k)
 	case kindHostDyn:
 		st.hostDyn = true
 	case kindHostFunc:
@@ -171,6 +186,7 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 		}
 	case kindRead:
 		st.reads = true
+		st.broke = true
 	case kindRandom:
 		st.random = true
 	}
@@ -191,6 +207,9 @@ func analyze(p *Program) (*state, error) {
 		}
 	}
 	st := newState(p)
+	if err := st.checkOptim(); err != nil {
+		return nil, err
+	}
 	for k, in := range p.Body {
 		res, errs, fatal := st.check(in, k)
 		if fatal != nil {
@@ -281,6 +300,33 @@ func (st *state) checkCall(k int, c Call) error {
 		if u.Cap < 0 || u.Cap >= len(p.Captures) || int64(len(u.Data)) != numel(p.Captures[u.Cap].Dims) {
 			return fmt.Errorf("malformed capture update")
 		}
+	}
+	for _, ci := range c.RollBack {
+		if ci < 0 || ci >= len(p.Captures) {
+			return fmt.Errorf("malformed roll-back")
+		}
+	}
+	if c.SetLR != 0 && p.Optim == nil {
+		return fmt.Errorf("a learning rate without an optimizer")
+	}
+	return nil
+}
+
+// checkOptim checks the optimizer's parameters: distinct float captures.
+func (st *state) checkOptim() error {
+	o := st.p.Optim
+	if o == nil {
+		return nil
+	}
+	seen := map[int]bool{}
+	for _, c := range o.Params {
+		if c < 0 || c >= len(st.p.Captures) || seen[c] || !isFloat(st.p.Captures[c].DType) {
+			return fmt.Errorf("optimizer parameters %v", o.Params)
+		}
+		seen[c] = true
+	}
+	if len(o.Params) == 0 {
+		return fmt.Errorf("an optimizer without parameters")
 	}
 	return nil
 }

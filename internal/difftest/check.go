@@ -88,6 +88,11 @@ func Check(p *Program) (*Failure, Outcome) {
 			return f, oc
 		}
 	}
+	if p.Conc != nil {
+		if f := runConcurrent(p); f != nil {
+			return f, oc
+		}
+	}
 	return nil, oc
 }
 

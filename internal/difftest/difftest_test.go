@@ -265,7 +265,9 @@ func TestSeeds(t *testing.T) {
 func TestGeneratorConforms(t *testing.T) {
 	presets := []string{"ci", "all", "none,Elementwise", "ci,-Errors", "none,Reduce,Shape,HostOps",
 		"none,Elementwise,AliasArgs,StructArgs,InterfaceArgs,SharedStructs,NonTensorResults,ArgResults",
-		"none,Elementwise,StructArgs,InterfaceArgs,UnexportedFields"}
+		"none,Elementwise,StructArgs,InterfaceArgs,UnexportedFields",
+		"none,Elementwise,Consts,StateRestore,AssignArg,AssignLocal", "none,Elementwise,Scalar,OptimSteps,Statics",
+		"none,Elementwise,Concurrent,ShapeChange"}
 	for _, spec := range presets {
 		var f Features
 		if err := f.Apply(spec); err != nil {

@@ -33,6 +33,18 @@
 // tensor that may end the body, and the bindings of calls that pass one
 // struct twice).
 //
+// Three families reach beyond the op table's tensors. StateRestore draws
+// State, Restore, Release, TakeData and SetData inside the function and
+// roll-backs by the caller across calls; the analysis predicts which of
+// them break a trace (ops_state.go). OptimSteps gives a program an
+// optimizer of package optim over some captured tensors, stepped inside
+// the function with some gradients nil, its state compared as captures
+// are (ops_optim.go). Concurrent adds the jit-concurrent mode: the
+// compiled function and a partner program's called from several
+// goroutines at once, each call checked against the plain function on
+// tensors of its own (concurrent.go; run it under -race too). Their
+// program-level draws come from a stream of their own (gen_aux.go).
+//
 // Features switch families of generated behaviour on and off: the CI test
 // runs the families that pass, the long run (-difftest.n) every family.
 // With Sharding a program also runs in lazy mode on the SPMD device of four
@@ -41,7 +53,7 @@
 // the tolerances of a changed summation order.
 //
 // Place in the flow: a test-side package above jit. It imports jit, lazy,
-// spmd and hlo; nothing in the product imports it.
+// spmd, hlo and optim; nothing in the product imports it.
 //
 // A printed program (abridged):
 //

@@ -27,6 +27,19 @@ type Features struct {
 	AssignLocal   bool // Assign to a tensor made inside the function
 	AssignInput   bool // Assign whose value is an argument or captured tensor itself
 	AssignConst   bool // Assign to a tensor built from Go data inside the function
+	// StateRestore: State, Restore, Release, TakeData and SetData inside
+	// the function (a snapshot rolled back after a write in place, one
+	// tensor's contents put into another, two tensors swapped) and the
+	// caller rolling a captured tensor back across a call. Inside a trace
+	// they are a graph break on a tensor the function did not make, and
+	// when what they put into a tensor is not IR the function recorded.
+	StateRestore bool
+	// OptimSteps: an optimizer of package optim (SGD with momentum,
+	// dampening, Nesterov and weight decay, Adam, AdamW, RMSProp,
+	// Adagrad, some with a schedule) over captured tensors, stepped inside
+	// the function with some gradients nil (always, or as a static
+	// parameter says); the caller sets the learning rate between calls.
+	OptimSteps bool
 
 	// Arguments.
 	AliasArgs    bool // the same tensor passed for two parameters
@@ -124,6 +137,11 @@ type Features struct {
 
 	// Modes beyond eager, lazy and jit.
 	JitEager bool // the compiled function called with eager mode on
+	// Concurrent: the compiled function and a second program's called from
+	// several goroutines at once, shapes changing, each call compared with
+	// the plain function on tensors of its own (programs that write no
+	// tensor the goroutines share).
+	Concurrent bool
 	// Sharding: the program also runs in lazy mode on the SPMD device of
 	// SPMDDevices embedded devices (mode spmd), its parameters, captures
 	// and some instruction results laid out by random partition specs

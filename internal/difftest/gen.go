@@ -15,6 +15,7 @@ type gen struct {
 	p  *Program
 	st *state
 	x  *gen // the signature families' generator (side)
+	a  *gen // the generator of the families' program-level draws (aux)
 }
 
 // Generate returns the program of seed under features f (the same program
@@ -22,18 +23,23 @@ type gen struct {
 func Generate(seed uint64, f Features) *Program {
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), f: f, p: &Program{Seed: seed, Features: f}}
 	g.inputs()
+	g.optimizer()
 	g.st = newState(g.p)
 	n := 1 + g.r.IntN(14)
 	for tries := 0; len(g.p.Body) < n && tries < 20*n && g.st.anyLive(len(g.p.Body)); tries++ {
 		g.step()
 	}
+	g.finalStep()
 	g.results()
 	keepHostErrors(g.p, g.st)
 	g.signature()
 	g.calls()
+	g.setLRs()
+	g.rollBacks()
 	g.forms()
 	g.twins()
 	g.outUpdates()
+	g.concurrency()
 	if f.Sharding {
 		g.p.Shardings = planShardings(g.p, SPMDDevices)
 	}

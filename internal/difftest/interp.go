@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/optim"
 )
 
 var (
@@ -28,6 +29,11 @@ type env struct {
 	// values passed for them (Program.Holders).
 	forms   []Form
 	holders []reflect.Value
+	// opt is the program's optimizer (Program.Optim); breaks are the
+	// replacing instructions predicted to break a trace (state.breaks),
+	// counted as reads.
+	opt    optim.Optimizer
+	breaks map[int]bool
 }
 
 // harnessError is a disagreement between the generator's shape analysis
@@ -41,7 +47,10 @@ func (e *harnessError) Error() string { return "difftest harness: " + e.msg }
 func (p *Program) body(caps, args []*lazy.Tensor, statics []float64, e *env) []*lazy.Tensor {
 	e.regs = append(append(make([]*lazy.Tensor, 0, p.NumRegs()), args...), caps...)
 	e.statics = statics
-	for _, in := range p.Body {
+	for k, in := range p.Body {
+		if e.breaks[k] {
+			e.reads++
+		}
 		x := make([]*lazy.Tensor, len(in.In))
 		for i, r := range in.In {
 			x[i] = e.regs[r]
@@ -76,6 +85,9 @@ func (p *Program) FuncType() reflect.Type {
 			}
 		}
 	}
+	if p.optimArg() {
+		in = append(in, p.Optim.goType())
+	}
 	for _, isInt := range p.Statics {
 		if isInt {
 			in = append(in, intType)
@@ -102,11 +114,20 @@ func (p *Program) FuncType() reflect.Type {
 }
 
 // makeFunc returns the program as a Go function value of FuncType closing
-// over caps. reads, when not nil, counts the graph-break reads of each call.
-func (p *Program) makeFunc(caps []*lazy.Tensor, reads *int, want *[]lazy.Shape) reflect.Value {
+// over caps and opt (the optimizer, nil without Program.Optim). reads, when
+// not nil, counts the graph-break reads of each call; want, when not nil,
+// holds the register shapes the call's variant must give.
+func (p *Program) makeFunc(caps []*lazy.Tensor, opt optim.Optimizer, reads *int, want *[]lazy.Shape) reflect.Value {
 	ft := p.FuncType()
+	var breaks map[int]bool
+	if st, err := analyze(p); err == nil {
+		breaks = st.breaks
+	}
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
-		e := env{want: *want}
+		e := env{opt: opt, breaks: breaks}
+		if want != nil {
+			e.want = *want
+		}
 		args, statics := p.unpackArgs(in, &e)
 		if reads != nil {
 			defer func() { *reads += e.reads }() // a failing call counts its reads too
@@ -155,6 +176,10 @@ func (p *Program) unpackArgs(in []reflect.Value, e *env) ([]*lazy.Tensor, []floa
 			k++
 		}
 	}
+	if p.optimArg() {
+		e.opt = in[k].Interface().(optim.Optimizer)
+		k++
+	}
 	var statics []float64
 	for i, isInt := range p.Statics {
 		if isInt {
@@ -167,8 +192,9 @@ func (p *Program) unpackArgs(in []reflect.Value, e *env) ([]*lazy.Tensor, []floa
 }
 
 // packArgs builds the reflect arguments of a call from its tensors, the
-// values of its holders and its statics.
-func (p *Program) packArgs(args []*lazy.Tensor, hv []reflect.Value, statics []float64) []reflect.Value {
+// values of its holders, the optimizer (passed when Optim.Arg says so) and
+// its statics.
+func (p *Program) packArgs(args []*lazy.Tensor, hv []reflect.Value, opt optim.Optimizer, statics []float64) []reflect.Value {
 	var in []reflect.Value
 	if p.SliceArgs {
 		in = append(in, reflect.ValueOf(append([]*lazy.Tensor{}, args...)))
@@ -180,6 +206,9 @@ func (p *Program) packArgs(args []*lazy.Tensor, hv []reflect.Value, statics []fl
 				in = append(in, reflect.ValueOf(args[gp.param]))
 			}
 		}
+	}
+	if p.optimArg() {
+		in = append(in, reflect.ValueOf(opt).Convert(p.Optim.goType()))
 	}
 	for i, isInt := range p.Statics {
 		if isInt {

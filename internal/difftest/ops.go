@@ -44,6 +44,8 @@ const (
 	kindRead             // graph break
 	kindRandom           // draws random numbers or reseeds
 	kindHostError        // HostFunc that may fail on some data
+	kindReplace          // replaces In[0]'s contents other than by Assign (ops_state.go)
+	kindOptim            // an optimizer step (ops_optim.go)
 )
 
 var (

@@ -22,7 +22,8 @@ func (p *Program) regName(r int) string {
 // Text prints the program as Go: the captured tensors, the function, and
 // the calls made to its compiled form (each call's input data included).
 // It compiles as the body of a test in a package importing lazy, jit and
-// difftest (math too when the data holds NaN or infinities).
+// difftest (math too when the data holds NaN or infinities, optim with an
+// optimizer).
 func (p *Program) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "// difftest seed %d, features %s\n", p.Seed, p.Features)
@@ -36,10 +37,20 @@ func (p *Program) Text() string {
 	if sp := p.Shardings; sp != nil {
 		fmt.Fprintf(&b, "// spmd mode: mesh %v of devices %v; parameter specs %v, capture specs %v, annotated instructions %v\n", sp.Mesh, sp.Order, sp.Params, sp.Caps, sp.Marks)
 	}
+	if c := p.Conc; c != nil {
+		fmt.Fprintf(&b, "// jit-concurrent mode: %d goroutines call jf (and f, in step) from different calls on", c.Goroutines)
+		if c.Partner != nil {
+			fmt.Fprintf(&b, ", as many goroutines the partner program printed at the end")
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "lazy.ManualSeed(%d)\n", p.Seed)
 	p.typeDecls(&b)
 	for c, s := range p.Captures {
 		fmt.Fprintf(&b, "c%d := %s\n_ = c%d\n", c, fromDataText(s, p.CapData[c]), c)
+	}
+	if p.Optim != nil {
+		fmt.Fprintf(&b, "%s\n_ = opt\n", p.Optim.text())
 	}
 	// Signature.
 	var params []string
@@ -59,6 +70,9 @@ func (p *Program) Text() string {
 			names = append(names, fmt.Sprintf("a%d", i))
 		}
 		params = append(params, strings.Join(names, ", ")+" *lazy.Tensor")
+	}
+	if p.optimArg() {
+		params = append(params, "opt "+p.Optim.typeText())
 	}
 	for i, isInt := range p.Statics {
 		t := "float64"
@@ -156,6 +170,12 @@ func (p *Program) Text() string {
 			}
 			fmt.Fprintf(&b, "c%d.Assign(%s)\n", u.Cap, v)
 		}
+		if c.SetLR != 0 {
+			fmt.Fprintf(&b, "opt.Shared().SetLR(%s)\n", fnum(c.SetLR))
+		}
+		for _, ci := range c.RollBack {
+			fmt.Fprintf(&b, "snap%d_%d := c%d.State()\n", k, ci, ci)
+		}
 		var args []string
 		for i, bd := range c.Args {
 			name := fmt.Sprintf("x%d_%d", k, i)
@@ -186,6 +206,9 @@ func (p *Program) Text() string {
 		}
 		if len(p.Holders) > 0 {
 			in = strings.Join(p.callArgsText(&b, k, args), ", ")
+		}
+		if p.optimArg() {
+			in += ", opt"
 		}
 		for i := range p.Statics {
 			in += fmt.Sprintf(", %v", c.Statics[i])
@@ -229,6 +252,16 @@ func (p *Program) Text() string {
 		for _, u := range c.MutateOuts {
 			fmt.Fprintf(&b, "%s\n", p.outUpdateText(k, u))
 		}
+		for _, ci := range c.RollBack {
+			fmt.Fprintf(&b, "c%d.Restore(snap%d_%d) // the caller rolls c%d back\n", ci, k, ci, ci)
+		}
+	}
+	if p.Conc != nil && p.Conc.Partner != nil {
+		b.WriteString("// the partner program of the jit-concurrent mode:\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(p.Conc.Partner.Text(), "\n"), "\n") {
+			b.WriteString("// " + l)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

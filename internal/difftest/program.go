@@ -52,6 +52,11 @@ type Program struct {
 
 	// Shardings is where the SPMD mode lays tensors out (Features.Sharding).
 	Shardings *ShardPlan `json:",omitempty"`
+	// Optim is the optimizer OptStep instructions step (Features.OptimSteps).
+	Optim *OptimSpec `json:",omitempty"`
+	// Conc, when set, has the jit-concurrent mode call the function from
+	// several goroutines (Features.Concurrent).
+	Conc *ConcPlan `json:",omitempty"`
 }
 
 // Registers: 0..len(params)-1 are the tensor parameters, then one per
@@ -98,6 +103,12 @@ type Call struct {
 	// to a struct of the same layout, holding the same tensors) the call
 	// passes for holder h too: one struct reaching the function twice.
 	Twins []int `json:",omitempty"`
+	// SetLR, unless 0, is a learning rate the caller sets before the call
+	// (Program.Optim).
+	SetLR float64 `json:",omitempty"`
+	// RollBack are captures the caller snapshots with State before the
+	// call and restores after it (Features.StateRestore).
+	RollBack []int `json:",omitempty"`
 }
 
 // ResultUpdate is a caller-side assignment to a result of a call.

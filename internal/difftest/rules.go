@@ -71,6 +71,14 @@ func instrAllowed(f *Features, st *state, in Instr, k int, res []lazy.Shape) boo
 		if hostFns[in.I[0]].fails && !f.HostError {
 			return false
 		}
+	case kindReplace:
+		if !replaceAllowed(f, st, in, k, res) {
+			return false
+		}
+	case kindOptim:
+		if !optimAllowed(f, st, in) {
+			return false
+		}
 	}
 	if !f.RuntimeChecks && in.Op == "Rem" && st.anyLive(k) && isInt(st.firstLiveShape(in.In[0], k).DType) {
 		return false
@@ -147,8 +155,22 @@ func liveValues(p *Program, st *state) map[int]bool {
 		case in.Op == "AssignUpdate":
 			deps[k] = reads
 			cur[st.regs[in.In[0]].root] = k
-		case o.kind == kindAssign:
+		case in.Op == "Swap":
+			cur[st.regs[in.In[0]].root], cur[st.regs[in.In[1]].root] = reads[1], reads[0]
+		case in.Op == "SetConst":
+			cur[st.regs[in.In[0]].root] = k
+		case o.kind == kindAssign || o.kind == kindReplace && o.void:
 			cur[st.regs[in.In[0]].root] = reads[1]
+		case o.kind == kindOptim:
+			// Each parameter takes a new value from its gradients and itself.
+			for i, c := range st.p.Optim.Params {
+				if in.I[i] < 0 {
+					continue // never a gradient: the parameter stays
+				}
+				root, id := st.p.CapReg(c), optimValue(k, i)
+				deps[id] = append(slices.Clone(reads), valueOf(root))
+				cur[root] = id
+			}
 		case o.kind == kindRead:
 			deps[k] = reads
 			sinks = append(sinks, k)
@@ -292,6 +314,9 @@ func conforms(p *Program) bool {
 	if err != nil {
 		return false
 	}
+	if p.Optim != nil && !f.OptimSteps || p.Conc != nil && (!f.Concurrent || !concSafe(p)) {
+		return false
+	}
 	if len(p.Variants) > 1 && !f.ShapeChange || len(p.Statics) > 0 && !f.Statics ||
 		p.SliceArgs && !f.SliceArgs || p.SliceRes && !f.SliceArgs || p.ErrResult && !f.ErrResult || !sigAllowed(p) {
 		return false
@@ -304,7 +329,7 @@ func conforms(p *Program) bool {
 			return false
 		}
 		for v, e := range errs {
-			if e != nil && rs.live(v, k) && !f.Errors {
+			if e != nil && rs.live(v, k) && (!f.Errors || opOf(in.Op).kind == kindReplace) {
 				return false
 			}
 		}
@@ -327,7 +352,7 @@ func conforms(p *Program) bool {
 		return false
 	}
 	for k, c := range p.Calls {
-		if len(c.UpdateCaps) > 0 && !f.UpdateCaps || len(c.MutateResults) > 0 && !f.MutateResults {
+		if len(c.UpdateCaps) > 0 && !f.UpdateCaps || len(c.MutateResults) > 0 && !f.MutateResults || len(c.RollBack) > 0 && !f.StateRestore {
 			return false
 		}
 		for _, u := range c.UpdateCaps {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/optim"
 )
 
 // Mode is a way of running a program.
@@ -225,9 +226,22 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		markInput(caps[c], c, true)
 		tr.know(caps[c])
 	}
+	var opt optim.Optimizer
+	if p.Optim != nil {
+		// Its state tensors are the caller's as captures are.
+		opt = p.Optim.make(caps)
+		for _, t := range optimState(opt) {
+			tr.know(t)
+			mr.nCaps++
+		}
+	}
 	var reads int
 	var want []lazy.Shape
-	fv := p.makeFunc(caps, &reads, &want)
+	closed := opt // the function closes over the optimizer unless it takes it
+	if p.optimArg() {
+		closed = nil
+	}
+	fv := p.makeFunc(caps, closed, &reads, &want)
 	st, _ := analyze(p)
 	if m.compiled() {
 		jf := jit.Compile[any](fv.Interface())
@@ -252,6 +266,13 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 				v = negNeg(v)
 			}
 			caps[u.Cap].Assign(v)
+		}
+		if c.SetLR != 0 {
+			opt.Shared().SetLR(c.SetLR)
+		}
+		snaps := make([]lazy.TensorState, len(c.RollBack))
+		for i, ci := range c.RollBack {
+			snaps[i] = caps[ci].State()
 		}
 		args := make([]*lazy.Tensor, len(c.Args))
 		for i, b := range c.Args {
@@ -294,7 +315,7 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		for _, ri := range st.regs {
 			want = append(want, ri.shapes[c.Variant])
 		}
-		out, err, crash := call(fv, p.packArgs(args, hv, c.Statics))
+		out, err, crash := call(fv, p.packArgs(args, hv, opt, c.Statics))
 		var outs []*lazy.Tensor
 		var gos []reflect.Value
 		if err == nil && crash == "" {
@@ -343,6 +364,9 @@ func runMode(p *Program, m Mode, failHint int) (mr *modeRun) {
 		}
 		for _, u := range c.MutateOuts {
 			p.mutateOut(vars, u)
+		}
+		for i, ci := range c.RollBack {
+			caps[ci].Restore(snaps[i])
 		}
 	}
 	readPending(mr)

@@ -62,7 +62,17 @@ func (p *Program) clone() *Program {
 		c.Forms = slices.Clone(c.Forms)
 		c.Twins = slices.Clone(c.Twins)
 		c.MutateOuts = slices.Clone(c.MutateOuts)
+		c.RollBack = slices.Clone(c.RollBack)
 		q.Calls = append(q.Calls, c)
+	}
+	if p.Optim != nil {
+		o := *p.Optim
+		o.Params = slices.Clone(o.Params)
+		q.Optim = &o
+	}
+	if p.Conc != nil {
+		c := *p.Conc
+		q.Conc = &c
 	}
 	return &q
 }
@@ -175,6 +185,11 @@ func candidates(p *Program) []*Program {
 			q.Calls[k].UpdateCaps = nil
 			add(q)
 		}
+		if len(p.Calls[k].RollBack) > 0 || p.Calls[k].SetLR != 0 {
+			q := p.clone()
+			q.Calls[k].RollBack, q.Calls[k].SetLR = nil, 0
+			add(q)
+		}
 		for i, b := range p.Calls[k].Args {
 			if b.Kind == BindFresh {
 				continue
@@ -188,6 +203,25 @@ func candidates(p *Program) []*Program {
 			q.Calls[k].Args[i] = nb
 			add(q)
 		}
+	}
+	// No optimizer, no concurrent mode, no partner.
+	if p.Optim != nil {
+		q := p.clone()
+		q.Optim = nil
+		for k := range q.Calls {
+			q.Calls[k].SetLR = 0
+		}
+		add(q)
+	}
+	if p.optimArg() {
+		q := p.clone()
+		q.Optim.Arg = 0
+		add(q)
+	}
+	if p.Conc != nil && p.Conc.Partner != nil {
+		q := p.clone()
+		q.Conc.Partner = nil
+		add(q)
 	}
 	// Unused parameters and captures.
 	for i := p.NumParams() - 1; i >= 0; i-- {
@@ -265,6 +299,28 @@ func (p *Program) withoutCapture(c int) *Program {
 			}
 		}
 		q.Calls[k].UpdateCaps = ups
+		var rb []int
+		for _, ci := range q.Calls[k].RollBack {
+			if ci != c {
+				rb = append(rb, ci-btoi(ci > c))
+			}
+		}
+		q.Calls[k].RollBack = rb
+	}
+	if o := q.Optim; o != nil {
+		var ps []int
+		for _, ci := range o.Params {
+			if ci != c {
+				ps = append(ps, ci-btoi(ci > c))
+			}
+		}
+		o.Params = ps
+		if len(ps) == 0 {
+			q.Optim = nil
+			for k := range q.Calls {
+				q.Calls[k].SetLR = 0
+			}
+		}
 	}
 	q.remap(func(r int) int {
 		if r > reg {
@@ -273,4 +329,11 @@ func (p *Program) withoutCapture(c int) *Program {
 		return r
 	})
 	return q
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -108,7 +108,7 @@ func run(cfg config) (*result, error) {
 		flag     string
 		v, least int64
 	}{{"-seq", mc.SeqLen, 1}, {"-d", mc.DModel, 1}, {"-heads", int64(mc.Heads), 1}, {"-hidden", mc.Hidden, 1},
-		{"-layers", int64(mc.Layers), 0}, {"-batch", int64(cfg.Batch), 1}} {
+		{"-layers", int64(mc.Layers), 0}, {"-batch", int64(cfg.Batch), 1}, {"-steps", int64(cfg.Steps), 0}} {
 		if f.v < f.least {
 			return nil, fmt.Errorf("%s %d: want at least %d", f.flag, f.v, f.least)
 		}

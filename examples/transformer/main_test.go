@@ -137,6 +137,7 @@ func TestBadSizes(t *testing.T) {
 		{func(c *config) { c.Model.Hidden = 0 }, "-hidden 0"},
 		{func(c *config) { c.Model.Layers = -1 }, "-layers -1"},
 		{func(c *config) { c.Batch = 0 }, "-batch 0"},
+		{func(c *config) { c.Steps = -1 }, "-steps -1"},
 	} {
 		cfg := config{Model: good, Steps: 1, Batch: 2, LR: 1e-3, Seed: 1, Out: &bytes.Buffer{}}
 		c.edit(&cfg)

@@ -146,7 +146,7 @@ func TestWaitForTraceWarns(t *testing.T) {
 	}
 	logMu.Lock()
 	defer logMu.Unlock()
-	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "first call of outerStep") || !strings.Contains(s, "deadlock") {
+	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "a trace of outerStep") || !strings.Contains(s, "deadlock") {
 		t.Errorf("log %q, want a warning naming innerStep, outerStep and a deadlock", s)
 	}
 }
@@ -154,3 +154,38 @@ func TestWaitForTraceWarns(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// The warning is right about which trace the call waits for: a trace of a
+// new signature (here the second call of outerStep) holds the memory as
+// a first call's does, and is not called a first call.
+func TestWaitForRetraceWarns(t *testing.T) {
+	defer func(d time.Duration) { callerMemWarnAfter = d }(callerMemWarnAfter)
+	callerMemWarnAfter = 20 * time.Millisecond
+	var logged strings.Builder
+	var logMu sync.Mutex
+	log.SetOutput(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logged.Write(p)
+	}))
+	defer log.SetOutput(os.Stderr)
+	inner := Compile(func(m *cmWeights) *lazy.Tensor { return m.W.AddScalar(1) }, WithName("innerStep"))
+	innerDone := make(chan struct{})
+	outer := Compile(func(m *cmWeights) *lazy.Tensor {
+		if m.W.Dim(0) == 2 {
+			go func() { defer close(innerDone); inner(m) }()
+			waitOr(innerDone, 500*time.Millisecond) // the deadlock, cut short
+		}
+		return m.W.AddScalar(2)
+	}, WithName("outerStep"))
+	outer(&cmWeights{W: lazy.FromSlice([]float32{1})})
+	if got := outer(&cmWeights{W: lazy.FromSlice([]float32{1, 1})}).Float32s()[0]; got != 3 {
+		t.Errorf("outer = %v, want 3", got)
+	}
+	<-innerDone // the inner call ends once the trace has: nothing outlives the test
+	logMu.Lock()
+	defer logMu.Unlock()
+	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "outerStep") || strings.Contains(s, "first call") {
+		t.Errorf("log %q, want a warning naming innerStep and the trace of outerStep's second call (not a first call)", s)
+	}
+}

@@ -70,7 +70,7 @@ func readCallerMem(fn string) {
 		if h := callerMemHolder.Load(); h != nil {
 			holder = *h
 		}
-		log.Printf("xlajit: warning: a call of %s has waited %v for the first call of %s to finish tracing, which puts stand-ins in memory both reach; if that function waits for this call (from a goroutine it started), this is a deadlock: call compiled functions with pointer arguments outside traced ones, or pass them tensors (see package jit's doc)", fn, callerMemWarnAfter, holder)
+		log.Printf("xlajit: warning: a call of %s has waited %v for a trace of %s to finish (a trace puts stand-ins in memory both reach, on any call with a new input signature); if that function waits for this call (from a goroutine it started), this is a deadlock: call compiled functions with pointer arguments outside traced ones, or pass them tensors (see package jit's doc)", fn, callerMemWarnAfter, holder)
 	})
 	callerMem.RLock()
 	t.Stop()

@@ -60,11 +60,12 @@
 //
 //   - A compiled function called inside another's trace is inlined into
 //     the outer graph, as torch.compile inlines a nested compiled function:
-//     it is not traced, cached or counted on its own there, so its
-//     recompile limit counts none of those calls. A graph break in its body
-//     breaks the outer trace; the outer call then runs as it is and calls
-//     the inner function for real, where the inner's FullGraph fails it as
-//     it fails the plain outer function.
+//     it is not traced or cached on its own there (its Stats count the
+//     call in Calls, and nothing else), so its recompile limit counts none
+//     of those calls. A graph break in its body breaks the outer trace;
+//     the outer call then runs as it is and calls the inner function for
+//     real, where the inner's FullGraph fails it as it fails the plain
+//     outer function.
 //
 //   - Host functions (lazy.HostFunc) are pure callbacks, as JAX's
 //     pure_callback: a call may run one more than once (a trace that needs

@@ -69,11 +69,16 @@ func client(n int) (pjrt.Client, error) {
 	if os.Getenv("PJRT_DEVICE") != "" {
 		return pjrt.Default()
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("-devices %d: want at least one device", n)
+	if n < 1 || n > maxDevices {
+		return nil, fmt.Errorf("-devices %d: want 1 to %d virtual devices", n, maxDevices)
 	}
 	return host.NewClient(n), nil
 }
+
+// maxDevices bounds -devices as XLAJIT_HOST_DEVICES is bounded (see
+// package pjrt/host): host.NewClient makes a record and a memory account
+// per device, so a mistyped count would allocate until the process died.
+const maxDevices = 1 << 12
 
 // devicesOf is the plain devices and the SPMD device of c (an error when
 // c has none).

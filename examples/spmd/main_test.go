@@ -70,6 +70,12 @@ func TestBadSizes(t *testing.T) {
 	if _, err := client(0); err == nil || !strings.Contains(err.Error(), "-devices 0") {
 		t.Errorf("client(0): err = %v", err)
 	}
+	// More virtual devices than XLAJIT_HOST_DEVICES allows (1 to 4096) is
+	// an error too: -devices 1<<40 made device records until the process
+	// died.
+	if _, err := client(4097); err == nil || !strings.Contains(err.Error(), "-devices 4097") {
+		t.Errorf("client(4097): err = %v, want one naming -devices 4097", err)
+	}
 	for _, c := range []struct {
 		devices, batch int
 		want           string

@@ -544,3 +544,29 @@ func TestWriteRecordsFailureKeepsTheOldFile(t *testing.T) {
 		t.Error("Subset of a nil dataset: no error")
 	}
 }
+
+// A dataset whose Read panics part-way is a failed write too: the panic
+// reaches the caller, and the file at the path is the old one, not the
+// half-written temporary file renamed over it.
+func TestWriteRecordsPanicKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "set.rec")
+	if err := WriteRecords(path, sampleMemory(t, 3)); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := os.ReadFile(path)
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		WriteRecords(path, &panicSet{Memory: sampleMemory(t, 5), at: 3})
+	}()
+	if err, _ := got.(error); err == nil || !errors.Is(err, errBroken) {
+		t.Errorf("WriteRecords of a panicking dataset: recovered %v, want its panic", got)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, old) {
+		t.Errorf("the panicked write changed the file: %d bytes, %d before", len(now), len(old))
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("files left in the directory: %v", names)
+	}
+}

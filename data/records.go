@@ -52,14 +52,17 @@ func WriteRecords(path string, ds Dataset) (err error) {
 	if err != nil {
 		return fmt.Errorf("data.WriteRecords: %w", err)
 	}
+	// complete is set by the last statement: a panic in ds.Read (with err
+	// still nil) must not rename the half-written file over path.
+	complete := false
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err == nil {
+		if err == nil && complete {
 			err = os.Rename(f.Name(), path)
 		}
-		if err != nil {
+		if err != nil || !complete {
 			os.Remove(f.Name())
 		}
 	}()
@@ -79,7 +82,9 @@ func WriteRecords(path string, ds Dataset) (err error) {
 			w.Write(rawBytes(b))
 		}
 	}
-	return w.Flush()
+	err = w.Flush()
+	complete = true
+	return err
 }
 
 // Records is a dataset read from a record file.

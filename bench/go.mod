@@ -6,6 +6,8 @@ require github.com/xlajit/xlajit v0.0.0
 
 require gonum.org/v1/gonum v0.17.0
 
+require github.com/google/renameio/v2 v2.0.2 // indirect
+
 require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect

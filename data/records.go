@@ -8,9 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"unsafe"
 
+	"github.com/xlajit/xlajit/internal/atomicfile"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -32,9 +32,10 @@ type recordSpec struct {
 	Dims  []int64 `json:"dims"`
 }
 
-// WriteRecords writes every example of ds to path: to a temporary file
-// beside it, renamed to path once complete, so a write that fails leaves
-// what was at path as it was.
+// WriteRecords writes every example of ds to path, whole or not at all: a
+// write that fails (an error or a panic in ds.Read) leaves what was at path
+// as it was. A new file gets 0666 less the umask, as os.Create gives; a
+// replaced one keeps its permissions.
 func WriteRecords(path string, ds Dataset) (err error) {
 	if ds == nil {
 		return fmt.Errorf("data.WriteRecords: nil dataset")
@@ -48,43 +49,26 @@ func WriteRecords(path string, ds Dataset) (err error) {
 			return fmt.Errorf("data.WriteRecords: field %q: %w", s.Name, err)
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err = atomicfile.Write(path, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		hj, _ := json.Marshal(h)
+		w.WriteString(recordsMagic)
+		w.Write(hj)
+		w.WriteByte('\n')
+		for i := 0; i < ds.Len(); i++ {
+			if err := ds.Read(i, bufs); err != nil {
+				return fmt.Errorf("example %d: %w", i, err)
+			}
+			for _, b := range bufs {
+				w.Write(rawBytes(b))
+			}
+		}
+		return w.Flush()
+	})
 	if err != nil {
 		return fmt.Errorf("data.WriteRecords: %w", err)
 	}
-	// complete is set by the last statement: a panic in ds.Read (with err
-	// still nil) must not rename the half-written file over path.
-	complete := false
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && complete {
-			err = os.Rename(f.Name(), path)
-		}
-		if err != nil || !complete {
-			os.Remove(f.Name())
-		}
-	}()
-	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is not a data file's mode
-		return fmt.Errorf("data.WriteRecords: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	hj, _ := json.Marshal(h)
-	w.WriteString(recordsMagic)
-	w.Write(hj)
-	w.WriteByte('\n')
-	for i := 0; i < ds.Len(); i++ {
-		if err := ds.Read(i, bufs); err != nil {
-			return fmt.Errorf("data.WriteRecords: example %d: %w", i, err)
-		}
-		for _, b := range bufs {
-			w.Write(rawBytes(b))
-		}
-	}
-	err = w.Flush()
-	complete = true
-	return err
+	return nil
 }
 
 // Records is a dataset read from a record file.

@@ -8,11 +8,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unsafe"
 
+	"github.com/xlajit/xlajit/internal/atomicfile"
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -204,8 +204,10 @@ func alignedCopy(b []byte) []byte {
 	return out
 }
 
-// SaveTensors writes tensors to a safetensors file (through a temporary
-// file renamed into place, so a crash never leaves half a checkpoint).
+// SaveTensors writes tensors to a safetensors file, whole or not at all (a
+// temporary file renamed into place: a failed save or a crash never leaves
+// half a checkpoint). A new file gets 0666 less the umask, as os.Create
+// gives (torch.save's); a replaced one keeps its permissions.
 func SaveTensors(path string, tensors map[string]*lazy.Tensor, metadata map[string]string) error {
 	lits := make(map[string]*lazy.Literal, len(tensors))
 	list := make([]*lazy.Tensor, 0, len(tensors))
@@ -231,21 +233,11 @@ func SaveTensors(path string, tensors map[string]*lazy.Tensor, metadata map[stri
 	if err := WriteSafetensors(&buf, lits, metadata); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil

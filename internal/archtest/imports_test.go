@@ -15,27 +15,28 @@ const module = "github.com/xlajit/xlajit"
 // rooms maps each room (a top-level package path inside the module) to the
 // rooms it may import directly. Sub-packages belong to their room.
 var rooms = map[string][]string{
-	"hlo":                {},
-	"pjrt":               {"hlo"},
-	"lazy":               {"hlo", "pjrt"},
-	"spmd":               {"lazy", "pjrt"},
-	"fx":                 {"lazy"},
-	"partitioner":        {"fx", "lazy"},
-	"bridge":             {"fx", "lazy"},
-	"jit":                {"bridge", "partitioner", "fx", "lazy"},
-	"codegen":            {"jit", "fx", "lazy", "hlo"},
-	"nn":                 {"jit", "lazy"},
-	"optim":              {"jit", "lazy"},
-	"data":               {"jit", "lazy"},
-	"internal/conform":   {"hlo", "pjrt"},
-	"internal/archtest":  {},
-	"internal/corpusdir": {},
-	"internal/refs":      {},
-	"internal/slab":      {},
-	"internal/difftest":  {"jit", "lazy", "hlo", "spmd", "optim"},
-	"cmd":                nil, // anything
-	"examples":           nil, // anything
-	"bench":              nil, // separate module
+	"hlo":                 {},
+	"pjrt":                {"hlo"},
+	"lazy":                {"hlo", "pjrt"},
+	"spmd":                {"lazy", "pjrt"},
+	"fx":                  {"lazy"},
+	"partitioner":         {"fx", "lazy"},
+	"bridge":              {"fx", "lazy"},
+	"jit":                 {"bridge", "partitioner", "fx", "lazy"},
+	"codegen":             {"jit", "fx", "lazy", "hlo"},
+	"nn":                  {"jit", "lazy"},
+	"optim":               {"jit", "lazy"},
+	"data":                {"jit", "lazy"},
+	"internal/conform":    {"hlo", "pjrt"},
+	"internal/archtest":   {},
+	"internal/atomicfile": {},
+	"internal/corpusdir":  {},
+	"internal/refs":       {},
+	"internal/slab":       {},
+	"internal/difftest":   {"jit", "lazy", "hlo", "spmd", "optim"},
+	"cmd":                 nil, // anything
+	"examples":            nil, // anything
+	"bench":               nil, // separate module
 }
 
 // roomOf returns the room of a module package path (relative).
@@ -49,9 +50,9 @@ func roomOf(rel string) string {
 	return best
 }
 
-// leaves are rooms that import the standard library only and that every
+// leaves are rooms that import no room of the module and that every
 // room may import (test helpers such as the corpus finder).
-var leaves = map[string]bool{"internal/corpusdir": true, "internal/refs": true, "internal/slab": true}
+var leaves = map[string]bool{"internal/atomicfile": true, "internal/corpusdir": true, "internal/refs": true, "internal/slab": true}
 
 // Only these rooms may import code-generation dependencies.
 var genDeps = []string{"github.com/dave/jennifer", "golang.org/x/tools"}

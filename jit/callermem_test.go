@@ -134,9 +134,12 @@ func TestWaitForTraceWarns(t *testing.T) {
 	}))
 	defer log.SetOutput(os.Stderr)
 	inner := Compile(func(m *cmWeights) *lazy.Tensor { return m.W.AddScalar(1) }, WithName("innerStep"))
+	var inners sync.WaitGroup // the inner calls, waited for before the test ends
+	defer inners.Wait()
 	outer := Compile(func(m *cmWeights) *lazy.Tensor {
 		done := make(chan struct{})
-		go func() { defer close(done); inner(m) }()
+		inners.Add(1)
+		go func() { defer inners.Done(); defer close(done); inner(m) }()
 		waitOr(done, 500*time.Millisecond) // the deadlock, cut short
 		return m.W.AddScalar(2)
 	}, WithName("outerStep"))

@@ -2,6 +2,8 @@ package data
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -48,6 +50,9 @@ func PadSequences(seqs [][]int32, buckets []int, pad int32) (tokens, mask *lazy.
 		longest = max(longest, len(s))
 	}
 	l := Bucket(max(longest, 1), buckets)
+	if hi, lo := bits.Mul64(uint64(len(seqs)), uint64(l)); hi != 0 || lo > math.MaxInt/4 {
+		return nil, nil, fmt.Errorf("data.PadSequences: %d sequences of length %d is more elements than a slice holds", len(seqs), l)
+	}
 	toks := make([]int32, len(seqs)*l)
 	m := make([]bool, len(seqs)*l)
 	for i, s := range seqs {

@@ -397,6 +397,15 @@ func TestBucketNonPositive(t *testing.T) {
 	}
 }
 
+// A bucket length whose padded batch overflows the element count is an
+// error, not a makeslice panic.
+func TestPadSequencesOverflow(t *testing.T) {
+	seqs := [][]int32{{1, 2, 3}, {4}, {5}}
+	if _, _, err := PadSequences(seqs, []int{math.MaxInt / 2}, 0); err == nil || !strings.Contains(err.Error(), "more elements than a slice holds") {
+		t.Errorf("err %v, want one about the element count", err)
+	}
+}
+
 // ReadTextFiles reads no more of a file than maxBytes asks for: a huge
 // file under the limit of a few bytes is not loaded whole. A cut inside a
 // multi-byte character drops the partial character instead of turning it

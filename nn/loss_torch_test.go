@@ -41,30 +41,24 @@ func TestLossesMatchPyTorch(t *testing.T) {
 			if flag(a, "pos_weight") {
 				opts = append(opts, PosWeight(lazy.FromLiteral(lits[p+"pw"])), ClassWeights(lazy.FromLiteral(lits[p+"ew"])))
 			}
-			var out *lazy.Tensor
-			switch c.Kind {
-			case "ce":
-				out = CrossEntropy(x, y, opts...)
-			case "nll":
-				out = NLL(x, y, opts...)
-			case "bce":
-				out = BCEWithLogits(x, y, opts...)
-			case "mse":
-				out = MSE(x, y, opts...)
-			case "l1":
-				out = L1(x, y, opts...)
-			case "huber":
-				out = Huber(x, y, opts...)
-			case "smoothl1":
-				out = SmoothL1(x, y, opts...)
-			case "kl":
-				out = KLDiv(x, y, opts...)
-			default:
-				t.Fatalf("unknown kind %q", c.Kind)
-			}
+			out := lossByKind(t, c.Kind, x, y, opts...)
 			closeTo(t, "loss", out, lits[p+"out"], 1e-10, 1e-12)
 			g := lazy.GradWith(out, lazy.FromLiteral(lits[p+"seed"]), x)[0]
 			closeTo(t, "grad", g, lits[p+"grad"], 1e-9, 1e-12)
 		})
 	}
+}
+
+// lossByKind computes the loss the reference files name kind.
+func lossByKind(t *testing.T, kind string, x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
+	t.Helper()
+	losses := map[string]func(x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor{
+		"ce": CrossEntropy, "nll": NLL, "bce": BCEWithLogits, "mse": MSE, "l1": L1,
+		"huber": Huber, "smoothl1": SmoothL1, "kl": KLDiv,
+	}
+	f := losses[kind]
+	if f == nil {
+		t.Fatalf("unknown loss kind %q", kind)
+	}
+	return f(x, y, opts...)
 }

@@ -400,27 +400,7 @@ func lossOracleCase(t *testing.T, lits map[string]*lazy.Literal, c oracleCase) {
 	if flag(a, "log_target") {
 		opts = append(opts, LogTarget())
 	}
-	var out *lazy.Tensor
-	switch c.Kind {
-	case "ce":
-		out = CrossEntropy(x, y, opts...)
-	case "nll":
-		out = NLL(x, y, opts...)
-	case "bce":
-		out = BCEWithLogits(x, y, opts...)
-	case "mse":
-		out = MSE(x, y, opts...)
-	case "l1":
-		out = L1(x, y, opts...)
-	case "huber":
-		out = Huber(x, y, opts...)
-	case "smoothl1":
-		out = SmoothL1(x, y, opts...)
-	case "kl":
-		out = KLDiv(x, y, opts...)
-	default:
-		t.Fatalf("unknown kind %q", c.Kind)
-	}
+	out := lossByKind(t, c.Kind, x, y, opts...)
 	tol := oracleTol(c)
 	if msg := near(out, lits[p+"out"], tol, 0); msg != "" {
 		t.Errorf("%s %s %v: loss: %s", c.Name, c.DType, a, msg)

@@ -115,6 +115,12 @@ func appendCaptureAliasesUpTo(key []byte, cs *capSet, n int, tensors []*lazy.Ten
 	return key
 }
 
+// keyWith ends w's key with the capture aliases of cs (the function's
+// written captures as loaded by the caller): the arguments among them.
+func (w *walker) keyWith(cs *capSet) {
+	w.key, w.nCaps = appendCaptureAliasesUpTo(w.key[:w.baseLen], cs, cs.size(), w.tensors), cs.size()
+}
+
 // findEarlier finds the entry of a call's signature stored while fewer
 // written captures were known (cs, the set the call's key w.key marks,
 // has grown since): its key marks the arguments among the first n of

@@ -118,3 +118,75 @@ func TestTraceDuringTraceOfAnotherFunction(t *testing.T) {
 		t.Errorf("replays after new data: %v and %v, want 6 and 50", a, b)
 	}
 }
+
+// A call that waits for another call's trace made its guard key before
+// that trace ended: the trace made the call's argument a written capture
+// of the function, so the key must mark it. Made with the set as it was,
+// the key found the entry the trace stored, whose graph reads the tensor
+// twice (as the argument and as the capture) and wrote one value over the
+// other: g ended at 9, which no order of the two calls gives.
+func TestCallWaitingForTraceThatMakesItsArgumentACapture(t *testing.T) {
+	g := lazy.FromSlice([]float32{1})
+	inTrace, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f := jit.Compile(func(x *lazy.Tensor) {
+		once.Do(func() { close(inTrace); <-release })
+		x.Assign(x.Add(x))
+		g.Assign(g.Add(x))
+	})
+	x := lazy.FromSlice([]float32{1})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); f(x) }() // traces: g becomes a written capture
+	<-inTrace
+	go func() { defer wg.Done(); f(g) }() // waits for the trace
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	// Either call's replay may come first. f(x) then f(g): x = 2, g = 1+2
+	// = 3, then g = 6 and 6+6. f(g) then f(x): g = 2, then 4; g = 4+2.
+	if got := readValues(x) + readValues(g); got != "[2][12]" && got != "[2][6]" {
+		t.Errorf("x, g = %s, want [2][12] or [2][6] (%s)", got, jit.StatsOf(f))
+	}
+}
+
+// Two calls of one signature, the first made while another call's trace
+// makes their argument a written capture: the first traces after that
+// trace, the second waits for it and takes its entry. With the first's key
+// made before the capture was known, the second missed that entry under
+// its own key and traced the signature again.
+func TestWaitingCallFindsEntryTracedWithFewerCaptures(t *testing.T) {
+	g := lazy.FromSlice([]float32{1})
+	gIn, gRel := make(chan struct{}), make(chan struct{})
+	xIn, xRel := make(chan struct{}), make(chan struct{})
+	var gOnce, xOnce sync.Once
+	f := jit.Compile(func(x *lazy.Tensor, useG bool) {
+		if useG {
+			gOnce.Do(func() { close(gIn); <-gRel })
+			g.Assign(g.Add(x))
+			return
+		}
+		xOnce.Do(func() { close(xIn); <-xRel })
+		x.Assign(x.Add(x))
+	})
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); f(lazy.FromSlice([]float32{1}), true) }() // makes g a written capture
+	<-gIn
+	go func() { defer wg.Done(); f(g, false) }() // its key made before that trace ends
+	time.Sleep(20 * time.Millisecond)
+	close(gRel)
+	<-xIn
+	go func() { defer wg.Done(); f(g, false) }() // its key marks g
+	time.Sleep(20 * time.Millisecond)
+	close(xRel)
+	wg.Wait()
+	// g+1 and two doublings, the replays in any order: (1+1)*4, (2+1)*2
+	// or 4+1.
+	if got := readValues(g); got != "[8]" && got != "[6]" && got != "[5]" {
+		t.Errorf("g = %s, want [8], [6] or [5]", got)
+	}
+	if s := jit.StatsOf(f); s.Traces != 2 {
+		t.Errorf("stats %s, want two traces (one per value of useG)", s)
+	}
+}

@@ -48,14 +48,17 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		}
 		key = appendFastTensorKey(key, args[:i], t)
 	}
-	if s.mutCaps.Load() != nil {
-		key = appendCaptureAliases(key, &s.mutCaps, args)
+	cs := s.mutCaps.Load()
+	if cs != nil {
+		key = appendCaptureAliasesUpTo(key, cs, cs.size(), args)
 	}
 	if lazy.Tracing() {
 		return s.slow(args)
 	}
 	e := s.find(key)
-	if e == nil {
+	if e == nil || s.mutCaps.Load() != cs {
+		// A new signature, or a trace ended after cs was loaded (see
+		// call).
 		return s.slow(args)
 	}
 	var outs []*tensor

@@ -274,11 +274,20 @@ func (s *fnState) call(args []reflect.Value) []reflect.Value {
 		return s.fail(err)
 	}
 	w.baseLen = len(w.key)
-	cs := s.mutCaps.Load()
-	w.key, w.nCaps = appendCaptureAliasesUpTo(w.key, cs, cs.size(), w.tensors), cs.size()
-	e := s.find(w.key)
-	if e == nil && cs != nil {
-		e = s.findEarlier(w, cs)
+	var e *entry
+	for {
+		cs := s.mutCaps.Load()
+		w.keyWith(cs)
+		e = s.find(w.key)
+		if e == nil && cs != nil {
+			e = s.findEarlier(w, cs)
+		}
+		// A trace that ended after cs was loaded may have stored e and
+		// made one of the arguments a written capture of it: e's graph
+		// then reads that tensor twice. Make the key again.
+		if e == nil || s.mutCaps.Load() == cs {
+			break
+		}
 	}
 	if e == nil {
 		var err error
@@ -442,10 +451,19 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	defer s.traceMu.Unlock()
 	beginTrace()
 	defer endTrace()
+	// The key was made before this call waited for traceMu: a trace that
+	// ended meanwhile may have made an argument a written capture (only
+	// traces, under traceMu, add to the set). Make it again; the entry
+	// that trace stored may serve the call.
+	cs := s.mutCaps.Load()
+	w.keyWith(cs)
 	key := string(w.key)
 	s.mu.RLock()
 	e := s.entries[key]
 	s.mu.RUnlock()
+	if e == nil && cs != nil {
+		e = s.findEarlier(w, cs)
+	}
 	if e != nil {
 		return e, nil
 	}

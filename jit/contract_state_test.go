@@ -251,3 +251,52 @@ func TestSameSignatureAfterMoreWrittenCaptures(t *testing.T) {
 		t.Errorf("stats %s, want two traces (one per value of useB) and every call a replay", s)
 	}
 }
+
+// A host op's operands are computed inside the trace (a cut before the op)
+// and its results are device data: values of the graph all the same, which
+// the trace maps back to their IR. Putting them into a tensor the function
+// made compiles, as before device data into such tensors became a graph
+// break; each call gets its own values and tensors.
+func TestTraceComputedDataIntoLocalCompiles(t *testing.T) {
+	fns := map[string]func(a *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor){
+		"Restore of an operand's snapshot": func(a *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor) {
+			l := a.Add(a)
+			n := l.NonZero()
+			s := l.State()
+			l.Assign(l.Add(a))
+			d := l.Neg()
+			l.Restore(s)
+			return d.Add(n.Sum().Cast(lazy.F32)), l
+		},
+		"Restore of a result": func(a *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor) {
+			n := a.NonZero()
+			l := n.AddScalar(1)
+			l.Restore(n.State())
+			return l.AddScalar(10), l
+		},
+		"TakeData of a result": func(a *lazy.Tensor) (*lazy.Tensor, *lazy.Tensor) {
+			n := a.NonZero()
+			l := n.AddScalar(1)
+			l.TakeData(n)
+			return l.AddScalar(10), l
+		},
+	}
+	for name, fn := range fns {
+		f := jit.Compile(fn)
+		var prev *lazy.Tensor
+		for i := 0; i < 3; i++ {
+			d, l := f(lazy.FromSlice([]float32{1, 0, float32(i + 1)}))
+			pd, pl := fn(lazy.FromSlice([]float32{1, 0, float32(i + 1)}))
+			if c, p := readValues(d)+readValues(l), readValues(pd)+readValues(pl); c != p {
+				t.Errorf("%s, call %d: compiled %s, plain %s", name, i, c, p)
+			}
+			if l == prev {
+				t.Errorf("%s, call %d: the same tensor as the call before", name, i)
+			}
+			prev = l
+		}
+		if s := jit.StatsOf(f); s.GraphBreaks != 0 || s.Traces != 1 || s.Replays != 3 {
+			t.Errorf("%s: stats %s, want one trace, no graph break, every call a replay", name, s)
+		}
+	}
+}

@@ -52,7 +52,9 @@
 //     and putting device data into one it made (TakeData, SetData, Restore
 //     of a snapshot holding data, such as an argument's): a trace would
 //     read that tensor as a constant. Restore and Release of the function's
-//     own IR between tensors it made compile.
+//     own IR between tensors it made compile, and so do Restore and
+//     TakeData of data the trace computed (a host op's operands and
+//     results).
 //     The first such call ran the function under the trace up to the
 //     break, undid its tensor writes, and then ran it as it is: Go side
 //     effects before the break (a counter, a read from a channel) happen

@@ -206,8 +206,11 @@ func applyHost(op *OpDef, attrs Attrs, inputs []*Tensor, in []Shape, dev *Device
 	for i, t := range outs {
 		t.origin = Value{n, i}
 	}
-	if tr := currentTracer(); tr != nil {
-		tr.OnHostOp(op, attrs, before, outs)
+	if st := currentTrace(); st != nil {
+		for _, t := range outs {
+			st.computed[t.data] = true
+		}
+		st.t.OnHostOp(op, attrs, before, outs)
 	}
 	return outs
 }

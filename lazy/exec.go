@@ -368,9 +368,12 @@ func syncTensors(reason string, ts []*Tensor) error {
 	if st := currentTrace(); st != nil {
 		// A tensor the function made stays its own after a cut computes
 		// it: writing into it later is not a mutation of an input.
-		for _, t := range pending {
-			if !st.written[t] && t.val.Node.seq > st.start {
-				st.locals[t] = true
+		for i, t := range pending {
+			if t.val.Node.seq > st.start {
+				st.computed[datas[outOf[i]]] = true
+				if !st.written[t] {
+					st.locals[t] = true
+				}
 			}
 		}
 	}

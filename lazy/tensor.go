@@ -424,8 +424,8 @@ func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origi
 // tensor the function did not make is a graph break, as Item is (a
 // replay repeats tensor operations, and this is not one: write into the
 // tensor with Assign instead); so is restoring a snapshot that holds
-// device data or IR from before the trace, and so are TakeData, SetData
-// and Release.
+// device data the trace did not compute (an argument's, a constant's) or
+// IR from before the trace, and so are TakeData, SetData and Release.
 func (t *Tensor) Restore(s TensorState) {
 	t.noReplaceInTrace("Restore", &s)
 	t.restore(s)
@@ -450,9 +450,11 @@ var someData = TensorState{data: &deviceData{}}
 // op is about to replace the contents of t other than by Assign, with s
 // (nil: nothing, as Release leaves). The trace records no op for it, so it
 // is a graph break unless the traced function made t itself and s is IR
-// the trace recorded: device data (an argument's buffer, a constant's) or
-// IR from before the trace would be read through t as a capture of the
-// graph, frozen at the trace. t stays the function's own afterwards.
+// the trace recorded or data it computed from that IR (a host op's
+// operands and results): other device data (an argument's buffer, a
+// constant's) or IR from before the trace would be read through t as a
+// capture of the graph, frozen at the trace. t stays the function's own
+// afterwards.
 func (t *Tensor) noReplaceInTrace(op string, s *TensorState) {
 	st := currentTrace()
 	if st == nil {

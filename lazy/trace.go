@@ -45,6 +45,11 @@ type traceState struct {
 	// graph reads them as captures), so they get them back when the trace
 	// ends.
 	madeBefore map[*Tensor]TensorState
+	// computed is the device data the trace computed from its own IR: a
+	// host op's operands, computed by the cut before it, and its results.
+	// The tracer maps them back to that IR (OnSync, OnHostOp): they are
+	// values of the graph, not data frozen into it.
+	computed map[*deviceData]bool
 }
 
 // local reports whether writing into t (whose contents are before) is a
@@ -61,10 +66,11 @@ func (st *traceState) local(t *Tensor, before TensorState) bool {
 	return before.val.Node != nil && before.val.Node.seq > st.start
 }
 
-// recorded reports whether s is IR the trace recorded (or nothing), not
-// device data or IR built before the trace.
+// recorded reports whether s is IR the trace recorded or data it computed
+// from it (or nothing), not other device data or IR built before the
+// trace.
 func (st *traceState) recorded(s TensorState) bool {
-	return s.data == nil && (s.val.Node == nil || s.val.Node.seq > st.start)
+	return (s.data == nil || st.computed[s.data]) && (s.val.Node == nil || s.val.Node.seq > st.start)
 }
 
 // keepLocal records that t, a tensor the function made whose contents were
@@ -96,7 +102,7 @@ func (st *traceState) onAssign(t *Tensor) {
 func BeginTrace(tr Tracer) (end func()) {
 	id := goid()
 	st := &traceState{t: tr, start: nodeSeq.Load(), created: map[*Tensor]bool{}, locals: map[*Tensor]bool{},
-		written: map[*Tensor]bool{}, madeBefore: map[*Tensor]TensorState{}}
+		written: map[*Tensor]bool{}, madeBefore: map[*Tensor]TensorState{}, computed: map[*deviceData]bool{}}
 	if traces.get() != nil {
 		panic(&Error{Op: "BeginTrace", Msg: "this goroutine is already tracing a function"})
 	}

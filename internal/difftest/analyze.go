@@ -177,6 +177,7 @@ func (st *state) add(in Instr, k int, res []lazy.Shape, errs []error) {
 		st.addOptim(in, k)
 	case kindHostDyn:
 		st.hostDyn = true
+		st.addHostDyn(in, k)
 	case kindHostFunc:
 		st.hostFunc = true
 		ri.hostFn = true

@@ -11,8 +11,9 @@ import (
 // inside the function. Inside a trace each of them replaces a tensor's
 // contents without an op, so it is a graph break on a tensor the function
 // did not make, and whenever what it puts into a tensor is not IR the
-// function recorded (device data, an input's contents): a trace would
-// freeze that data into its graph. The analysis predicts the breaks from
+// function recorded or data the trace computed from it (a host op's
+// operands): other device data (an input's contents, a constant's) would
+// be frozen into its graph. The analysis predicts the breaks from
 // what each tensor holds (content) and the interpreter counts a predicted
 // break as a read, so the checker expects calls of that signature to run
 // the function as it is.
@@ -21,10 +22,11 @@ import (
 type content int
 
 const (
-	contOwn     content = iota // IR the function recorded
-	contInput                  // an argument's or captured tensor's contents
-	contData                   // device data the function made from Go data (FromSlice)
-	contUnknown                // anything else (a host op's result; an input's IR leaf, which may predate the trace)
+	contOwn      content = iota // IR the function recorded
+	contInput                   // an argument's or captured tensor's contents
+	contData                    // device data the function made from Go data (FromSlice)
+	contComputed                // device data the trace computed from its IR (a host op's operand, after the op)
+	contUnknown                 // anything else (a host op's result; an input's IR leaf, which may predate the trace)
 )
 
 // contentOf is what register r's tensor holds before instruction k.
@@ -48,14 +50,50 @@ func (st *state) contentOf(r int) content {
 
 // afterAssign is what a tensor holds after Assign of a tensor holding c:
 // its IR value, a device-data leaf for device data (made inside the trace
-// for the function's own constants, maybe before it for an input's).
+// for the function's own constants and computed values, maybe before it
+// for an input's).
 func afterAssign(c content) content {
 	switch c {
-	case contOwn, contData:
+	case contOwn, contData, contComputed:
 		return contOwn
 	}
 	return contUnknown
 }
+
+// addHostDyn records that host op in (instruction k) computed its operands
+// holding the trace's IR (the cut before the op): they hold device data of
+// the trace's own from then on. Unique flattens its operand first, which
+// is the operand itself only when it has one dimension.
+func (st *state) addHostDyn(in Instr, k int) {
+	for _, r := range in.In {
+		root := st.regs[r].root
+		if st.contentOf(root) != contOwn {
+			continue // device data already (a pending input's IR is computed before the trace)
+		}
+		synced, pending := false, false
+		for v := range st.dead {
+			if !st.live(v, k) {
+				continue
+			}
+			if in.Op == "Unique" && st.regs[r].shapes[v].Rank() != 1 {
+				pending = true
+			} else {
+				synced = true
+			}
+		}
+		switch {
+		case synced && pending:
+			st.cont[root] = contUnknown
+		case synced:
+			st.cont[root] = contComputed
+		}
+	}
+}
+
+// restorable reports whether Restore of what a tensor holding c holds
+// compiles, in a tensor the function made: IR the trace recorded or data
+// it computed from it.
+func restorable(c content) bool { return c == contOwn || c == contComputed }
 
 // replaceable reports whether register r may be an operand of a replacing
 // op: a tensor of its own (not a result that may be its operand), holding
@@ -71,14 +109,18 @@ func (st *state) isInput(r int) bool { return st.regs[st.regs[r].root].kind != r
 func (st *state) replaceBreaks(in Instr) bool {
 	switch in.Op {
 	case "RollBack": // Restore of the target's own snapshot
-		return st.isInput(in.In[0]) || st.contentOf(in.In[0]) != contOwn
+		return st.isInput(in.In[0]) || !restorable(st.contentOf(in.In[0]))
 	case "RestoreFrom":
-		return st.isInput(in.In[0]) || st.contentOf(in.In[1]) != contOwn
+		return st.isInput(in.In[0]) || !restorable(st.contentOf(in.In[1]))
 	case "Swap":
 		return st.isInput(in.In[0]) || st.isInput(in.In[1]) ||
-			st.contentOf(in.In[0]) != contOwn || st.contentOf(in.In[1]) != contOwn
+			!restorable(st.contentOf(in.In[0])) || !restorable(st.contentOf(in.In[1]))
+	case "TakeData":
+		// Only data the trace computed compiles: pending IR is computed
+		// first (a read), other data would be frozen into the graph.
+		return st.isInput(in.In[0]) || st.contentOf(in.In[1]) != contComputed
 	}
-	return true // TakeData and SetData put device data into the tensor
+	return true // SetData and SetConst put new device data into the tensor
 }
 
 // addReplace records replacing instruction in (instruction k) in st.
@@ -107,7 +149,10 @@ func (st *state) addReplace(in Instr, k int) {
 		src := st.regs[in.In[1]].root
 		st.valOf[t] = st.value(src)
 		st.cont[t] = contUnknown
-		if st.contentOf(src) != contData {
+		switch c := st.contentOf(src); {
+		case c == contComputed && in.Op == "TakeData":
+			st.cont[t] = contComputed // the same data
+		case c != contData && c != contComputed:
 			st.cont[src] = contUnknown
 		}
 	}

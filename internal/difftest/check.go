@@ -383,8 +383,10 @@ func compareState(m Mode, what string, a, b []obs, nCaps int) *Failure {
 
 // checkStats checks the compiled function's counters call by call: each
 // call counts once; a call whose signature was traced before without a
-// graph break is a replay and traces nothing; a call whose holders have
-// dynamic types not seen together before traces (or breaks).
+// graph break is a replay and traces nothing (with host ops of
+// data-dependent shape it may run lazily instead, but breaks nothing the
+// analysis did not predict); a call whose holders have dynamic types not
+// seen together before traces (or breaks).
 func checkStats(st *state, ref, r *modeRun) *Failure {
 	m := r.mode
 	seen := map[string]bool{}
@@ -417,9 +419,14 @@ func checkStats(st *state, ref, r *modeRun) *Failure {
 				return bad("graph-breaks")
 			}
 		case st.hostDyn:
-			// A host op's result of a new shape may run the call lazily.
+			// A host op's result of a new shape may run the call lazily,
+			// but nothing breaks the trace that the analysis did not
+			// predict.
 			if c.stats.Replays > 1 {
 				return bad("replays")
+			}
+			if c.stats.GraphBreaks != 0 {
+				return bad("unpredicted-graph-break")
 			}
 		default:
 			if c.stats.Replays != 1 {

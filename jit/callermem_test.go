@@ -123,16 +123,7 @@ func TestAliasedRetraceExcludesOtherTraces(t *testing.T) {
 // waits for the call itself, until a timeout ends the deadlock) logs a
 // warning naming both functions and the cause.
 func TestWaitForTraceWarns(t *testing.T) {
-	defer func(d time.Duration) { callerMemWarnAfter = d }(callerMemWarnAfter)
-	callerMemWarnAfter = 20 * time.Millisecond
-	var logged strings.Builder
-	var logMu sync.Mutex
-	log.SetOutput(writerFunc(func(p []byte) (int, error) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		return logged.Write(p)
-	}))
-	defer log.SetOutput(os.Stderr)
+	logged := captureWaitWarnings(t)
 	inner := Compile(func(m *cmWeights) *lazy.Tensor { return m.W.AddScalar(1) }, WithName("innerStep"))
 	var inners sync.WaitGroup // the inner calls, waited for before the test ends
 	defer inners.Wait()
@@ -147,10 +138,31 @@ func TestWaitForTraceWarns(t *testing.T) {
 	if got := outer(m).Float32s()[0]; got != 3 {
 		t.Errorf("outer = %v, want 3", got)
 	}
-	logMu.Lock()
-	defer logMu.Unlock()
-	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "a trace of outerStep") || !strings.Contains(s, "deadlock") {
+	if s := logged(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "a trace of outerStep") || !strings.Contains(s, "deadlock") {
 		t.Errorf("log %q, want a warning naming innerStep, outerStep and a deadlock", s)
+	}
+}
+
+// captureWaitWarnings makes a call warn after 20 ms of waiting for a
+// trace and collects the log until the test ends; logged returns it.
+func captureWaitWarnings(t *testing.T) (logged func() string) {
+	d := callerMemWarnAfter
+	callerMemWarnAfter = 20 * time.Millisecond
+	var b strings.Builder
+	var mu sync.Mutex
+	log.SetOutput(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.Write(p)
+	}))
+	t.Cleanup(func() {
+		log.SetOutput(os.Stderr)
+		callerMemWarnAfter = d
+	})
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.String()
 	}
 }
 
@@ -162,16 +174,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // new signature (here the second call of outerStep) holds the memory as
 // a first call's does, and is not called a first call.
 func TestWaitForRetraceWarns(t *testing.T) {
-	defer func(d time.Duration) { callerMemWarnAfter = d }(callerMemWarnAfter)
-	callerMemWarnAfter = 20 * time.Millisecond
-	var logged strings.Builder
-	var logMu sync.Mutex
-	log.SetOutput(writerFunc(func(p []byte) (int, error) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		return logged.Write(p)
-	}))
-	defer log.SetOutput(os.Stderr)
+	logged := captureWaitWarnings(t)
 	inner := Compile(func(m *cmWeights) *lazy.Tensor { return m.W.AddScalar(1) }, WithName("innerStep"))
 	innerDone := make(chan struct{})
 	outer := Compile(func(m *cmWeights) *lazy.Tensor {
@@ -186,9 +189,7 @@ func TestWaitForRetraceWarns(t *testing.T) {
 		t.Errorf("outer = %v, want 3", got)
 	}
 	<-innerDone // the inner call ends once the trace has: nothing outlives the test
-	logMu.Lock()
-	defer logMu.Unlock()
-	if s := logged.String(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "outerStep") || strings.Contains(s, "first call") {
+	if s := logged(); !strings.Contains(s, "a call of innerStep has waited") || !strings.Contains(s, "outerStep") || strings.Contains(s, "first call") {
 		t.Errorf("log %q, want a warning naming innerStep and the trace of outerStep's second call (not a first call)", s)
 	}
 }

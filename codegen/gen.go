@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/xlajit/xlajit/codegen/gentrace"
+	"github.com/xlajit/xlajit/internal/atomicfile"
 )
 
 // Config says where and how packages are loaded and traced.
@@ -148,14 +150,17 @@ func generatedFiles(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Write writes the generated files (only those whose contents changed)
-// and removes the obsolete ones.
+// Write writes the generated files (only those whose contents changed),
+// each whole or not at all, and removes the obsolete ones.
 func (o *Output) Write() error {
 	for _, f := range o.Files {
 		if old, err := os.ReadFile(f.Path); err == nil && bytes.Equal(old, f.Data) {
 			continue
 		}
-		if err := os.WriteFile(f.Path, f.Data, 0o644); err != nil {
+		// Whole or not at all: an interrupted go generate leaves the old
+		// file, never half a Go file.
+		err := atomicfile.Write(f.Path, func(w io.Writer) error { _, err := w.Write(f.Data); return err })
+		if err != nil {
 			return err
 		}
 	}

@@ -104,8 +104,18 @@ func escape(p string) string {
 }
 
 // Batch copies images and labels [from, from+n) (wrapping around) into
-// the given buffers.
+// the given buffers. Arguments it cannot serve (a negative from or n, an
+// empty set, buffers shorter than n images and labels) are a programming
+// error: it panics with a message naming them, before copying anything.
 func (s *Set) Batch(from, n int, images []float32, labels []int32) {
+	switch {
+	case from < 0 || n < 0:
+		panic(fmt.Sprintf("mnist: Batch(from %d, n %d): negative", from, n))
+	case n > 0 && s.N == 0:
+		panic(fmt.Sprintf("mnist: Batch of %d images from an empty set", n))
+	case len(images) < n*Pixels || len(labels) < n:
+		panic(fmt.Sprintf("mnist: Batch of %d images into buffers of %d pixels and %d labels (want %d and %d)", n, len(images), len(labels), n*Pixels, n))
+	}
 	for i := 0; i < n; i++ {
 		k := (from + i) % s.N
 		copy(images[i*Pixels:(i+1)*Pixels], s.Images[k*Pixels:(k+1)*Pixels])

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/xlajit/xlajit/lazy"
 )
@@ -94,15 +93,10 @@ func (s *capSet) size() int {
 	return len(s.list)
 }
 
-// appendCaptureAliases appends, for each argument tensor that is one of
-// the function's known mutable captures, the pair (argument, capture).
-func appendCaptureAliases(key []byte, caps *atomic.Pointer[capSet], tensors []*lazy.Tensor) []byte {
-	cs := caps.Load()
-	return appendCaptureAliasesUpTo(key, cs, cs.size(), tensors)
-}
-
-// appendCaptureAliasesUpTo is appendCaptureAliases with the first n
-// captures of cs: the key cs gave when it held n (the set only grows).
+// appendCaptureAliasesUpTo appends, for each argument tensor that is one
+// of the first n of the function's known written captures cs, the pair
+// (argument, capture): the key cs gave when it held n (the set only
+// grows).
 func appendCaptureAliasesUpTo(key []byte, cs *capSet, n int, tensors []*lazy.Tensor) []byte {
 	if cs == nil {
 		return key

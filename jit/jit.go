@@ -511,7 +511,8 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 		// tensors themselves, and key the entry by the aliasing.
 		caps := s.mutCaps.Load().with(tr.aliased)
 		s.mutCaps.Store(caps)
-		key = string(appendCaptureAliases(append([]byte(nil), w.key[:w.baseLen]...), &s.mutCaps, w.tensors))
+		w.keyWith(caps)
+		key = string(w.key)
 		s.mu.RLock()
 		old := s.entries[key]
 		s.mu.RUnlock()
@@ -519,7 +520,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 			return old, nil
 		}
 		notes = aliasNotes(args, caps)
-		e = &entry{key: key, guard: guard, notes: notes, keyCaps: caps.size()}
+		e = &entry{key: key, guard: guard, notes: notes, keyCaps: w.nCaps}
 		tr, err = s.traceOnce(args, w.tensors, false)
 	}
 	var traced *bridge.Traced

@@ -97,6 +97,9 @@ func (x *Tensor) number(dt DType, v float64) *Tensor {
 	if numberType(v) == I64 {
 		v += 0 // -0 + 0 = +0
 	}
+	if st := currentTrace(); st != nil {
+		return st.splat(x.dev, dt, v, x.Dims())
+	}
 	return splatOn(x.dev, dt, v, x.Dims())
 }
 

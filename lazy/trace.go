@@ -50,6 +50,10 @@ type traceState struct {
 	// The tracer maps them back to that IR (OnSync, OnHostOp): they are
 	// values of the graph, not data frozen into it.
 	computed map[*deviceData]bool
+	// splats are the constants Go numbers applied to tensors became
+	// (Tensor.number), by value, type and shape: one node each per trace
+	// (see traceState.splat).
+	splats map[traceSplatKey]*Tensor
 }
 
 // local reports whether writing into t (whose contents are before) is a

@@ -12,6 +12,12 @@
 //
 //	cd bench && go run ./cmd/sidebyside -rounds 5
 //
+// PyTorch is Debian's (apt-get install python3-torch libopenblas0-pthread):
+// without OpenBLAS, python3-torch runs its products on the reference BLAS
+// (a 1024² product in about 350 ms instead of 7), and the table says so.
+// An OPENBLAS_CORETYPE set in the environment is kept; the table says
+// when it is not the kernel family the CPU supports best.
+//
 // Each benchmark also runs alone, for benchstat (keys row=... and
 // impl=...):
 //

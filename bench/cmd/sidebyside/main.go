@@ -12,7 +12,8 @@
 // for the PyTorch process to the best OpenBLAS kernel family the CPU
 // supports (SkylakeX with AVX-512, Haswell with AVX2): Debian's OpenBLAS
 // 0.3.21 does not know recent CPU models and otherwise falls back to its
-// SSE3 kernels. Each Go implementation (xlajit, GoMLX, gonum) runs its
+// SSE3 kernels. A value set in the environment is kept, with a warning
+// under the table's header when it is not that family. Each Go implementation (xlajit, GoMLX, gonum) runs its
 // rows in a process of its own every round, as PyTorch does. -raw writes
 // every benchmark line, for benchstat.
 package main
@@ -239,10 +240,12 @@ func main() {
 		}
 	}
 	torchEnv := os.Environ()
-	if os.Getenv("OPENBLAS_CORETYPE") == "" {
-		if core := openblasCore(); core != "" {
-			torchEnv = append(torchEnv, "OPENBLAS_CORETYPE="+core)
-		}
+	if set, best := os.Getenv("OPENBLAS_CORETYPE"), openblasCore(); set == "" && best != "" {
+		torchEnv = append(torchEnv, "OPENBLAS_CORETYPE="+best)
+	} else if set != "" && best != "" && !strings.EqualFold(set, best) {
+		// Kept (someone chose it), but the table must not read as
+		// PyTorch's best.
+		warnings = append(warnings, fmt.Sprintf("OPENBLAS_CORETYPE=%s comes from the environment; this CPU supports %s, PyTorch's products may be slower than they can be (unset it to let this command choose)", set, best))
 	}
 
 	var raw io.Writer
@@ -318,6 +321,10 @@ func benchDir() string {
 	return d
 }
 
+// warnings are what makes the PyTorch column less than PyTorch's best,
+// printed under the table's header.
+var warnings []string
+
 // openblasCore picks OpenBLAS's kernel family from the CPU flags.
 func openblasCore() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
@@ -380,6 +387,13 @@ func printTable(w io.Writer, ids []string, res results, peaks []fmapeak.Result, 
 	fmt.Fprintf(w, "Load average at start %s, at end %s. FMA peak (f32, %s): median %.0f GFLOP/s, max %.0f.\n", load0, load1, isa, peak, peakMax)
 	for _, l := range infoLines {
 		fmt.Fprintf(w, "PyTorch: %s\n", l)
+		if strings.Contains(l, "openblas-core none") {
+			warnings = append(warnings, "PyTorch found no OpenBLAS: its products run on the reference BLAS (apt-get install libopenblas0-pthread)")
+		}
+	}
+	for _, l := range warnings {
+		fmt.Fprintf(w, "Warning: %s.\n", l)
+		fmt.Fprintf(os.Stderr, "warning: %s\n", l)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| workload | xlajit | PyTorch (threads) | xlajit / PyTorch | GoMLX simplego | gonum | check xlajit / PyTorch | notes |")

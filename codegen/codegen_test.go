@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/xlajit/xlajit/codegen/gentrace"
 )
 
 const modulePath = "github.com/xlajit/xlajit"
@@ -86,6 +89,12 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
+// tracers lists the tracing files in dir.
+func tracers(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, tracerPrefix+"*"))
+	return names
+}
+
 func goRun(t *testing.T, cfg Config, dir string) (string, error) {
 	t.Helper()
 	cmd := exec.Command("go", "run", ".")
@@ -140,8 +149,8 @@ func TestDirectiveErrors(t *testing.T) {
 			t.Errorf("no problem %q%s in:\n%s", prefix, msg, e)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, tracerFile)); err == nil {
-		t.Error("tracing file left behind")
+	if left := tracers(cfg.Dir); len(left) > 0 {
+		t.Errorf("tracing files left behind: %v", left)
 	}
 }
 
@@ -162,8 +171,8 @@ func TestCaptureError(t *testing.T) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, tracerFile)); err == nil {
-		t.Error("tracing file left behind")
+	if left := tracers(cfg.Dir); len(left) > 0 {
+		t.Errorf("tracing files left behind: %v", left)
 	}
 	if files, _ := filepath.Glob(filepath.Join(cfg.Dir, "zz_xlajit_*")); len(files) > 0 {
 		t.Errorf("wrote %v", files)
@@ -228,8 +237,8 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("zz_xlajit_net.go lacks %q:\n%s", want, netFile)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(pkg, tracerFile)); err == nil {
-		t.Error("tracing file left behind")
+	if left := tracers(pkg); len(left) > 0 {
+		t.Errorf("tracing files left behind: %v", left)
 	}
 
 	res, err := goRun(t, cfg, pkg)
@@ -323,5 +332,134 @@ func TestParseShapes(t *testing.T) {
 func TestGeneratedName(t *testing.T) {
 	if got := GeneratedName("/a/b/model.go"); got != "/a/b/zz_xlajit_model.go" {
 		t.Error(got)
+	}
+}
+
+// TestConcurrentRuns: a generation and a dump of another shape run at once
+// in one package (two go generate at the same time), both tracing files
+// on disk while each go test runs. Each run builds only its own tracing
+// file and gets its own results.
+func TestConcurrentRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds tracing programs")
+	}
+	ctx := context.Background()
+	dir, cfg := tempModule(t, "aotpkg")
+	pkg := filepath.Join(dir, "aotpkg")
+	cfg.Dir = pkg
+
+	// Both runs wait, their files written, until both files exist.
+	var written sync.WaitGroup
+	written.Add(2)
+	var mu sync.Mutex
+	var seen [][]string
+	traceHook = func(string) {
+		written.Done()
+		written.Wait()
+		mu.Lock()
+		seen = append(seen, tracers(pkg))
+		mu.Unlock()
+	}
+	defer func() { traceHook = nil }()
+
+	var (
+		out     *Output
+		dump    *gentrace.Result
+		genErr  error
+		dumpErr error
+		wg      sync.WaitGroup
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); out, genErr = Generate(ctx, cfg) }()
+	go func() {
+		defer wg.Done()
+		dump, dumpErr = Dump(ctx, cfg, ".", "Affine", "x=f32[5,3] w=f32[3,7]")
+	}()
+	wg.Wait()
+	if genErr != nil {
+		t.Fatalf("generate: %v", genErr)
+	}
+	if dumpErr != nil {
+		t.Fatalf("dump: %v", dumpErr)
+	}
+	for _, s := range seen {
+		if len(s) != 2 {
+			t.Errorf("tracing files while tracing: %v, want two", s)
+		}
+	}
+	if len(out.Files) != 3 {
+		t.Fatalf("files %v", out.Files)
+	}
+	model := string(out.Files[0].Data)
+	for _, want := range []string{"func AffineAOT(x, w *lazy.Tensor) *lazy.Tensor {", "%dotgeneral_1 : f32[2,4] = DotGeneral(%arg0, %arg1", "func NoisyAOT("} {
+		if !strings.Contains(model, want) {
+			t.Errorf("%s lacks %q:\n%s", out.Files[0].Path, want, model)
+		}
+	}
+	if dump.Name != "Affine" || !strings.Contains(dump.GraphSite, ": f32[5,7] = DotGeneral(%arg0, %arg1") || strings.Contains(dump.GraphSite, "f32[2,4]") {
+		t.Errorf("dump of Affine at f32[5,3]·f32[3,7]:\n%s", dump.GraphSite)
+	}
+	if left := tracers(pkg); len(left) > 0 {
+		t.Errorf("tracing files left behind: %v", left)
+	}
+}
+
+// TestStaleTracers: tracing files that killed runs left behind (an earlier
+// version's fixed name, a dead process's) are removed and do not break the
+// next run; a live run's file and the user's files that merely share the
+// prefix are kept.
+func TestStaleTracers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a tracing program")
+	}
+	dir, cfg := tempModule(t, "aotpkg")
+	pkg := filepath.Join(dir, "aotpkg")
+	cfg.Dir = pkg
+
+	// A process that has exited: its pid is a killed run's.
+	done := exec.Command(os.Args[0], "-test.run=^$")
+	if err := done.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := done.Process.Pid
+	host, _ := os.Hostname()
+	// What a run writes (stub wrappers and TestXlajitGen), which would not
+	// compile beside this run's tracing file if it were built with it.
+	body := func(pid int, id string) string {
+		return fmt.Sprintf("%s// xlajit gen run: pid %d on host %q.\n\n//go:build xlajit_gen && xlajit_gen_%s\n\npackage main\n\n"+
+			"import \"testing\"\n\nfunc TestXlajitGen(t *testing.T) {}\n", tracerMark, pid, host, id)
+	}
+	files := map[string]string{
+		// Killed: removed.
+		"xlajit_gen_tmp_0123456789ab_test.go": body(dead, "0123456789ab"),
+		legacyTracerFile:                      tracerMark + "\n//go:build xlajit_gen\n\npackage main\n\nimport \"testing\"\n\nfunc TestXlajitGen(t *testing.T) {}\n",
+		// Still running (this process): kept, and left out of the build by its tag.
+		"xlajit_gen_tmp_ba9876543210_test.go": body(os.Getpid(), "ba9876543210"),
+		// The user's: kept.
+		"xlajit_gen_tmp_user_test.go": "package main\n\nimport \"testing\"\n\nfunc TestUserFile(t *testing.T) {}\n",
+		"xlajit_gen_tmp_notes.txt":    tracerMark,
+	}
+	for name, src := range files {
+		write(t, filepath.Join(pkg, name), src)
+	}
+	out, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Files) != 3 {
+		t.Fatalf("files %v", out.Files)
+	}
+	if !strings.Contains(string(out.Files[0].Data), "%dotgeneral_1 : f32[2,4] = DotGeneral(%arg0, %arg1") {
+		t.Errorf("%s:\n%s", out.Files[0].Path, out.Files[0].Data)
+	}
+	for name, src := range files {
+		_, err := os.Stat(filepath.Join(pkg, name))
+		kept := err == nil
+		if want := !strings.Contains(name, "0123456789ab") && name != legacyTracerFile; kept != want {
+			t.Errorf("%s: kept = %v, want %v", name, kept, want)
+		}
+		if kept && read(t, filepath.Join(pkg, name)) != src {
+			t.Errorf("%s changed", name)
+		}
 	}
 }

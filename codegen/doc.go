@@ -57,8 +57,14 @@
 // test file (build tag xlajit_gen, under which the generated files are
 // left out and the test file provides stub wrappers for user code that
 // already calls them) that passes the functions to package gentrace, run
-// with `go test -tags xlajit_gen -run ^TestXlajitGen$`. The file is
-// removed afterwards, also on failure or interrupt.
+// with `go test -tags xlajit_gen,xlajit_gen_ID -run ^TestXlajitGen$`. The
+// file, xlajit_gen_tmp_ID_test.go, is removed afterwards, also on failure
+// or interrupt. ID is random per run, and the file builds only under its
+// own tag, so runs in one package may overlap (two go generate at once):
+// each compiles its own tracing file and no other. A run removes the
+// tracing files that killed runs left behind (a process of this host that
+// is gone, or an earlier version's xlajit_gen_tmp_test.go); files without
+// the tracing header are never touched.
 //
 // Place in the flow: cmd/xlajit gen|dump → codegen (golang.org/x/tools/go/packages,
 // github.com/dave/jennifer) → go test → gentrace → jit.TraceAOT → bridge.Trace.

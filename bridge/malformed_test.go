@@ -19,6 +19,10 @@ func TestCompileRejectsMalformedGraphs(t *testing.T) {
 		{"%a : f32[2] = placeholder[capture 1000000000000]\n%b : f32[2] = Neg(%a)\noutput(%b)", "placeholder[capture 1000000000000]"},
 		{"%a : f32[2] = placeholder[arg 1]\noutput(%a)", "placeholder[arg 1]"},
 		{"%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = placeholder[arg 0]\n%c : f32[2] = Add(%a, %b)\noutput(%c)", "placeholder[arg 0]"},
+		// A call whose recorded shape is not its op's result, and a
+		// host-only op, name the node and what is wrong.
+		{"%a : f32[2] = placeholder[arg 0]\n%b : f32[3] = Neg(%a)\noutput(%b)", "%b (Neg): Neg result 0 is f32[2], graph records f32[3]"},
+		{"%a : i1[6] = placeholder[arg 0]\n%nz : i64[3,1] = NonZero(%a)\noutput(%nz)", "%nz (NonZero): NonZero runs on the host only"},
 	} {
 		g, err := fx.Parse(c.src)
 		if err != nil {

@@ -127,8 +127,20 @@ func (in *Interpreter) call(n *Node, args []*lazy.Tensor) (res []*lazy.Tensor, e
 		return nil, fmt.Errorf("a call without an op")
 	}
 	err = lazy.Try(func() { res = lazy.RecordOn(in.Device, op, n.Attrs, args...) })
-	if err == nil && len(res) != len(n.Shapes) {
+	switch {
+	case err != nil:
+	case len(res) == 0 && len(n.Shapes) > 0 && op.Lower == nil:
+		// A host-only op (data-dependent output shape) records nothing.
+		err = fmt.Errorf("%s runs on the host only (no lowering; its result shape depends on the data): it cannot be recorded", op.Name)
+	case len(res) != len(n.Shapes):
 		err = fmt.Errorf("%s returned %d results, graph records %d", op.Name, len(res), len(n.Shapes))
+	default:
+		for i, t := range res {
+			if !t.Shape().Equal(n.Shapes[i]) {
+				err = fmt.Errorf("%s result %d is %s, graph records %s", op.Name, i, t.Shape(), n.Shapes[i])
+				break
+			}
+		}
 	}
 	return res, err
 }

@@ -12,11 +12,19 @@ import (
 // placeholders of its recorded operand shapes) uses a StableHLO op or
 // element type the device's client does not report as supported. Nothing
 // executes, and whatever the trial lowerings count goes into a counting
-// scope that is dropped: no counter changes.
+// scope that is dropped: no counter changes. A nil dev means the default
+// device (as for fx.Interpreter and lazy.RecordOn), not a device that runs
+// nothing; a nil g has no nodes to run on the host.
 func Discover(g *fx.Graph, dev *lazy.Device) map[*fx.Node]bool {
+	host := map[*fx.Node]bool{}
+	if g == nil {
+		return host
+	}
+	if dev == nil {
+		dev = lazy.DefaultDevice()
+	}
 	endCount := lazy.BeginCountScope()
 	defer endCount(false)
-	host := map[*fx.Node]bool{}
 	var in []lazy.Shape // reused: DeviceSupports keeps no operand list
 	// last is the latest answer per op. A traced function repeats the
 	// same op on the same shapes with the same attributes (a constant's

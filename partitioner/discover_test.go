@@ -35,3 +35,20 @@ func TestDiscoverKeepsLoweringBugs(t *testing.T) {
 		t.Errorf("Discover panicked with %T %v, want the lowering's runtime.Error", bug, bug)
 	}
 }
+
+// Discover with a nil device asks the default device, as fx.Interpreter
+// and lazy.RecordOn do (it does not send every node to the host); a nil
+// graph has no host nodes.
+func TestDiscoverNilDevice(t *testing.T) {
+	g, err := fx.Parse("%a : f32[6] = placeholder[arg 0]\n%n : f32[6] = Neg(%a)\n%g : i1[6] = Compare(%n, %a, dir=\"GT\")\n%nz : i64[3,1] = NonZero(%g)\noutput(%nz)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := partitioner.Discover(g, nil)
+	if len(host) != 1 || !host[g.Nodes[3]] {
+		t.Errorf("Discover(g, nil) = %v, want only %%nz on the host", host)
+	}
+	if host := partitioner.Discover(nil, nil); len(host) != 0 {
+		t.Errorf("Discover(nil, nil) = %v", host)
+	}
+}

@@ -80,7 +80,8 @@ func (p *Program) Mutates() bool { return len(p.muts) > 0 }
 // Compile lowers g to StableHLO through the lazy runtime (placeholders for
 // its inputs), hashes it, and finds or compiles the executable under the
 // hash. Nothing executes. The counters show the compile (UncachedCompile
-// or CachedCompile).
+// or CachedCompile). A nil dev means the default device, as for
+// fx.Interpreter and partitioner.Discover.
 func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) { return compile(g, nil, dev) }
 
 // CompileTraced is Compile of a trace's graph. The graph's IR over
@@ -95,6 +96,9 @@ func Compile(g *fx.Graph, dev *lazy.Device) (*Program, error) { return compile(g
 // way the IR's hash, the module and the program are the same. The traced
 // IR is dropped (it holds the traced inputs' buffers).
 func CompileTraced(tr *Traced, dev *lazy.Device) (*Program, error) {
+	if tr == nil {
+		return nil, fmt.Errorf("bridge: CompileTraced of a nil trace")
+	}
 	ir := tr.ir
 	tr.ir = nil
 	return compile(tr.Graph, ir, dev)
@@ -104,6 +108,9 @@ func compile(g *fx.Graph, ir []*lazy.Node, dev *lazy.Device) (*Program, error) {
 	nArgs, nCaps, err := checkPlaceholders(g)
 	if err != nil {
 		return nil, err
+	}
+	if dev == nil {
+		dev = lazy.DefaultDevice()
 	}
 	args := make([]*lazy.Tensor, nArgs)
 	caps := make([]*lazy.Tensor, nCaps)

@@ -38,6 +38,21 @@ func TestCompileRejectsMalformedGraphs(t *testing.T) {
 	if _, err := bridge.Compile(nil, dev); err == nil {
 		t.Error("Compile(nil): no error")
 	}
+	if _, err := bridge.CompileTraced(nil, dev); err == nil {
+		t.Error("CompileTraced(nil): no error")
+	}
+	// A nil device is the default device (freshDevice made it dev).
+	g, err := fx.Parse("%a : f32[2] = placeholder[arg 0]\n%b : f32[2] = Neg(%a)\noutput(%b)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bridge.Compile(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs, err := p.Run([]*lazy.Tensor{lazy.FromSlice([]float32{1, 2})}, nil); err != nil || vals(outs[0]) != "[-1 -2]" {
+		t.Errorf("Compile(g, nil) runs to %v, %v", outs, err)
+	}
 }
 
 // A nil tensor among the arguments of Trace or Run is an error naming its

@@ -66,6 +66,8 @@ var compileSeeds = []string{
 	"%x : f32[2] = placeholder[arg 0]\n%c : f32[2] = StopGradient(%x, %x)\noutput(%c)",
 	"%x : f32[0] = placeholder[arg 0]\n%c : f32[0] = Neg(%x)\noutput(%c)",
 	"%x : f32[] = placeholder[arg 0]\n%c : f32[] = ReduceSum(%x, axes=[])\noutput(%c, %x; %x <- %x)",
+	// A failed Check without op and msg attributes read "(): ".
+	"%a : i64[4] = placeholder[arg 0]\n%b : i1[] = Constant(value=lit(i1[], [false]))\n%c : i64[4] = Check(%a, %b)\noutput(%c)",
 }
 
 // FuzzCompileParsed compiles whatever fx.Parse accepts: Compile, Discover

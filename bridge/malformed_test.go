@@ -80,3 +80,21 @@ func TestNilTensorArguments(t *testing.T) {
 		t.Errorf("Run after the failed ones: %v %v", outs, err)
 	}
 }
+
+// A failed run-time check of a parsed graph whose Check node names no op
+// and no message still says what failed.
+func TestCheckWithoutMessage(t *testing.T) {
+	dev := freshDevice(t)
+	g, err := fx.Parse("%a : i64[4] = placeholder[arg 0]\n%b : i1[] = Constant(value=lit(i1[], [false]))\n%c : i64[4] = Check(%a, %b)\noutput(%c)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bridge.Compile(g, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Run([]*lazy.Tensor{lazy.Zeros(lazy.I64, 4)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Check(): a run-time check failed") {
+		t.Errorf("Run: err = %v, want the failed check named", err)
+	}
+}

@@ -51,7 +51,22 @@ func allTrue(ok *Tensor) *Tensor {
 
 // checkMessage is the text a check's flag stands for in a module.
 func checkMessage(a Attrs) string {
-	return a.Str("op") + "(" + a.Str("shapes") + "): " + a.Str("msg")
+	op, msg := checkOpMsg(a)
+	return op + "(" + a.Str("shapes") + "): " + msg
+}
+
+// checkOpMsg is a Check node's op and message; a node that names neither
+// (an fx graph from outside, whose attributes may say anything) still
+// gets an error that says what failed.
+func checkOpMsg(a Attrs) (op, msg string) {
+	op, msg = a.Str("op"), a.Str("msg")
+	if op == "" {
+		op = "Check"
+	}
+	if msg == "" {
+		msg = "a run-time check failed"
+	}
+	return op, msg
 }
 
 // errCheck is a failed check found by an execution: which one (in graph
@@ -90,7 +105,8 @@ func (g *Graph) checkError(err error) error {
 	if s := n.attrs.Str("shapes"); s != "" {
 		shapes = strings.Split(s, ", ")
 	}
-	return &Error{Op: n.attrs.Str("op"), Shapes: shapes, Msg: n.attrs.Str("msg"), Site: n.Site()}
+	op, msg := checkOpMsg(n.attrs)
+	return &Error{Op: op, Shapes: shapes, Msg: msg, Site: n.Site()}
 }
 
 // moduleChecks returns the check messages of a lowered module (nil: none).

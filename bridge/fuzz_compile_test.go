@@ -66,6 +66,8 @@ var compileSeeds = []string{
 	"%x : f32[2] = placeholder[arg 0]\n%c : f32[2] = StopGradient(%x, %x)\noutput(%c)",
 	"%x : f32[0] = placeholder[arg 0]\n%c : f32[0] = Neg(%x)\noutput(%c)",
 	"%x : f32[] = placeholder[arg 0]\n%c : f32[] = ReduceSum(%x, axes=[])\noutput(%c, %x; %x <- %x)",
+	"%a : f32[8,6] = placeholder[arg 0] sharding={devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}\n%w : f32[6] = placeholder[capture 0] sharding={devices=[4]0,1,2,3}\n%b : f32[8,6] = Sharding(%a, sharding=\"{replicated}\")\noutput(%b, %w)",
+	"%a : f32[8,6] = placeholder[arg 0]\n%b : f32[8,6] = Sharding(%a, sharding=\"{devices=[9,9]0}\")\noutput(%b)",
 	// A failed Check without op and msg attributes read "(): ".
 	"%a : i64[4] = placeholder[arg 0]\n%b : i1[] = Constant(value=lit(i1[], [false]))\n%c : i64[4] = Check(%a, %b)\noutput(%c)",
 }

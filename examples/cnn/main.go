@@ -75,6 +75,10 @@ func newOptimizer(m *cnn, cfg config, stepsPerEpoch int) *optim.Adam {
 }
 
 func run(cfg config) (*result, error) {
+	if cfg.Limit > 0 && cfg.Batch > cfg.Limit {
+		// Known before the data set is read (a second or more).
+		return nil, fmt.Errorf("%d training images do not fill one batch of %d", cfg.Limit, cfg.Batch)
+	}
 	train, test, err := mnist.Load()
 	if err != nil {
 		return nil, err

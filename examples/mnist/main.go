@@ -65,6 +65,10 @@ type result struct {
 }
 
 func run(cfg config) (*result, error) {
+	if cfg.Limit > 0 && cfg.Batch > cfg.Limit {
+		// Known before the data set is read (a second or more).
+		return nil, fmt.Errorf("%d training images do not fill one batch of %d", cfg.Limit, cfg.Batch)
+	}
 	train, test, err := mnist.Load()
 	if err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ func TestConvPlanes(t *testing.T) {
 	defer linalg.SetSmallConv(false, false)()
 	r := rand.New(rand.NewPCG(21, 22))
 	iters := 400
-	if testing.Short() {
+	if testing.Short() || linalg.RaceBuild {
 		iters = 80
 	}
 	count := map[string]int{}

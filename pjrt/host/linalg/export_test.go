@@ -74,3 +74,8 @@ func SetSmallConv(on, goOnly bool) func() {
 // their assembly kernels on this machine (else they are chosen only when
 // the Go loops are forced).
 func HasSmallConvKernels() bool { return tapsKernel != nil && wgradKernel != nil }
+
+// RaceBuild reports a race-detector build: random numeric tests run their
+// -short number of cases there (the detector slows the Go kernels tenfold
+// and finds nothing more in the extra cases, which differ only in shapes).
+const RaceBuild = raceBuild

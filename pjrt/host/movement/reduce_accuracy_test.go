@@ -24,8 +24,8 @@ func sumBound(n int) float64 {
 // (contiguous, rows with many runs, columns), and random data within the
 // stated bound.
 func TestReduceSumAccuracy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("16M-element sums")
+	if testing.Short() || raceBuild {
+		t.Skip("16M-element sums (-short, or the race detector)")
 	}
 	const n = 1 << 24
 	layouts := []struct{ in, dims []int64 }{

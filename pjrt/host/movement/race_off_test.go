@@ -1,0 +1,5 @@
+//go:build !race
+
+package movement
+
+const raceBuild = false

@@ -463,3 +463,18 @@ func TestStaleTracers(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvAppendsDoNotAlias: what runs append to a Config's Env (the
+// tracing program's output path) stays each run's own, also when Env has
+// spare capacity, as append(os.Environ(), ...) leaves it. Two runs at once
+// wrote their output paths into one slot, and one read back nothing.
+func TestEnvAppendsDoNotAlias(t *testing.T) {
+	env := make([]string, 1, 8)
+	env[0] = "A=1"
+	c := &Config{Env: env}
+	a := append(c.env(), "OUT=a")
+	b := append(c.env(), "OUT=b")
+	if a[1] != "OUT=a" || b[1] != "OUT=b" || len(env) != 1 {
+		t.Errorf("appends alias: %q and %q", a, b)
+	}
+}

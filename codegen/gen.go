@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,7 +24,9 @@ type Config struct {
 
 func (c *Config) env() []string {
 	if c.Env != nil {
-		return c.Env
+		// Clipped: callers append to it, and runs sharing a Config's
+		// Env (two at once) must not write into one backing array.
+		return slices.Clip(c.Env)
 	}
 	return os.Environ()
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +30,8 @@ import (
 // plainly and Go frees it. Free buffers go back to Go over collections:
 // at each one, each size drops as many free buffers as it never needed
 // since the previous one (its low-water mark), less as many as it handed
-// out (the next interval needs as many spare again: collectSoon starts
-// collections while free buffers remain); a size nobody asked for since
+// out (the next interval needs as many spare again: background
+// collections start while free buffers remain); a size nobody asked for since
 // the previous collection keeps its buffers until it has been unused for
 // recycleIdle (collections can come faster than executions), so storage
 // of a size nobody asks for any more is Go's again after recycleIdle and
@@ -53,7 +54,7 @@ var RecycleBudget int64 = 64 << 20
 const recycleIdle = time.Second
 
 // recycleCollectBytes is how many bytes of recycled storage are handed
-// out between two collections the recycler starts (see collectSoon).
+// out between two collections the recycler starts (see awaitFree and collecting).
 const recycleCollectBytes = 16 << 20
 
 type recycleClass struct {
@@ -91,14 +92,7 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 	r.Lock()
 	c := r.class(size)
 	if len(c.free) == 0 && c.armed > 0 {
-		// Buffers of this size are out, and a finalizer may be waiting
-		// for a thread to give one back: let it run once before
-		// allocating fresh storage. Collections may have ticked
-		// meanwhile and dropped the size: look it up again.
-		r.Unlock()
-		runtime.Gosched()
-		r.Lock()
-		c = r.class(size)
+		c = r.awaitFree(size)
 	}
 	var p *complex128
 	switch k := len(c.free); {
@@ -113,6 +107,7 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 		fresh = true
 		if !r.ticking {
 			r.ticking = true
+			noteScannable()
 			armTick()
 		}
 	default:
@@ -123,10 +118,18 @@ func recycledBytes(n int) (b []byte, fresh bool) {
 	c.takes++
 	c.used = time.Now()
 	r.taken += int64(size)
-	if int64(len(c.free)*size) < r.taken {
-		collectSoon()
+	collect := !collectInline() && int64(len(c.free)*size) < r.taken &&
+		r.taken >= recycleCollectBytes && collecting.CompareAndSwap(false, true)
+	if collect {
+		r.taken = 0
 	}
 	r.Unlock()
+	if collect {
+		go func() {
+			runtime.GC()
+			collecting.Store(false)
+		}()
+	}
 	if fresh {
 		p = &make([]complex128, size/16)[0]
 	}
@@ -172,27 +175,96 @@ func (r *recyclerState) evict(n int64) bool {
 	return r.bytes+n <= RecycleBudget
 }
 
+// awaitFree is called, with the lock held, when the free list of size is
+// empty while buffers of that size are out; it returns the size's class,
+// the lock held. A finalizer may be waiting for a thread to give a buffer
+// back: it lets it run once before fresh storage is allocated. Where
+// collections run inline (collectInline), a dry list starts one here
+// first, at most one per recycleCollectBytes handed out, and then lets the
+// finalizers it queued run. Collections may have ticked meanwhile and
+// dropped the size: it is looked up again.
+func (r *recyclerState) awaitFree(size int) *recycleClass {
+	yields := 1
+	if r.taken >= recycleCollectBytes &&
+		collectInline() && collecting.CompareAndSwap(false, true) {
+		r.taken = 0
+		r.Unlock()
+		runtime.GC()
+		collecting.Store(false)
+		r.Lock()
+		yields = collectYields
+	}
+	for i := 0; ; i++ {
+		r.Unlock()
+		runtime.Gosched()
+		r.Lock()
+		c := r.class(size)
+		if len(c.free) > 0 || c.armed == 0 || i+1 == yields {
+			return c
+		}
+	}
+}
+
+// collectYields is how many times awaitFree yields to the finalizers of
+// the collection it ran before it gives up on them.
+const collectYields = 4
+
 // collecting is set while a collection the recycler started runs.
 var collecting atomic.Bool
 
-// collectSoon starts a collection in the background once
-// recycleCollectBytes were handed out since the last one (the caller
-// holds the recycler's lock and has found a size's free buffers fewer
-// than those taken since then, or none). Dropped results are only found
-// by a collection, and Go's pacer would start the next one late: the free
-// buffers count as live heap, so as many bytes again are allocated fresh
-// (zeroed, often page-faulted) before it runs. Starting it while free
-// buffers remain finds the dropped ones before the list runs dry, and
-// costs at most one collection per recycleCollectBytes handed out, fewer
-// than the fresh allocations it spares would have caused.
-func collectSoon() {
-	if recycler.taken < recycleCollectBytes || !collecting.CompareAndSwap(false, true) {
-		return
+// Dropped results are only found by a collection, and Go's pacer would
+// start the next one late: the free buffers count as live heap, so as many
+// bytes again are allocated fresh (zeroed, often page-faulted) before it
+// runs. The recycler starts collections itself, at most one per
+// recycleCollectBytes handed out, in one of two ways:
+//
+//   - While the heap a collection scans is small (collectInline), the
+//     allocation that finds its size's free list dry runs one, in its own
+//     goroutine, before the work the storage is
+//     for (awaitFree). A collection running beside that work would stop it
+//     twice (each stop-the-world signals every running thread, and threads
+//     in assembly kernels stop only once they return to Go) and take a
+//     share of its CPUs; run before it, with the other threads idle, it is
+//     over in about half a millisecond on two cores. Waiting until the
+//     list is dry lets each collection find all it can. (Waiting also for
+//     RecycleBudget to fill, to collect less often, made short loops
+//     slower: filling it costs fresh, page-faulted storage.)
+//   - A larger heap is collected in the background, where its marking
+//     overlaps the work instead of delaying it, and it is started early:
+//     when a size's free buffers are fewer than the bytes handed out since
+//     the last collection, so that it finds the dropped ones before the
+//     list runs dry.
+
+// collectInlineScan is the most scannable memory (heap, stacks, globals,
+// as the last collection found them) for which collections run inline.
+const collectInlineScan = 2 << 20
+
+// scannable is the scannable memory the last collection found (see
+// noteScannable).
+var scannable atomic.Uint64
+
+// collectInline reports whether collections the recycler starts run in
+// the allocating goroutine.
+func collectInline() bool { return scannable.Load() <= collectInlineScan }
+
+// scanSamples are the runtime metrics noteScannable reads (the caller
+// holds the recycler's lock).
+var scanSamples = []metrics.Sample{
+	{Name: "/gc/scan/heap:bytes"},
+	{Name: "/gc/scan/stack:bytes"},
+	{Name: "/gc/scan/globals:bytes"},
+}
+
+// noteScannable records the memory the last collection scanned.
+func noteScannable() {
+	metrics.Read(scanSamples)
+	var n uint64
+	for _, s := range scanSamples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			n += s.Value.Uint64()
+		}
 	}
-	go func() {
-		runtime.GC()
-		collecting.Store(false)
-	}()
+	scannable.Store(n)
 }
 
 // gcTick is an object whose cleanup marks a collection and makes the next
@@ -209,6 +281,7 @@ func recycleTick(int) {
 	r.Lock()
 	defer r.Unlock()
 	r.taken = 0
+	noteScannable()
 	for size, c := range r.classes {
 		drop := max(min(c.low, len(c.free))-c.takes, 0)
 		if c.takes == 0 && time.Since(c.used) < recycleIdle {

@@ -186,33 +186,72 @@ func TestRecycleSmallIsPlain(t *testing.T) {
 	}
 }
 
-// A loop that drops its results starts a collection itself once
-// recycleCollectBytes were handed out, so that the dropped storage comes
-// back before the free buffers run out; Go's pacer alone would start it
-// only after as many bytes again were allocated fresh.
+// forcedCollections is the number of collections runtime.GC started.
+func forcedCollections() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// A loop that drops its results starts collections itself, at most one
+// per recycleCollectBytes handed out, so that the dropped storage comes
+// back before fresh storage is needed; Go's pacer alone would start one
+// only after as many bytes again were allocated fresh. Over a small heap
+// the collection runs in the allocating goroutine, when a size's free
+// list is dry (done before the allocation returns); over a heap with more
+// to scan it runs in the background, started while free buffers remain.
 func TestRecycleStartsCollections(t *testing.T) {
-	var x *Ctx
-	forced := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
+	for _, tc := range []struct {
+		name   string
+		inline bool
+		// ballast is a live heap large enough that Go's pacer starts no
+		// collection during the loop: any collection is the recycler's.
+		ballast func() any
+	}{
+		{"inline", true, func() any { return make([]byte, 256<<20) }},
+		{"background", false, func() any {
+			// Pointers to scan: more than collectInlineScan.
+			p := make([]*int, 4*collectInlineScan/8)
+			for i := range p {
+				p[i] = new(int)
+			}
+			return p
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var x *Ctx
+			ballast := tc.ballast()
+			runtime.GC()
+			noteScannable()
+			if collectInline() != tc.inline {
+				t.Fatalf("collections inline = %v over %d scannable bytes, want %v", !tc.inline, scannable.Load(), tc.inline)
+			}
+			dims := []int64{1 << 18} // 1 MiB
+			const mib = 6 * recycleCollectBytes >> 20
+			before, reused := forcedCollections(), recycler.reused.Load()
+			for range mib {
+				l := x.NewLiteralUninit(hlo.F32, dims)
+				clear(l.Data)
+			}
+			if tc.inline {
+				got := forcedCollections() - before
+				if got == 0 || got > mib/(recycleCollectBytes>>20) {
+					t.Fatalf("%d collections ran while %d MiB were handed out, want 1 to %d", got, mib, mib/(recycleCollectBytes>>20))
+				}
+				if r := recycler.reused.Load() - reused; r < mib/2 {
+					t.Fatalf("%d of %d results reused dropped storage, want at least half", r, mib)
+				}
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for forcedCollections() == before {
+				if time.Now().After(deadline) {
+					t.Fatalf("no collection started after %d MiB of recycled results were handed out", mib)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			runtime.KeepAlive(ballast)
+		})
 	}
-	dims := []int64{1 << 18} // 1 MiB
-	// A live heap large enough that Go's pacer starts no collection
-	// during the loop below: any collection is the recycler's.
-	ballast := make([]byte, 256<<20)
 	runtime.GC()
-	before := forced()
-	for i := 0; i < 2*recycleCollectBytes>>20; i++ {
-		l := x.NewLiteralUninit(hlo.F32, dims)
-		clear(l.Data)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for forced() == before {
-		if time.Now().After(deadline) {
-			t.Fatalf("no collection started after %d MiB of recycled results were handed out", 2*recycleCollectBytes>>20)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	runtime.KeepAlive(ballast)
+	noteScannable()
 }

@@ -123,23 +123,44 @@ func (w *walker) keyWith(cs *capSet) {
 // was an input like any other), and it is stored under the call's key
 // too. (Without this a call pattern A, B, A traced A twice when B's trace
 // made one of A's arguments a known written capture.)
+//
+// The key for n changes only past an argument's capture index, so the n
+// from 0 to cs.size()-1 fall in at most one run per argument capture,
+// plus one, each with one key: a miss costs a lookup per run, not per
+// written capture (a model's whole parameter list, when its optimizer
+// writes them through a closure).
 func (s *fnState) findEarlier(w *walker, cs *capSet) *entry {
-	for n := cs.size() - 1; n >= 0; n-- {
-		key := appendCaptureAliasesUpTo(w.key[:w.baseLen:w.baseLen], cs, n, w.tensors)
+	var buf [8]int
+	ks := buf[:0] // the capture indexes of the arguments, ascending
+	for _, t := range w.tensors {
+		if k, ok := cs.index[t]; ok && !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	for i, hi := len(ks), cs.size()-1; i >= 0 && hi >= 0; i-- {
+		lo := 0 // the run [lo, hi] of n with one key
+		if i > 0 {
+			lo = ks[i-1] + 1
+		}
+		if lo > hi {
+			continue
+		}
+		key := appendCaptureAliasesUpTo(w.key[:w.baseLen:w.baseLen], cs, hi, w.tensors)
 		s.mu.RLock()
 		e := s.entries[string(key)]
 		s.mu.RUnlock()
-		if e == nil || e.keyCaps != n || capturesMarkedSince(e.captures, cs, n, w.tensors) {
-			continue
+		if e != nil && lo <= e.keyCaps && e.keyCaps <= hi && !capturesMarkedSince(e.captures, cs, e.keyCaps, w.tensors) {
+			s.mu.Lock()
+			if _, ok := s.entries[string(w.key)]; !ok {
+				s.entries[string(w.key)] = e
+				s.rekeyed++
+			}
+			s.mu.Unlock()
+			s.last.Store(e)
+			return e
 		}
-		s.mu.Lock()
-		if _, ok := s.entries[string(w.key)]; !ok {
-			s.entries[string(w.key)] = e
-			s.rekeyed++
-		}
-		s.mu.Unlock()
-		s.last.Store(e)
-		return e
+		hi = lo - 1
 	}
 	return nil
 }

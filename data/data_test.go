@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func sampleMemory(t *testing.T, n int) *Memory {
@@ -577,5 +579,45 @@ func TestWriteRecordsPanicKeepsTheOldFile(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 1 {
 		t.Errorf("files left in the directory: %v", names)
+	}
+}
+
+// A Read that fails leaves its destinations as they were: a record with
+// a bool byte other than 0 or 1 writes none of its fields, and no invalid
+// bool reaches a []bool.
+func TestRecordsReadFailureWritesNothing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.rec")
+	header := `{"n":2,"fields":[{"name":"x","dtype":"f32","dims":[2]},{"name":"b","dtype":"i1","dims":[2]}]}`
+	one := func(x0, x1 float32, b0, b1 byte) []byte {
+		rec := binary.LittleEndian.AppendUint32(nil, math.Float32bits(x0))
+		rec = binary.LittleEndian.AppendUint32(rec, math.Float32bits(x1))
+		return append(rec, b0, b1)
+	}
+	body := append(one(1, 2, 1, 0), one(3, 4, 1, 2)...)
+	if err := os.WriteFile(p, append([]byte(recordsMagic+header+"\n"), body...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRecords(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	x, b := []float32{-7, -7}, []bool{false, true}
+	dst := []any{x, b}
+	if err := r.Read(0, dst); err != nil || !slices.Equal(x, []float32{1, 2}) || !slices.Equal(b, []bool{true, false}) {
+		t.Fatalf("example 0: %v, x %v b %v", err, x, b)
+	}
+	x[0], x[1], b[0], b[1] = -7, -7, false, true
+	err = r.Read(1, dst)
+	if err == nil || !strings.Contains(err.Error(), `field "b": bool element 1 is 2`) {
+		t.Fatalf("example 1: error %v, want one naming the bool element", err)
+	}
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 2)
+	if !slices.Equal(x, []float32{-7, -7}) || raw[0] != 0 || raw[1] != 1 {
+		t.Errorf("after the failed read x = %v, b bytes = %v: want them as they were ([-7 -7], [0 1])", x, raw)
+	}
+	// A destination of the wrong size is refused before anything is read.
+	if err := r.Read(0, []any{x, []bool{false}}); err == nil || !strings.Contains(err.Error(), `field "b"`) || x[0] != -7 {
+		t.Errorf("short destination: %v, x %v", err, x)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 	"unsafe"
 
 	"github.com/xlajit/xlajit/internal/atomicfile"
@@ -172,7 +173,9 @@ func (r *Records) Len() int { return r.n }
 // Specs describes the fields.
 func (r *Records) Specs() []Spec { return r.specs }
 
-// Read reads example i from the file (safe for concurrent use).
+// Read reads example i from the file into dst, one destination per
+// field (safe for concurrent use). It reads the whole record and checks
+// it before it writes any destination: on an error dst is as it was.
 func (r *Records) Read(i int, dst []any) error {
 	if i < 0 || i >= r.n {
 		return fmt.Errorf("data: example %d out of range [0, %d)", i, r.n)
@@ -181,23 +184,46 @@ func (r *Records) Read(i int, dst []any) error {
 		return fmt.Errorf("data: %d destinations for %d fields", len(dst), len(r.specs))
 	}
 	for k, s := range r.specs {
-		b := rawBytes(dst[k])
-		if b == nil || len(b) != s.size()*s.DType.Size() {
+		if b := rawBytes(dst[k]); b == nil || len(b) != s.size()*s.DType.Size() {
 			return fmt.Errorf("data: field %q: destination %T does not hold %d %s elements", s.Name, dst[k], s.size(), s.DType)
 		}
-		if _, err := r.f.ReadAt(b, r.start+int64(i)*r.record+r.offs[k]); err != nil {
-			return fmt.Errorf("data: example %d: %w", i, err)
+	}
+	bp := recordBufs.Get().(*[]byte)
+	defer recordBufs.Put(bp)
+	if int64(cap(*bp)) < r.record {
+		*bp = make([]byte, r.record)
+	}
+	rec := (*bp)[:r.record]
+	if _, err := r.f.ReadAt(rec, r.start+int64(i)*r.record); err != nil {
+		return fmt.Errorf("data: example %d: %w", i, err)
+	}
+	for k, s := range r.specs {
+		if s.DType != lazy.Bool {
+			continue
 		}
-		if s.DType == lazy.Bool {
-			for j, v := range b {
-				if v > 1 {
-					return fmt.Errorf("data: example %d field %q: bool element %d is %d", i, s.Name, j, v)
-				}
+		for j, v := range r.field(rec, k) {
+			if v > 1 {
+				return fmt.Errorf("data: example %d field %q: bool element %d is %d", i, s.Name, j, v)
 			}
 		}
 	}
+	for k := range r.specs {
+		copy(rawBytes(dst[k]), r.field(rec, k))
+	}
 	return nil
 }
+
+// field is field k's bytes within record rec.
+func (r *Records) field(rec []byte, k int) []byte {
+	end := r.record
+	if k+1 < len(r.offs) {
+		end = r.offs[k+1]
+	}
+	return rec[r.offs[k]:end]
+}
+
+// recordBufs holds the buffers Read reads whole records into.
+var recordBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // Close closes the file.
 func (r *Records) Close() error { return r.f.Close() }

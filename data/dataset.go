@@ -161,10 +161,14 @@ func (m *Memory) Read(i int, dst []any) error {
 	if len(dst) != len(m.cols) {
 		return fmt.Errorf("data: %d destinations for %d fields", len(dst), len(m.cols))
 	}
-	for k, c := range m.cols {
-		sz := c.spec.size()
-		if err := copyRow(dst[k], c.data, i*sz, sz); err != nil {
-			return fmt.Errorf("data: field %q: %w", c.spec.Name, err)
+	// Every destination is checked before any is written: on an error
+	// dst is as it was.
+	for _, write := range []bool{false, true} {
+		for k, c := range m.cols {
+			sz := c.spec.size()
+			if err := copyRow(dst[k], c.data, i*sz, sz, write); err != nil {
+				return fmt.Errorf("data: field %q: %w", c.spec.Name, err)
+			}
 		}
 	}
 	return nil
@@ -194,40 +198,44 @@ func (s *subset) Read(i int, dst []any) error {
 	return s.Dataset.Read(s.from+i, dst)
 }
 
-func copyRow(dst, src any, off, n int) error {
+// copyRow copies src[off:off+n] to dst, a slice of n elements of src's
+// type, or only checks dst (write unset).
+func copyRow(dst, src any, off, n int, write bool) error {
 	switch s := src.(type) {
 	case []float32:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []float64:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []int32:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []int64:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []uint8:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []bool:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []int8:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []int16:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []uint16:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []uint32:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	case []uint64:
-		return copyTyped(dst, s, off, n)
+		return copyTyped(dst, s, off, n, write)
 	}
 	return fmt.Errorf("unsupported column type %T", src)
 }
 
-func copyTyped[T any](dst any, src []T, off, n int) error {
+func copyTyped[T any](dst any, src []T, off, n int, write bool) error {
 	d, ok := dst.([]T)
 	if !ok || len(d) != n {
 		return fmt.Errorf("destination %T of length %d, want []%T of %d", dst, lenOf(dst), *new(T), n)
 	}
-	copy(d, src[off:off+n])
+	if write {
+		copy(d, src[off:off+n])
+	}
 	return nil
 }
 

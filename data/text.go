@@ -109,10 +109,16 @@ func (t *Text) Read(i int, dst []any) error {
 		return fmt.Errorf("data: %d destinations for 2 fields", len(dst))
 	}
 	s := i * t.Stride
-	if err := copyTyped(dst[0], t.Tokens, s, t.Seq); err != nil {
-		return err
+	// Both destinations are checked before either is written.
+	for _, write := range []bool{false, true} {
+		if err := copyTyped(dst[0], t.Tokens, s, t.Seq, write); err != nil {
+			return fmt.Errorf("data: field \"x\": %w", err)
+		}
+		if err := copyTyped(dst[1], t.Tokens, s+1, t.Seq, write); err != nil {
+			return fmt.Errorf("data: field \"y\": %w", err)
+		}
 	}
-	return copyTyped(dst[1], t.Tokens, s+1, t.Seq)
+	return nil
 }
 
 // Split cuts the token stream at fraction frac (in [0, 1]) into two

@@ -621,3 +621,28 @@ func TestRecordsReadFailureWritesNothing(t *testing.T) {
 		t.Errorf("short destination: %v, x %v", err, x)
 	}
 }
+
+// A Memory or Text Read with a destination of the wrong type writes none
+// of the others.
+func TestMemoryReadFailureWritesNothing(t *testing.T) {
+	m := sampleMemory(t, 3)
+	x := []float32{-7, -7, -7}
+	err := m.Read(1, []any{x, []int64{0}})
+	if err == nil || !strings.Contains(err.Error(), `field "y"`) {
+		t.Fatalf("memory: error %v, want one naming field y", err)
+	}
+	if !slices.Equal(x, []float32{-7, -7, -7}) {
+		t.Errorf("memory: after the failed read x = %v, want it as it was", x)
+	}
+	txt, err := NewText("hello world", 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := []int32{-7, -7, -7, -7}
+	if err := txt.Read(0, []any{tx, []int32{0}}); err == nil || !strings.Contains(err.Error(), `field "y"`) {
+		t.Fatalf("text: error %v, want one naming field y", err)
+	}
+	if !slices.Equal(tx, []int32{-7, -7, -7, -7}) {
+		t.Errorf("text: after the failed read x = %v, want it as it was", tx)
+	}
+}

@@ -48,3 +48,31 @@ func TestSetDataChecksShape(t *testing.T) {
 		t.Errorf("SetData(nil) succeeded")
 	}
 }
+
+// Restore checks the snapshot's shape, as SetData, TakeData and Assign
+// check theirs: a snapshot of another tensor's shape left a tensor whose
+// shape said one thing and whose data another, and whose next computation
+// (or a compiled function's replay reading it as a capture) failed far
+// from the call.
+func TestRestoreChecksShape(t *testing.T) {
+	x := FromSlice([]float32{1, 2})
+	for _, other := range []*Tensor{
+		FromSlice([]float32{1, 2, 3, 4, 5}),
+		FromSlice([]float64{1, 2}),
+		FromSlice([]float32{1, 2}).Reshape(2, 1),
+		FromSlice([]float32{1, 2, 3}).AddScalar(1), // pending
+	} {
+		err := Try(func() { x.Restore(other.State()) })
+		if e, ok := err.(*Error); !ok || e.Op != "Restore" {
+			t.Errorf("Restore of a %s snapshot into f32[2]: %v, want a Restore error", other.Shape(), err)
+		}
+		if got, want := values(x), "[1 2]"; got != want {
+			t.Errorf("x = %s after the failed Restore, want %s", got, want)
+		}
+	}
+	y := FromSlice([]float32{7, 8}).MulScalar(2)
+	x.Restore(y.State())
+	if got, want := values(x), "[14 16]"; got != want {
+		t.Errorf("x = %s after Restore of a same-shaped snapshot, want %s", got, want)
+	}
+}

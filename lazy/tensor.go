@@ -427,8 +427,27 @@ func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origi
 // device data the trace did not compute (an argument's, a constant's) or
 // IR from before the trace, and so are TakeData, SetData and Release.
 func (t *Tensor) Restore(s TensorState) {
+	needTensors("Restore", "t", t)
+	if sh, ok := s.shape(); ok && !sh.Equal(t.shape) {
+		throw("Restore", []Shape{t.shape, sh}, "the snapshot is of another shape")
+	}
+	if s.data != nil && s.data.dev != nil && s.data.dev != t.dev {
+		throw("Restore", []Shape{t.shape}, "the snapshot is on another device (%s, %s)", s.data.dev, t.dev)
+	}
 	t.noReplaceInTrace("Restore", &s)
 	t.restore(s)
+}
+
+// shape is the shape of what s holds: its pending value's, or its
+// buffer's (false for an empty snapshot or a placeholder's data).
+func (s TensorState) shape() (Shape, bool) {
+	switch {
+	case s.val.valid():
+		return s.val.Shape(), true
+	case s.data != nil && s.data.buf != nil:
+		return bufferShape(s.data.buf), true
+	}
+	return Shape{}, false
 }
 
 func (t *Tensor) restore(s TensorState) {

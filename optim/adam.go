@@ -75,7 +75,7 @@ func (a *Adam) Step(grads []*lazy.Tensor) {
 			a.MaxExpAvgSq[i].Assign(v)
 		}
 		denom := v.Sqrt().Div(as(bc2Sqrt, p)).AddScalar(a.Eps)
-		p.Assign(pv.Sub(m.Div(denom).Mul(as(stepSize, p))))
+		update(p, pv.Sub(m.Div(denom).Mul(as(stepSize, p))))
 	}
 }
 

@@ -121,6 +121,15 @@ func (b *Base) begin(op string, grads []*lazy.Tensor) (lr *lazy.Tensor) {
 	return lr
 }
 
+// update writes v into parameter p as torch.optim does under no_grad: the
+// new value keeps no gradient history. Otherwise a pending parameter held
+// the IR of the updates that made it, and a Grad taken with respect to
+// parameters before the next cut followed that history from one parameter
+// into another's last update (a parameter skipped with a nil gradient is
+// read by the others' updates), giving another gradient than the same
+// step after a Sync or compiled with jit.
+func update(p, v *lazy.Tensor) { p.Assign(v.Detach()) }
+
 // paramStep advances parameter i's step count (called only when its
 // gradient is not nil) and returns the new count, an i64 scalar: 1 on the
 // parameter's first update.

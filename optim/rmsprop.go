@@ -59,7 +59,7 @@ func (r *RMSProp) Step(grads []*lazy.Tensor) {
 			r.MomentumBuf[i].Assign(b)
 			upd = b
 		}
-		p.Assign(p.Sub(upd.Mul(as(lr, p))))
+		update(p, p.Sub(upd.Mul(as(lr, p))))
 	}
 }
 
@@ -107,7 +107,7 @@ func (a *Adagrad) Step(grads []*lazy.Tensor) {
 		}
 		s := a.Sum[i].Add(g.Square())
 		a.Sum[i].Assign(s)
-		p.Assign(p.Sub(g.Div(s.Sqrt().AddScalar(a.Eps)).Mul(as(clr, p))))
+		update(p, p.Sub(g.Div(s.Sqrt().AddScalar(a.Eps)).Mul(as(clr, p))))
 	}
 }
 

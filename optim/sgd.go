@@ -57,7 +57,7 @@ func (s *SGD) Step(grads []*lazy.Tensor) {
 				g = nb
 			}
 		}
-		p.Assign(p.Sub(g.Mul(as(lr, p))))
+		update(p, p.Sub(g.Mul(as(lr, p))))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xlajit/xlajit/jit"
 	"github.com/xlajit/xlajit/lazy"
+	"github.com/xlajit/xlajit/pjrt/host"
 )
 
 // A graph break whose panic the function recovers itself is a break all
@@ -427,5 +428,36 @@ func TestInlinedFullGraphBreakFailsTheOuterCall(t *testing.T) {
 	}
 	if st := jit.StatsOf(outer); st.GraphBreaks != 1 || st.Compiles != 0 {
 		t.Errorf("outer: %s, want one graph break and no compile", st)
+	}
+}
+
+// Two clients each have a device 0 (two embedded clients, or a plugin's
+// device beside the embedded one): the guard keyed devices by ordinal
+// alone, so a tensor of the second client replayed the first client's
+// program and the call failed ("input 0 is on cpu:0, the program on
+// cpu:0"), where the plain function runs on either.
+func TestDevicesOfTwoClientsAreTwoSignatures(t *testing.T) {
+	other := lazy.DevicesOf(host.NewClient(1))[0]
+	fn := func(x *lazy.Tensor) *lazy.Tensor { return x.MulScalar(2).Add(lazy.OnesLike(x)) }
+	f := jit.Compile(fn)
+	a := lazy.FromSlice([]float32{1, 2})
+	b := lazy.FromLiteralOn(other, lazy.FromSlice([]float32{3, 4}).MustLiteral())
+	for call := range 2 {
+		for _, x := range []*lazy.Tensor{a, b} {
+			var got *lazy.Tensor
+			if err := lazy.Try(func() { got = f(x) }); err != nil {
+				t.Fatalf("call %d on %s: %v", call, x.Device(), err)
+			}
+			want := fn(x)
+			if fmt.Sprint(got.Float32s()) != fmt.Sprint(want.Float32s()) || got.Device() != x.Device() {
+				t.Errorf("call %d: %v on %s, want %v on %s", call, got, got.Device(), want, x.Device())
+			}
+		}
+	}
+	if st := jit.StatsOf(f); st.Traces != 2 {
+		t.Errorf("stats %s, want one trace per device", st)
+	}
+	if ex := jit.Explain(f); !strings.Contains(ex, "of client") {
+		t.Errorf("Explain does not tell the devices apart:\n%s", ex)
 	}
 }

@@ -39,7 +39,8 @@ func (w *walker) u64(v uint64)   { w.key = binary.LittleEndian.AppendUint64(w.ke
 func (w *walker) varint(v int64) { w.key = binary.AppendVarint(w.key, v) }
 
 // appendTensorKey appends a tensor's part of the guard key: dtype, rank,
-// dims and device ('n' for a nil tensor).
+// dims and device, its client's index when not 0 and its ordinal ('n' for
+// a nil tensor).
 func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
 	if x == nil {
 		return append(key, 'n')
@@ -52,7 +53,15 @@ func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
 	if x.Device().IsSPMD() {
 		key = appendShardingKey(key, x)
 	}
-	return appendVarint(key, int64(x.Device().Ordinal()))
+	d := x.Device()
+	if c := d.ClientIndex(); c != 0 {
+		// Another client's device of the same ordinal is another
+		// device: -2, -3, ... before the ordinal, which is -1 (the SPMD
+		// device) or more, so the first client's keys stay as they were
+		// (ahead-of-time guards keep matching).
+		key = appendVarint(key, int64(-1-c))
+	}
+	return appendVarint(key, int64(d.Ordinal()))
 }
 
 // appendVarint is binary.AppendVarint with the one-byte case (0 <= v < 64:
@@ -230,6 +239,9 @@ func describe(args []reflect.Value) []guardItem {
 type guardItem struct {
 	path, value string
 	kind        byte
+	// client is a tensor's device's ClientIndex, which its value names
+	// only when it alone differs (two clients' cpu:0).
+	client int
 }
 
 func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
@@ -239,26 +251,26 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 	t := v.Type()
 	if t == tensorPtrType {
 		if v.IsNil() {
-			*out = append(*out, guardItem{path, "nil", 0})
+			*out = append(*out, guardItem{path, "nil", 0, 0})
 		} else {
 			x := (*lazy.Tensor)(v.UnsafePointer())
-			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String() + shardingSuffix(x), 't'})
+			*out = append(*out, guardItem{path, x.Shape().String() + "@" + x.Device().String() + shardingSuffix(x), 't', x.Device().ClientIndex()})
 		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && v.IsNil() {
-			*out = append(*out, guardItem{path, "nil", 0})
+			*out = append(*out, guardItem{path, "nil", 0, 0})
 			return
 		}
-		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len()), 0})
+		*out = append(*out, guardItem{path + ".len", fmt.Sprint(v.Len()), 0, 0})
 		for i := 0; i < v.Len(); i++ {
 			describeValue(out, IndexPath(path, i), v.Index(i), depth+1)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			*out = append(*out, guardItem{path, "nil", 0})
+			*out = append(*out, guardItem{path, "nil", 0, 0})
 			return
 		}
 		describeValue(out, path, v.Elem(), depth+1)
@@ -267,15 +279,15 @@ func describeValue(out *[]guardItem, path string, v reflect.Value, depth int) {
 			describeValue(out, FieldPath(path, t.Field(i)), v.Field(i), depth+1)
 		}
 	case reflect.String:
-		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String()), 0})
+		*out = append(*out, guardItem{path, fmt.Sprintf("%q", v.String()), 0, 0})
 	case reflect.Bool:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Bool()), 0})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Bool()), 0, 0})
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Int()), 0})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Int()), 0, 0})
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Uint()), 0})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Uint()), 0, 0})
 	case reflect.Float32, reflect.Float64:
-		*out = append(*out, guardItem{path, fmt.Sprint(v.Float()), 'f'})
+		*out = append(*out, guardItem{path, fmt.Sprint(v.Float()), 'f', 0})
 	}
 }
 
@@ -294,6 +306,9 @@ func diffGuards(old, cur []guardItem) string {
 	}
 	if d := shardingChange(old[i], cur[i]); d != "" {
 		return d
+	}
+	if old[i].value == cur[i].value && old[i].client != cur[i].client {
+		return fmt.Sprintf("%s: %s of client %d -> of client %d", cur[i].path, old[i].value, old[i].client, cur[i].client)
 	}
 	d := fmt.Sprintf("%s: %s -> %s", cur[i].path, old[i].value, cur[i].value)
 	if cur[i].kind == 'f' {

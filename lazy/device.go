@@ -17,6 +17,7 @@ import (
 type Device struct {
 	client pjrt.Client
 	ord    int
+	cidx   int // the client's index in the order this process first saw clients
 	state  *clientState
 	spmd   int // devices spanned by the SPMD device (spmd.go); 0 otherwise
 
@@ -52,7 +53,19 @@ var (
 	defaultDev *Device
 	devices    = map[pjrt.Client][]*Device{}
 	states     = map[pjrt.Client]*clientState{}
+	clientIdx  = map[pjrt.Client]int{}
 )
+
+// clientIndexLocked is c's index among the clients this process has made
+// devices of, in the order first seen (0 for the first).
+func clientIndexLocked(c pjrt.Client) int {
+	i, ok := clientIdx[c]
+	if !ok {
+		i = len(clientIdx)
+		clientIdx[c] = i
+	}
+	return i
+}
 
 // String returns "cpu:0".
 func (d *Device) String() string {
@@ -70,6 +83,14 @@ func (d *Device) Client() pjrt.Client { return d.client }
 
 // Ordinal is the device's index in its client.
 func (d *Device) Ordinal() int { return d.ord }
+
+// ClientIndex tells apart devices of different clients with one ordinal
+// (two embedded clients, or a plugin's device 0 beside the embedded
+// one): it is the index of d's client among the clients this process has
+// made devices of, in the order first seen (0 for the first, which is the
+// default device's client unless another client's devices were made
+// before it).
+func (d *Device) ClientIndex() int { return d.cidx }
 
 // DevicesOf returns the devices of client c (one Device value per client
 // device, created once).
@@ -90,7 +111,7 @@ func devicesLocked(c pjrt.Client) []*Device {
 	}
 	var ds []*Device
 	for i := range c.Devices() {
-		ds = append(ds, &Device{client: c, ord: i, state: st})
+		ds = append(ds, &Device{client: c, ord: i, cidx: clientIndexLocked(c), state: st})
 	}
 	devices[c] = ds
 	return ds

@@ -20,7 +20,7 @@ func (d *Device) shadowOf() *Device {
 	if s := d.shadow.Load(); s != nil {
 		return s
 	}
-	d.shadow.CompareAndSwap(nil, &Device{client: d.client, ord: d.ord, state: d.state, dryOf: d})
+	d.shadow.CompareAndSwap(nil, &Device{client: d.client, ord: d.ord, cidx: d.cidx, state: d.state, dryOf: d})
 	return d.shadow.Load()
 }
 

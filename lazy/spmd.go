@@ -36,7 +36,7 @@ func SPMDDevice(c pjrt.Client) *Device {
 	if d := spmdDevs[c]; d != nil {
 		return d
 	}
-	d := &Device{client: c, ord: -1, spmd: len(c.Devices()),
+	d := &Device{client: c, ord: -1, cidx: clientIndexLocked(c), spmd: len(c.Devices()),
 		state: &clientState{cache: newCompileCache(cacheSizeFromEnv())}}
 	spmdDevs[c] = d
 	return d

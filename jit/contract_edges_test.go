@@ -461,3 +461,37 @@ func TestDevicesOfTwoClientsAreTwoSignatures(t *testing.T) {
 		t.Errorf("Explain does not tell the devices apart:\n%s", ex)
 	}
 }
+
+// An argument emptied by Release fails the compiled call with the plain
+// function's error, on the first call and on a replay, and changes
+// nothing: the replay dereferenced its missing IR while syncing the
+// arguments (a nil pointer panic).
+func TestReleasedArgumentIsAnError(t *testing.T) {
+	fn := func(x, y *lazy.Tensor) (*lazy.Tensor, error) { y.Assign(y.AddScalar(1)); return x.AddScalar(1), nil }
+	for _, traced := range []bool{false, true} {
+		f := jit.Compile(fn)
+		a, b := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{1, 2})
+		if traced {
+			if _, err := f(a, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := fmt.Sprint(b.Float32s())
+		s := a.Release()
+		var err error
+		if perr := lazy.Try(func() { _, err = f(a, b) }); perr != nil {
+			err = perr
+		}
+		var le *lazy.Error
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), "Release") {
+			t.Errorf("traced before: %v: error %v, want the lazy error naming Release", traced, err)
+		}
+		if got := fmt.Sprint(b.Float32s()); got != before {
+			t.Errorf("traced before: %v: the failed call changed y: %s, want %s", traced, got, before)
+		}
+		a.Restore(s)
+		if y, err := f(a, b); err != nil || fmt.Sprint(y.Float32s()) != "[2 3]" {
+			t.Errorf("traced before: %v: after Restore: %v, %v", traced, y, err)
+		}
+	}
+}

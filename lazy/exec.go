@@ -283,6 +283,9 @@ func syncTensors(reason string, ts []*Tensor) error {
 	seen := map[*Tensor]bool{}
 	for _, t := range ts {
 		if t != nil && t.data == nil && !seen[t] {
+			if t.val.Node == nil {
+				return errReleased(t)
+			}
 			seen[t] = true
 			pending = append(pending, t)
 		}

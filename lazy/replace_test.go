@@ -2,6 +2,7 @@ package lazy
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -74,5 +75,26 @@ func TestRestoreChecksShape(t *testing.T) {
 	x.Restore(y.State())
 	if got, want := values(x), "[14 16]"; got != want {
 		t.Errorf("x = %s after Restore of a same-shaped snapshot, want %s", got, want)
+	}
+}
+
+// A tensor Release emptied holds neither data nor IR: using it as an
+// operand, reading it or syncing it is a typed error naming Release, not
+// a nil pointer dereference deep in the graph walk.
+func TestReleasedTensorUseIsAnError(t *testing.T) {
+	x := FromSlice([]float32{1, 2})
+	s := x.Release()
+	isRelease := func(what string, err error) {
+		t.Helper()
+		if e, ok := err.(*Error); !ok || !strings.Contains(e.Error(), "Release") {
+			t.Errorf("%s of a released tensor: %v, want an error naming Release", what, err)
+		}
+	}
+	isRelease("an op", Try(func() { x.AddScalar(1) }))
+	isRelease("a read", Try(func() { x.Float32s() }))
+	isRelease("Sync", Sync(x))
+	x.Restore(s)
+	if got, want := values(x.AddScalar(1)), "[2 3]"; got != want {
+		t.Errorf("after Restore: %s, want %s", got, want)
 	}
 }

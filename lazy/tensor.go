@@ -82,6 +82,17 @@ type Tensor struct {
 	spec *Sharding
 }
 
+// released panics with the *Error of a use of t after Release emptied it
+// (it holds neither data nor IR).
+func released(t *Tensor) {
+	throw("Release", []Shape{t.shape}, "the tensor was emptied by Release and holds nothing: Restore a state into it before using it")
+}
+
+// errReleased is that error for a cut (Sync, a read) of such a tensor.
+func errReleased(t *Tensor) error {
+	return &Error{Op: "Release", Shapes: []string{t.shape.String()}, Msg: "the tensor was emptied by Release and holds nothing: Restore a state into it before using it", Site: callerSite()}
+}
+
 // nilTensor panics with the *Error of method called on a nil tensor.
 func nilTensor(method string) { throw(method, nil, "called on a nil tensor") }
 
@@ -179,6 +190,9 @@ func (t *Tensor) value() Value {
 	}
 	if n := t.leaf.Load(); n != nil && n.data == t.data {
 		return Value{n, 0}
+	}
+	if t.data == nil {
+		released(t)
 	}
 	n := newDataNode(t.data, t, t.shape)
 	t.leaf.Store(n)

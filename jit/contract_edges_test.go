@@ -495,3 +495,27 @@ func TestReleasedArgumentIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A zero Tensor value (&lazy.Tensor{}, made by no constructor) has no
+// device: the plain function fails with a lazy error where it uses it, and
+// the compiled call, whose guard read its device, crashed with a nil
+// pointer; it now fails with an error saying what the argument is, and a
+// later call with a real tensor traces and runs.
+func TestZeroTensorArgumentIsAnError(t *testing.T) {
+	type model struct{ W *lazy.Tensor }
+	f := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor { return x.AddScalar(1) })
+	g := jit.Compile(func(m model, x *lazy.Tensor) (*lazy.Tensor, error) { return x.Add(m.W), nil })
+	zero := &lazy.Tensor{}
+	if err := lazy.Try(func() { f(zero) }); err == nil || !strings.Contains(err.Error(), "zero Tensor") {
+		t.Errorf("f(zero tensor): %v, want an error naming the zero Tensor value", err)
+	}
+	if _, err := g(model{W: zero}, lazy.FromSlice([]float32{1})); err == nil || !strings.Contains(err.Error(), "zero Tensor") {
+		t.Errorf("g(model with a zero tensor): %v, want an error naming the zero Tensor value", err)
+	}
+	if got := fmt.Sprint(f(lazy.FromSlice([]float32{1})).Float32s()); got != "[2]" {
+		t.Errorf("f(x) after the failed call = %s, want [2]", got)
+	}
+	if err := lazy.Try(func() { zero.AddScalar(1) }); err == nil || !strings.Contains(err.Error(), "zero Tensor") {
+		t.Errorf("plain use of a zero tensor: %v, want a lazy error naming the zero Tensor value", err)
+	}
+}

@@ -45,6 +45,12 @@ func appendTensorKey(key []byte, x *lazy.Tensor) []byte {
 	if x == nil {
 		return append(key, 'n')
 	}
+	if x.Device() == nil {
+		// A zero Tensor value, which no lazy constructor made: no
+		// entry has this key, and the reflective path's codec refuses
+		// it (zeroTensorError).
+		return append(key, 'z')
+	}
 	key = append(key, 'T', byte(x.DType()))
 	key = appendVarint(key, int64(x.Rank()))
 	for _, d := range x.Dims() {
@@ -121,6 +127,12 @@ func codecFor(t reflect.Type) codec {
 	return c
 }
 
+// zeroTensorError is the error of a call with a zero Tensor value (made
+// by no lazy constructor, it holds nothing and has no device to guard).
+func zeroTensorError() *Error {
+	return &Error{Msg: "an argument holds a zero Tensor value, which holds nothing: make tensors with the lazy constructors (FromSlice, Zeros, ...)"}
+}
+
 func buildCodec(t reflect.Type) codec {
 	if t == tensorPtrType {
 		return func(w *walker, v reflect.Value) {
@@ -129,6 +141,9 @@ func buildCodec(t reflect.Type) codec {
 				return
 			}
 			x := (*lazy.Tensor)(v.UnsafePointer())
+			if x.Device() == nil {
+				panic(zeroTensorError())
+			}
 			if first := w.addTensor(x); first >= 0 {
 				w.key = appendAliasKey(w.key, first)
 				return

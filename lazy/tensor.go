@@ -84,12 +84,15 @@ type Tensor struct {
 
 // released panics with the *Error of a use of t after Release emptied it
 // (it holds neither data nor IR).
-func released(t *Tensor) {
-	throw("Release", []Shape{t.shape}, "the tensor was emptied by Release and holds nothing: Restore a state into it before using it")
-}
+func released(t *Tensor) { panic(errReleased(t)) }
 
-// errReleased is that error for a cut (Sync, a read) of such a tensor.
+// errReleased is that error, also for a cut (Sync, a read) of such a
+// tensor. A tensor without a device is a zero Tensor value, which no
+// constructor made and which holds nothing either.
 func errReleased(t *Tensor) error {
+	if t.dev == nil {
+		return &Error{Op: "Tensor", Msg: "a zero Tensor value holds nothing: make tensors with the lazy constructors (FromSlice, Zeros, ...)", Site: callerSite()}
+	}
 	return &Error{Op: "Release", Shapes: []string{t.shape.String()}, Msg: "the tensor was emptied by Release and holds nothing: Restore a state into it before using it", Site: callerSite()}
 }
 

@@ -519,3 +519,40 @@ func TestZeroTensorArgumentIsAnError(t *testing.T) {
 		t.Errorf("plain use of a zero tensor: %v, want a lazy error naming the zero Tensor value", err)
 	}
 }
+
+// A tensor the function makes with Share of an argument is its own: a
+// write into it writes no input, and a swap through it is the plain
+// function's. The share held the argument's device data, which the trace
+// matches to arguments by tensor, so it became a capture of the graph: its
+// writes persisted from one replay to the next (s + 5 grew by 5 per call)
+// and the swap replayed the traced call's values.
+func TestShareOfAnArgumentIsTheFunctionsOwn(t *testing.T) {
+	fns := map[string]func(x, y *lazy.Tensor) *lazy.Tensor{
+		"write the share": func(x, y *lazy.Tensor) *lazy.Tensor {
+			s := x.Share()
+			s.Assign(s.AddScalar(5))
+			return s.Add(x)
+		},
+		"swap through a share": func(x, y *lazy.Tensor) *lazy.Tensor {
+			s := x.Share()
+			x.Assign(y)
+			y.Assign(s)
+			return s
+		},
+	}
+	for name, fn := range fns {
+		f := jit.Compile(fn)
+		x, y := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
+		px, py := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
+		for call := range 3 {
+			r, pr := f(x, y), fn(px, py)
+			got := fmt.Sprint(r.Float32s(), x.Float32s(), y.Float32s())
+			if want := fmt.Sprint(pr.Float32s(), px.Float32s(), py.Float32s()); got != want {
+				t.Errorf("%s, call %d: result, x, y = %s, want %s", name, call, got, want)
+			}
+			if r == x || r == y {
+				t.Errorf("%s, call %d: the result is an argument, not a new tensor", name, call)
+			}
+		}
+	}
+}

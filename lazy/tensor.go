@@ -513,6 +513,15 @@ func (t *Tensor) Share() *Tensor {
 	if t.data == nil {
 		return newPending(t.val, t.dev)
 	}
+	if st := currentTrace(); st != nil {
+		// In a trace, t's device data is an argument's or a capture's,
+		// which the trace knows by tensor: the share reads it through
+		// t's IR (a stand-in for the one of each call), and it is the
+		// function's own tensor, so writing it writes no input.
+		n := newPending(t.value(), t.dev)
+		st.locals[n] = true
+		return n
+	}
 	n := &Tensor{shape: t.shape, dev: t.dev}
 	n.setData(t.data)
 	return n

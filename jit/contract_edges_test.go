@@ -556,3 +556,32 @@ func TestShareOfAnArgumentIsTheFunctionsOwn(t *testing.T) {
 		}
 	}
 }
+
+// The device buffer of an argument, taken inside the function, is a read
+// the trace cannot follow: wrapped with FromBuffer (or copied to the host)
+// it froze the traced call's data into every replay. It is a graph break.
+func TestBufferOfAnArgumentBreaks(t *testing.T) {
+	fn := func(x *lazy.Tensor) *lazy.Tensor {
+		return lazy.FromBuffer(x.Buffer(), x.Device()).AddScalar(1)
+	}
+	f := jit.Compile(fn)
+	for call := range 3 {
+		x := lazy.FromSlice([]float32{float32(call), 1})
+		if got, want := fmt.Sprint(f(x).Float32s()), fmt.Sprint(fn(x).Float32s()); got != want {
+			t.Errorf("call %d: %s, want %s", call, got, want)
+		}
+	}
+	if st := jit.StatsOf(f); st.GraphBreaks != 1 {
+		t.Errorf("stats %s, want one graph break", st)
+	}
+	// The buffer of a tensor the function computed is its own.
+	g := jit.Compile(func(x *lazy.Tensor) *lazy.Tensor {
+		y := x.AddScalar(1)
+		_ = y.Buffer() // pending: nil, no break
+		return y
+	})
+	g(lazy.FromSlice([]float32{1}))
+	if st := jit.StatsOf(g); st.GraphBreaks != 0 {
+		t.Errorf("stats %s, want no graph break", st)
+	}
+}

@@ -43,8 +43,9 @@
 //     failed trace; the next call traces again. Go side effects (a counter,
 //     a log line) happened once.
 //
-//   - A read of a tensor's value inside the function (Item, Float32s, or
-//     printing a tensor with fmt) is a graph break, even when the function
+//   - A read of a tensor's value inside the function (Item, Float32s,
+//     printing a tensor with fmt, or taking the device Buffer of one it
+//     did not compute) is a graph break, even when the function
 //     (or fmt) recovers the panic that reports it: calls with that
 //     signature run the function as it is (FullGraph makes them fail
 //     instead). So is replacing the contents of a tensor the function did

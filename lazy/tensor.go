@@ -174,13 +174,20 @@ func (t *Tensor) IR() Value {
 }
 
 // Buffer returns the device buffer of a materialized tensor (nil while
-// pending).
+// pending). Inside a traced function, the buffer of a tensor the trace did
+// not make or compute (an argument's, a capture's) is a graph break, as a
+// read is: what the function does with it (copy it to the host, wrap it
+// with FromBuffer) is invisible to the trace, which would replay the
+// traced call's data.
 func (t *Tensor) Buffer() pjrt.Buffer {
 	if t == nil {
 		nilTensor("Buffer")
 	}
 	if t.data == nil {
 		return nil
+	}
+	if st := currentTrace(); st != nil && !st.created[t] && !st.computed[t.data] {
+		st.t.OnCut("Buffer of device data the traced function did not compute", callerSite())
 	}
 	return t.data.buf
 }

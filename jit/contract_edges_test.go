@@ -585,3 +585,32 @@ func TestBufferOfAnArgumentBreaks(t *testing.T) {
 		t.Errorf("stats %s, want no graph break", st)
 	}
 }
+
+// A Go assignment of another tensor to a place the arguments reach (a
+// field, a slice element, *p) is a graph break: the trace put the old
+// tensor back and compiled, so every call, the first included, left the
+// place unchanged where the plain function rebinds it on each call.
+func TestGoAssignmentOfATensorBreaks(t *testing.T) {
+	fn := func(pp **lazy.Tensor, xs []*lazy.Tensor, m *linear) *lazy.Tensor {
+		*pp = (*pp).AddScalar(1)
+		xs[0] = xs[0].MulScalar(2)
+		m.W = m.W.Sub(xs[0])
+		return (*pp).Sum()
+	}
+	f := jit.Compile(fn)
+	p, pp := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{1, 2})
+	xs, pxs := []*lazy.Tensor{lazy.FromSlice([]float32{1})}, []*lazy.Tensor{lazy.FromSlice([]float32{1})}
+	m, pm := &linear{W: lazy.FromSlice([]float32{10})}, &linear{W: lazy.FromSlice([]float32{10})}
+	for call := range 3 {
+		got := fmt.Sprint(f(&p, xs, m).Float32s(), p.Float32s(), xs[0].Float32s(), m.W.Float32s())
+		if want := fmt.Sprint(fn(&pp, pxs, pm).Float32s(), pp.Float32s(), pxs[0].Float32s(), pm.W.Float32s()); got != want {
+			t.Errorf("call %d: result, *p, xs[0], m.W = %s, want %s", call, got, want)
+		}
+	}
+	if st := jit.StatsOf(f); st.GraphBreaks != 1 || st.Compiles != 0 {
+		t.Errorf("stats %s, want one graph break and no compile", st)
+	}
+	if ex := jit.Explain(f); !strings.Contains(ex, "arg 0") || !strings.Contains(ex, "Assign") {
+		t.Errorf("Explain does not name the replaced place:\n%s", ex)
+	}
+}

@@ -55,7 +55,9 @@
 //     read that tensor as a constant. Restore and Release of the function's
 //     own IR between tensors it made compile, and so do Restore and
 //     TakeData of data the trace computed (a host op's operands and
-//     results).
+//     results). So is a Go assignment of another tensor to a place the
+//     arguments reach (m.W = m.W.Sub(g), *p = y): a replay repeats tensor
+//     operations, not Go assignments (write with m.W.Assign instead).
 //     The first such call ran the function under the trace up to the
 //     break, undid its tensor writes, and then ran it as it is: Go side
 //     effects before the break (a counter, a read from a channel) happen

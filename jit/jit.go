@@ -524,11 +524,10 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 		tr, err = s.traceOnce(args, w.tensors, false)
 	}
 	var traced *bridge.Traced
-	var replaced []binding
 	var rp *resultPlanner
 	tensors := w.tensors
 	if tr != nil {
-		traced, replaced, rp, tensors = tr.traced, tr.replaced, tr.rp, tr.tensors
+		traced, rp, tensors = tr.traced, tr.rp, tr.tensors
 		e.results = tr.results
 	}
 	var be *bridge.BreakError
@@ -546,11 +545,6 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 		return e, nil
 	case err != nil:
 		return nil, err
-	}
-	if len(replaced) > 0 {
-		msg := reboundMessage(replaced)
-		log.Printf("xlajit: warning: %s: %s", s.name, msg)
-		s.event("warning: %s", msg)
 	}
 	run, compiled, err := s.build(traced, tensors)
 	if err != nil {
@@ -639,9 +633,12 @@ func (s *fnState) traceOnce(args []reflect.Value, argTensors []*lazy.Tensor, use
 	bindings := bindingsOf(callArgs)
 	traced, err := bridge.Trace(tr.tensors, func() ([]*lazy.Tensor, error) {
 		rs := s.fn.Call(callArgs)
-		if tr.replaced = rebound(bindings); len(tr.replaced) > 0 && s.opts.fullGraph {
+		if tr.replaced = rebound(bindings); len(tr.replaced) > 0 {
 			restore(tr.replaced)
-			return nil, &Error{Fn: s.name, Msg: reboundMessage(tr.replaced)}
+			if s.opts.fullGraph {
+				return nil, &Error{Fn: s.name, Msg: reboundMessage(tr.replaced)}
+			}
+			return nil, &bridge.BreakError{Break: bridge.Break{Reason: reboundMessage(tr.replaced), Site: s.name}}
 		}
 		if s.hasErr {
 			if errv := rs[len(rs)-1]; !errv.IsNil() {

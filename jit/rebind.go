@@ -11,9 +11,11 @@ import (
 // A traced function that replaces a tensor its caller can see (m.W =
 // m.W.Sub(g) on a model passed by pointer) instead of writing into it
 // (m.W.Assign(...)) changes Go memory, which a replay does not repeat: the
-// plain function would leave m.W holding the new value after every call,
-// the compiled one only after the first. The trace notices by comparing the
-// tensors reachable from the arguments before and after the call.
+// plain function leaves m.W holding the new value after every call. The
+// trace notices by comparing the tensors reachable from the arguments
+// before and after the call, puts them back, and makes the call a graph
+// break (an error under FullGraph): calls with that signature run the
+// function as it is.
 
 // tensorSlot is a place holding a tensor: its path and the settable value.
 type tensorSlot struct {
@@ -109,5 +111,5 @@ func reboundMessage(bs []binding) string {
 	}
 	p := strings.Join(paths, ", ")
 	return fmt.Sprintf("the function replaced the tensor at %s with another one (a Go assignment such as m.W = m.W.Sub(g)); "+
-		"a replay repeats tensor operations, not Go assignments, so later calls would leave it unchanged: write into the tensor instead (%s.Assign(...))", p, paths[0])
+		"a replay repeats tensor operations, not Go assignments, so calls with this signature run the function as it is: write into the tensor instead (%s.Assign(...))", p, paths[0])
 }

@@ -540,15 +540,26 @@ func TestShareOfAnArgumentIsTheFunctionsOwn(t *testing.T) {
 			return s
 		},
 	}
+	// A captured tensor the caller assigned (it holds pending IR from
+	// before the trace): the share became a constant of the traced call.
+	w := lazy.FromSlice([]float32{100, 100})
+	fns["share a capture"] = func(x, y *lazy.Tensor) *lazy.Tensor {
+		s := w.Share()
+		w.Assign(w.Add(x))
+		return s.Sub(w)
+	}
 	for name, fn := range fns {
 		f := jit.Compile(fn)
 		x, y := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
 		px, py := lazy.FromSlice([]float32{1, 2}), lazy.FromSlice([]float32{3, 4})
 		for call := range 3 {
-			r, pr := f(x, y), fn(px, py)
-			got := fmt.Sprint(r.Float32s(), x.Float32s(), y.Float32s())
-			if want := fmt.Sprint(pr.Float32s(), px.Float32s(), py.Float32s()); got != want {
-				t.Errorf("%s, call %d: result, x, y = %s, want %s", name, call, got, want)
+			w.Assign(lazy.FromSlice([]float32{float32(100 * call), 100}))
+			r := f(x, y)
+			got := fmt.Sprint(r.Float32s(), x.Float32s(), y.Float32s(), w.Float32s())
+			w.Assign(lazy.FromSlice([]float32{float32(100 * call), 100}))
+			pr := fn(px, py)
+			if want := fmt.Sprint(pr.Float32s(), px.Float32s(), py.Float32s(), w.Float32s()); got != want {
+				t.Errorf("%s, call %d: result, x, y, w = %s, want %s", name, call, got, want)
 			}
 			if r == x || r == y {
 				t.Errorf("%s, call %d: the result is an argument, not a new tensor", name, call)

@@ -517,17 +517,20 @@ func (t *Tensor) noReplaceInTrace(op string, s *TensorState) {
 // pending IR. Buffers are never written in place, so the two are
 // independent: assigning to one leaves the other as it is.
 func (t *Tensor) Share() *Tensor {
-	if t.data == nil {
-		return newPending(t.val, t.dev)
-	}
 	if st := currentTrace(); st != nil {
-		// In a trace, t's device data is an argument's or a capture's,
-		// which the trace knows by tensor: the share reads it through
-		// t's IR (a stand-in for the one of each call), and it is the
-		// function's own tensor, so writing it writes no input.
+		// In a trace, t's device data (or IR from before the trace,
+		// computed first as an op's operand is) is an argument's or a
+		// capture's, which the trace knows by tensor: the share reads
+		// it through t's IR (a stand-in for the one of each call), and
+		// it is the function's own tensor, so writing it writes no
+		// input.
+		syncExternal(st, []*Tensor{t})
 		n := newPending(t.value(), t.dev)
 		st.locals[n] = true
 		return n
+	}
+	if t.data == nil {
+		return newPending(t.val, t.dev)
 	}
 	n := &Tensor{shape: t.shape, dev: t.dev}
 	n.setData(t.data)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/xlajit/xlajit/fx"
 	"github.com/xlajit/xlajit/lazy"
@@ -44,6 +45,14 @@ type Traced struct {
 	// Created are the tensors the function made from host data: captures
 	// of the graph that the plain function makes anew on every call.
 	Created map[*lazy.Tensor]bool
+	// Grad is set when the function took a gradient: where an argument's
+	// history before the call reaches a tensor the graph reads, a call
+	// must run the function itself (lazy.HistoryReaches).
+	Grad bool
+	// GradCaptures are the tensors other than the arguments that the
+	// function took a gradient with respect to: an argument's history
+	// reaching one matters even where the graph does not read it.
+	GradCaptures []*lazy.Tensor
 	// ir is, per node ID of Graph, the IR node the call was converted from
 	// (fx.FromTraceIR), for CompileTraced; it holds the traced inputs'
 	// buffers, so the first compile drops it.
@@ -61,6 +70,8 @@ type recorder struct {
 	synced    map[any]lazy.Value
 	hostOps   []fx.HostOp
 	brk       *Break
+	grad      bool
+	gradIns   []*lazy.Tensor
 }
 
 type breakPanic struct{}
@@ -77,6 +88,13 @@ func (r *recorder) OnHostNode(v lazy.Value) { r.hostNodes = append(r.hostNodes, 
 
 // OnCreate records a tensor the function made from host data.
 func (r *recorder) OnCreate(t *lazy.Tensor) { r.created[t] = true }
+
+// OnGrad records that the function took a gradient, and with respect to
+// which inputs.
+func (r *recorder) OnGrad(xs []*lazy.Tensor) {
+	r.grad = true
+	r.gradIns = append(r.gradIns, xs...)
+}
 
 func (r *recorder) OnCut(reason, site string) {
 	r.brk = &Break{Reason: reason, Site: site}
@@ -188,5 +206,11 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 		return nil, err
 	}
 	kept = true
-	return &Traced{Graph: g, Outputs: outs, Created: rec.created, ir: ir}, nil
+	tr = &Traced{Graph: g, Outputs: outs, Created: rec.created, Grad: rec.grad, ir: ir}
+	for _, x := range rec.gradIns {
+		if !slices.Contains(args, x) && !slices.Contains(tr.GradCaptures, x) {
+			tr.GradCaptures = append(tr.GradCaptures, x)
+		}
+	}
+	return tr, nil
 }

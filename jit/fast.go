@@ -62,7 +62,7 @@ func (s *fnState) fast(args []*tensor) *tensor {
 		return s.slow(args)
 	}
 	var outs []*tensor
-	if x := e.direct(); x != nil {
+	if x := e.direct(); x != nil && !e.grad {
 		// replayOrLazy's replay of a plain program, without its layers.
 		var err error
 		if outs, err = x.RunDonatingInto(nil, args, nil); err != nil {

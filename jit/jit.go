@@ -78,6 +78,13 @@ type entry struct {
 	// keyCaps is how many of the function's written captures (mutCaps)
 	// were known when key was made (findEarlier).
 	keyCaps int
+	// grad is set when the function takes a gradient: a call whose
+	// arguments' history before it reaches a tensor the graph reads runs
+	// the function itself (gradThroughArgs).
+	grad bool
+	// gradCaps are the tensors other than arguments it takes a gradient
+	// with respect to.
+	gradCaps []*lazy.Tensor
 }
 
 // fnState is everything jit keeps for one compiled function.
@@ -353,7 +360,7 @@ func (s *fnState) find(key []byte) *entry {
 // changed a later partition's shapes beyond what its recorded graph allows
 // (every op still goes through the compile cache).
 func (s *fnState) replayOrLazy(e *entry, args, dst []*lazy.Tensor) (outs []*lazy.Tensor, ok bool, err error) {
-	if e.run == nil {
+	if e.run == nil || s.gradThroughArgs(e, args) {
 		return nil, false, nil
 	}
 	if e.plain != nil && lazy.DebugLevel() < 3 {
@@ -367,6 +374,21 @@ func (s *fnState) replayOrLazy(e *entry, args, dst []*lazy.Tensor) (outs []*lazy
 	s.replays.Add(1)
 	cJitReplay.Add(1)
 	return outs, true, nil
+}
+
+// gradThroughArgs reports whether a call of e on args must run the
+// function itself because the gradient it takes would flow through an
+// argument's history before the call (the IR that computed it) into a
+// tensor the graph reads: another argument or a capture, such as a
+// parameter the argument was computed from. The graph sees its arguments
+// as leaves, as JAX's jit does, where the plain function, like PyTorch,
+// differentiates through that history.
+func (s *fnState) gradThroughArgs(e *entry, args []*lazy.Tensor) bool {
+	if !e.grad || !lazy.HistoryReaches(args, args, e.captures, e.gradCaps) {
+		return false
+	}
+	s.event("lazy call: the gradient flows through an argument's history before the call into a tensor the graph reads")
+	return true
 }
 
 // replayError is what a failed replay means for the call: nil when it must
@@ -570,6 +592,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, originals(traced.Graph.Captures)
+	e.grad, e.gradCaps = traced.Grad, originals(traced.GradCaptures)
 	for _, c := range e.captures {
 		if c == c.Device().RNGState() {
 			e.rng = c.Device().RNGLock()

@@ -28,6 +28,15 @@ func GradWith(y, dy *Tensor, xs ...*Tensor) []*Tensor {
 // gradient is first built on shape-only stand-ins, so that an op without
 // a gradient rule is reported before any of the gradient's IR is recorded.
 func gradWith(op string, y, dy *Tensor, xs []*Tensor) []*Tensor {
+	if st := currentTrace(); st != nil {
+		var ins []*Tensor
+		for _, x := range xs {
+			if x != nil && !st.created[x] && !st.locals[x] && !st.recorded(x.state()) {
+				ins = append(ins, x)
+			}
+		}
+		st.t.OnGrad(ins)
+	}
 	// The dry run looks the values up without making device-data leaves:
 	// a tensor without a leaf is in no graph.
 	peek := make(map[Value]bool, len(xs))

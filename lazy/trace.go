@@ -24,6 +24,12 @@ type Tracer interface {
 	// data (FromSlice, FromLiteral): a constant of the trace, local to the
 	// function.
 	OnCreate(t *Tensor)
+	// OnGrad is called when the traced function takes a gradient (Grad,
+	// GradWith) with respect to xs, the inputs of the trace among the
+	// tensors it differentiates with respect to (not tensors it computed
+	// or made): the history of its arguments before the call, which the
+	// graph does not hold, may matter to it (HistoryReaches).
+	OnGrad(xs []*Tensor)
 }
 
 // traces holds each tracing goroutine's trace. Goroutines trace

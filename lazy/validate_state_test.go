@@ -106,6 +106,7 @@ func (c *countingTracer) OnSync(ts []*Tensor, before []Value)        { c.syncs++
 func (c *countingTracer) OnHostOp(*OpDef, Attrs, []Value, []*Tensor) { c.hostOps++ }
 func (c *countingTracer) OnCreate(*Tensor)                           { c.creates++ }
 func (c *countingTracer) OnHostNode(Value)                           { c.hostOps++ }
+func (c *countingTracer) OnGrad([]*Tensor)                           {}
 func (c *countingTracer) total() int {
 	return c.assigns + c.cuts + c.syncs + c.hostOps + c.creates
 }

@@ -35,7 +35,8 @@ type lossOpts struct {
 }
 
 func lossOptions(opts []LossOption) lossOpts {
-	o := lossOpts{delta: 1}
+	// PyTorch's losses ignore targets of -100 unless told another index.
+	o := lossOpts{delta: 1, ignore: defaultIgnore, hasIgnore: true}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -49,8 +50,13 @@ func Reduce(r Reduction) LossOption { return func(o *lossOpts) { o.reduction = r
 // BCEWithLogits, each element's (a tensor broadcasting to the input).
 func ClassWeights(w *lazy.Tensor) LossOption { return func(o *lossOpts) { o.weight = w } }
 
+// defaultIgnore is the target index NLL and CrossEntropy ignore without an
+// IgnoreIndex option (PyTorch's default ignore_index).
+const defaultIgnore = -100
+
 // IgnoreIndex makes targets equal to i contribute nothing (not even to the
-// mean's denominator). Without it every index counts.
+// mean's denominator). Without it targets of -100 are ignored, as in
+// PyTorch.
 func IgnoreIndex(i int64) LossOption { return func(o *lossOpts) { o.ignore, o.hasIgnore = i, true } }
 
 // LabelSmoothing mixes the target with the uniform distribution: eps of
@@ -206,8 +212,9 @@ func CrossEntropy(logits, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor 
 		if !target.Shape().Equal(logits.Shape()) {
 			throw(op, []*lazy.Tensor{logits, target}, "probability targets must have the logits' shape")
 		}
-		if o.hasIgnore {
-			throw(op, []*lazy.Tensor{logits, target}, "IgnoreIndex needs class-index targets")
+		if o.hasIgnore && o.ignore >= 0 {
+			// PyTorch refuses only an index that could name a class.
+			throw(op, []*lazy.Tensor{logits, target}, "IgnoreIndex(%d) needs class-index targets", o.ignore)
 		}
 		p := target
 		if eps > 0 {

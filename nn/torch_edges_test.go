@@ -169,3 +169,65 @@ func TestAllIgnoredTargetsGiveZeroGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultIgnoreIndexMatchesPyTorch: without an IgnoreIndex option,
+// CrossEntropy and NLL ignore targets of -100, PyTorch's default
+// ignore_index (they used to fail the read with an index out of range),
+// for every reduction, with and without label smoothing, with the
+// gradient. Expected values from PyTorch 1.13 in float64:
+//
+//	x = torch.tensor([[1., 2., .5], [3., 1., -1.], [0., 0., 2.]], dtype=torch.float64, requires_grad=True)
+//	l = F.cross_entropy(x, torch.tensor([-100, 0, 2]), reduction=red, label_smoothing=ls)
+//	l.sum().backward(); x.grad
+func TestDefaultIgnoreIndexMatchesPyTorch(t *testing.T) {
+	xs := []float64{1, 2, 0.5, 3, 1, -1, 0, 0, 2}
+	gMean := []float64{0, 0, 0, -0.06659333390133265, 0.05865521391309918, 0.00793811998823338, 0.05325348945960037, 0.05325348945960037, -0.10650697891920075}
+	gMeanLS := []float64{0, 0, 0, 7.33327653339999e-05, 0.025321880579765844, -0.025395213345099955, 0.01992015612626704, 0.01992015612626704, -0.039840312252534094}
+	gSum := []float64{0, 0, 0, -0.1331866678026653, 0.11731042782619835, 0.01587623997646676, 0.10650697891920075, 0.10650697891920075, -0.2130139578384015}
+	gSumLS := []float64{0, 0, 0, 0.0001466655306679998, 0.05064376115953169, -0.05079042669019991, 0.03984031225253408, 0.03984031225253408, -0.07968062450506819}
+	for _, c := range []struct {
+		red        Reduction
+		ls         float64
+		loss, grad []float64
+	}{
+		{Mean, 0, []float64{0.1912381973608921}, gMean},
+		{Mean, 0.2, []float64{0.5245715306942255}, gMeanLS},
+		{Sum, 0, []float64{0.3824763947217842}, gSum},
+		{Sum, 0.2, []float64{1.049143061388451}, gSumLS},
+		{None, 0, []float64{0, 0.14293162849989968, 0.23954476622188453}, gSum},
+		{None, 0.2, []float64{0, 0.5429316284998997, 0.5062114328885512}, gSumLS},
+	} {
+		x := lazy.FromSlice(xs, 3, 3)
+		y := lazy.FromSlice([]int64{-100, 0, 2}, 3)
+		var l *lazy.Tensor
+		if err := lazy.Try(func() { l = CrossEntropy(x, y, Reduce(c.red), LabelSmoothing(c.ls)) }); err != nil {
+			t.Fatalf("CrossEntropy(%v, ls %v): %v", c.red, c.ls, err)
+		}
+		g := lazy.Grad(l.Sum(), x)[0]
+		var got, grad []float64
+		if err := lazy.Try(func() { got, grad = l.Float64s(), g.Float64s() }); err != nil {
+			t.Fatalf("CrossEntropy(%v, ls %v): %v", c.red, c.ls, err)
+		}
+		nearTorch(t, "CrossEntropy loss", got, c.loss, 1e-12)
+		nearTorch(t, "CrossEntropy gradient", grad, c.grad, 1e-12)
+	}
+	x := lazy.FromSlice(xs, 3, 3)
+	var got []float64
+	if err := lazy.Try(func() { got = NLL(x, lazy.FromSlice([]int64{-100, 0, 2}, 3)).Float64s() }); err != nil {
+		t.Fatalf("NLL: %v", err)
+	}
+	nearTorch(t, "NLL", got, []float64{-2.5}, 1e-12)
+	// Another ignore index makes -100 an index out of range again, and a
+	// negative one may go with probability targets, as in PyTorch.
+	err := lazy.Try(func() { NLL(x, lazy.FromSlice([]int64{-100, 0, 2}, 3), IgnoreIndex(1)).Float64s() })
+	if !errorContains(err, "out of range") {
+		t.Errorf("NLL with IgnoreIndex(1) and a target -100: %v, want an index out of range", err)
+	}
+	p := lazy.FromSlice([]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}, 3, 3)
+	if err := lazy.Try(func() { CrossEntropy(x, p, IgnoreIndex(-5)).Float64s() }); err != nil {
+		t.Errorf("CrossEntropy of probabilities with IgnoreIndex(-5): %v", err)
+	}
+	if err := lazy.Try(func() { CrossEntropy(x, p, IgnoreIndex(0)) }); !errorContains(err, "needs class-index targets") {
+		t.Errorf("CrossEntropy of probabilities with IgnoreIndex(0): %v, want an error", err)
+	}
+}

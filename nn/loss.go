@@ -343,15 +343,21 @@ func KLDiv(logp, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 }
 
 // SmoothL1 is PyTorch's smooth_l1_loss: 0.5 d^2 / beta where |d| < beta,
-// |d| - 0.5 beta elsewhere (option Delta sets beta, default 1).
+// |d| - 0.5 beta elsewhere (option Delta sets beta, default 1; beta 0 is
+// the L1 loss).
 func SmoothL1(x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 	const op = "nn.SmoothL1"
 	sameShape(op, x, y)
 	o := lossOptions(opts)
-	if !(o.delta > 0) {
-		throw(op, []*lazy.Tensor{x}, "beta %v must be positive", o.delta)
+	if !(o.delta >= 0) {
+		throw(op, []*lazy.Tensor{x}, "beta %v must not be negative", o.delta)
 	}
 	d := x.Sub(y)
 	a := d.Abs()
+	if o.delta == 0 {
+		// PyTorch's smooth_l1_loss is l1_loss at beta 0 (the quadratic
+		// branch would divide by zero).
+		return reduce(op, a, o.reduction, batchOf(x))
+	}
 	return reduce(op, lazy.Where(a.LtScalar(o.delta), d.Square().MulScalar(0.5/o.delta), a.SubScalar(0.5*o.delta)), o.reduction, batchOf(x))
 }

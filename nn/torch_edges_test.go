@@ -231,3 +231,36 @@ func TestDefaultIgnoreIndexMatchesPyTorch(t *testing.T) {
 		t.Errorf("CrossEntropy of probabilities with IgnoreIndex(0): %v, want an error", err)
 	}
 }
+
+// TestSmoothL1BetaZero: SmoothL1 with beta 0 is PyTorch's l1_loss (it was
+// refused as "must be positive"; a negative beta is still an error).
+// Expected values from PyTorch 1.13:
+//
+//	F.smooth_l1_loss(torch.tensor([1., -2., .5, 0.]), torch.zeros(4), beta=0., reduction=red)
+//
+// The gradient is the L1 loss's away from d = 0 (PyTorch's at d = 0 is an
+// artefact of its kernel, -1).
+func TestSmoothL1BetaZero(t *testing.T) {
+	for _, c := range []struct {
+		red        Reduction
+		loss, grad []float64
+	}{
+		{None, []float64{1, 2, 0.5, 0}, []float64{1, -1, 1}},
+		{Mean, []float64{0.875}, []float64{0.25, -0.25, 0.25}},
+	} {
+		x := lazy.FromSlice([]float64{1, -2, 0.5, 0}, 4)
+		var got, grad []float64
+		err := lazy.Try(func() {
+			l := SmoothL1(x, lazy.Zeros(lazy.F64, 4), Delta(0), Reduce(c.red))
+			got, grad = l.Float64s(), lazy.Grad(l.Sum(), x)[0].Float64s()[:3]
+		})
+		if err != nil {
+			t.Fatalf("SmoothL1 with beta 0: %v", err)
+		}
+		nearTorch(t, "SmoothL1 beta 0", got, c.loss, 1e-15)
+		nearTorch(t, "SmoothL1 beta 0 gradient", grad, c.grad, 1e-15)
+	}
+	if err := lazy.Try(func() { SmoothL1(lazy.Zeros(lazy.F32, 2), lazy.Zeros(lazy.F32, 2), Delta(-1)) }); !errorContains(err, "must not be negative") {
+		t.Errorf("SmoothL1 with beta -1: %v, want an error", err)
+	}
+}

@@ -17,8 +17,8 @@ import (
 // and f64, with edge points (exact zeros, ties, Huber's branch point, large
 // and small magnitudes, empty batches, every target ignored). See the
 // script for what each case records. Left out because the Go API cannot
-// express them: BCE on probabilities (only BCEWithLogits), SmoothL1 with
-// beta 0, non-square kernels and padding modes other than zeros,
+// express them: BCE on probabilities (only BCEWithLogits), non-square
+// kernels and padding modes other than zeros,
 // MultiHeadAttention with kdim/vdim, add_bias_kv or add_zero_attn,
 // BatchNorm with momentum None or without running statistics, pooling with
 // ceil_mode, dilation or count_include_pad=False, Embedding's max_norm,

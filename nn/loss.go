@@ -334,10 +334,12 @@ func KLDiv(logp, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 	if o.logTarget {
 		l = target.Exp().Mul(target.Sub(logp))
 	} else {
-		pos := target.GtScalar(0)
-		safe := lazy.Where(pos, target, lazy.OnesLike(target))
-		xlogx := lazy.Where(pos, target.Mul(safe.Log()), lazy.ZerosLike(target))
-		l = xlogx.Sub(target.Mul(logp))
+		// target log target as PyTorch's xlogy(target, target): 0 where
+		// the target is 0, NaN where it is negative or NaN. The select
+		// keeps log(0) out of the product (and its gradient).
+		zero := target.EqScalar(0)
+		safe := lazy.Where(zero, lazy.OnesLike(target), target)
+		l = target.Mul(safe.Log()).Sub(target.Mul(logp))
 	}
 	return reduce(op, l, o.reduction, batchOf(logp))
 }

@@ -264,3 +264,23 @@ func TestSmoothL1BetaZero(t *testing.T) {
 		t.Errorf("SmoothL1 with beta -1: %v, want an error", err)
 	}
 }
+
+// TestKLDivNegativeTargets: KLDiv computes target·log(target) as PyTorch's
+// xlogy, NaN for a negative or NaN target (a negative one gave a finite
+// loss). Expected values from PyTorch 1.13:
+//
+//	F.kl_div(torch.tensor([-1., -2., -inf, -.5, -1.]), torch.tensor([-.5, 0., 0., .3, nan]), reduction="none")
+func TestKLDivNegativeTargets(t *testing.T) {
+	logp := lazy.FromSlice([]float64{-1, -2, math.Inf(-1), -0.5, -1}, 5)
+	target := lazy.FromSlice([]float64{-0.5, 0, 0, 0.3, math.NaN()}, 5)
+	var got []float64
+	if err := lazy.Try(func() { got = KLDiv(logp, target, Reduce(None)).Float64s() }); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{math.NaN(), 0, math.NaN(), -0.21119184129778082, math.NaN()}
+	for i := range want {
+		if math.IsNaN(want[i]) != math.IsNaN(got[i]) || !math.IsNaN(want[i]) && math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Fatalf("KLDiv: got %v, want (PyTorch 1.13) %v", got, want)
+		}
+	}
+}

@@ -8,6 +8,11 @@ import (
 	"github.com/xlajit/xlajit/lazy"
 )
 
+// Sites of lazy's errors and IR nodes pass over this package's frames to
+// the user's line: a label out of range found by the TakeAlong inside
+// CrossEntropy names the line that called CrossEntropy, not loss.go.
+func init() { lazy.SkipInSites(strings.TrimSuffix(pkgPrefix, ".")) }
+
 // throw panics with a *lazy.Error naming the layer or function, the shapes
 // involved and the first caller outside this package, as lazy ops do (the
 // jit boundary recovers it; lazy.Try turns it into an error).

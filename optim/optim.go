@@ -9,6 +9,10 @@ import (
 	"github.com/xlajit/xlajit/lazy"
 )
 
+// Sites of lazy's errors and IR nodes pass over this package's frames to
+// the user's line (the one that called Step).
+func init() { lazy.SkipInSites("github.com/xlajit/xlajit/optim") }
+
 // Optimizer is what every optimizer of this package offers.
 type Optimizer interface {
 	// Step applies one update from grads (one per parameter, in order; a

@@ -265,9 +265,9 @@ func CrossEntropy(logits, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor 
 func BCEWithLogits(x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 	const op = "nn.BCEWithLogits"
 	o := lossOptions(opts)
-	if !x.Shape().Equal(y.Shape()) {
-		throw(op, []*lazy.Tensor{x, y}, "input and target must have the same shape and type")
-	}
+	sameShape(op, x, y)
+	broadcastsTo(op, "ClassWeights", o.weight, x)
+	broadcastsTo(op, "PosWeight", o.posWeight, x)
 	// softplus(-x) = log(1 + exp(-x)) = max(-x, 0) + log1p(exp(-|x|)),
 	// written as a select so that the gradient at x = 0 is the one-sided
 	// -sigmoid(0) = -1/2 of PyTorch (max and |x| would pass a tie slope
@@ -286,9 +286,30 @@ func BCEWithLogits(x, y *lazy.Tensor, opts ...LossOption) *lazy.Tensor {
 	return reduce(op, l, o.reduction, batchOf(x))
 }
 
+// sameShape checks a regression loss's input and target: the same shape
+// and a floating-point type (PyTorch has no integer kernels for them).
 func sameShape(op string, x, y *lazy.Tensor) {
 	if !x.Shape().Equal(y.Shape()) {
 		throw(op, []*lazy.Tensor{x, y}, "input and target must have the same shape and type")
+	}
+	if !x.DType().IsFloat() {
+		throw(op, []*lazy.Tensor{x, y}, "input and target must be floating point, got %s", x.DType())
+	}
+}
+
+// broadcastsTo checks that the optional weight w of a loss broadcasts to
+// the input x's shape and is floating point.
+func broadcastsTo(op, what string, w, x *lazy.Tensor) {
+	if w == nil {
+		return
+	}
+	ok := w.Rank() <= x.Rank() && w.DType().IsFloat()
+	for i := 1; ok && i <= w.Rank(); i++ {
+		d := w.Dim(w.Rank() - i)
+		ok = d == 1 || d == x.Dim(x.Rank()-i)
+	}
+	if !ok {
+		throw(op, []*lazy.Tensor{x, w}, "%s must be floating point and broadcast to the input's shape %v", what, x.Dims())
 	}
 }
 

@@ -81,7 +81,8 @@ func reduce(op string, l *lazy.Tensor, r Reduction, batch int64) *lazy.Tensor {
 	case None:
 		return l
 	case BatchMean:
-		return l.Sum().DivScalar(float64(max(batch, 1)))
+		// An empty batch is 0/0, NaN, as in PyTorch.
+		return l.Sum().DivScalar(float64(batch))
 	}
 	throw(op, []*lazy.Tensor{l}, "unknown reduction %d", int(r))
 	return nil

@@ -284,3 +284,21 @@ func TestKLDivNegativeTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestKLDivBatchMeanEmptyBatch: the batch mean of no samples is 0/0, NaN,
+// as PyTorch 1.13's F.kl_div(torch.zeros(0, 2), torch.zeros(0, 2),
+// reduction="batchmean") (it was 0); a 0-d input is not divided.
+func TestKLDivBatchMeanEmptyBatch(t *testing.T) {
+	var empty, scalar float64
+	err := lazy.Try(func() {
+		empty = KLDiv(lazy.Zeros(lazy.F32, 0, 2), lazy.Zeros(lazy.F32, 0, 2), Reduce(BatchMean)).Item()
+		scalar = KLDiv(lazy.Scalar(lazy.F32, -1), lazy.Scalar(lazy.F32, 0.5), Reduce(BatchMean)).Item()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(empty) {
+		t.Errorf("KLDiv batch mean of an empty batch: %v, want NaN", empty)
+	}
+	nearTorch(t, "KLDiv batch mean of a 0-d input", []float64{scalar}, []float64{0.1534264087677002}, 1e-6)
+}

@@ -206,7 +206,7 @@ func CrossEntropy(logits, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor 
 		wb = o.weight.Reshape(shape...)
 	}
 	eps := o.labelSmoothing
-	if eps < 0 || eps > 1 {
+	if !(eps >= 0 && eps <= 1) { // NaN too
 		throw(op, []*lazy.Tensor{logits}, "label smoothing %v must be in [0, 1]", eps)
 	}
 	if target.DType().IsFloat() {

@@ -302,3 +302,14 @@ func TestKLDivBatchMeanEmptyBatch(t *testing.T) {
 	}
 	nearTorch(t, "KLDiv batch mean of a 0-d input", []float64{scalar}, []float64{0.1534264087677002}, 1e-6)
 }
+
+// TestCrossEntropyLabelSmoothingNaN: a NaN label smoothing is refused, as
+// one outside [0, 1] is (it gave a NaN loss; PyTorch 1.13 skips smoothing
+// for NaN, which hides the mistake).
+func TestCrossEntropyLabelSmoothingNaN(t *testing.T) {
+	lg := lazy.FromSlice([]float32{1, 2, 3, 1}, 2, 2)
+	err := lazy.Try(func() { CrossEntropy(lg, lazy.FromSlice([]int64{1, 0}, 2), LabelSmoothing(math.NaN())) })
+	if !errorContains(err, "label smoothing NaN must be in [0, 1]") {
+		t.Errorf("CrossEntropy with label smoothing NaN: %v, want an error", err)
+	}
+}

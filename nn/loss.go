@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"slices"
+
 	"github.com/xlajit/xlajit/lazy"
 )
 
@@ -210,7 +212,9 @@ func CrossEntropy(logits, target *lazy.Tensor, opts ...LossOption) *lazy.Tensor 
 		throw(op, []*lazy.Tensor{logits}, "label smoothing %v must be in [0, 1]", eps)
 	}
 	if target.DType().IsFloat() {
-		if !target.Shape().Equal(logits.Shape()) {
+		// Of any float type: the loss is in the promoted type, as in
+		// PyTorch.
+		if !slices.Equal(target.Dims(), logits.Dims()) {
 			throw(op, []*lazy.Tensor{logits, target}, "probability targets must have the logits' shape")
 		}
 		if o.hasIgnore && o.ignore >= 0 {

@@ -313,3 +313,40 @@ func TestCrossEntropyLabelSmoothingNaN(t *testing.T) {
 		t.Errorf("CrossEntropy with label smoothing NaN: %v, want an error", err)
 	}
 }
+
+// TestCrossEntropyProbabilityTargetTypes: probability targets of another
+// float type than the logits are taken, the loss in the promoted type, as
+// PyTorch 1.13 does (they were refused as not having "the logits' shape").
+// Expected values:
+//
+//	lg = torch.tensor([[1., 2.], [3., 1.]], requires_grad=True)
+//	p = torch.tensor([[.3, .7], [1., 0.]], dtype=torch.float64)
+//	l = F.cross_entropy(lg, p, label_smoothing=ls); l.backward(); lg.grad
+func TestCrossEntropyProbabilityTargetTypes(t *testing.T) {
+	for _, c := range []struct {
+		ls   float64
+		loss float64
+		grad []float64
+	}{
+		{0, 0.3700948476791382, []float64{-0.015529289841651917, 0.01552930474281311, -0.05960148572921753, 0.05960145592689514}},
+		{0.1, 0.43009484849870205, []float64{-0.025529280304908752, 0.025529295206069946, -0.03460147976875305, 0.03460145741701126}},
+	} {
+		lg := lazy.FromSlice([]float32{1, 2, 3, 1}, 2, 2)
+		p := lazy.FromSlice([]float64{0.3, 0.7, 1, 0}, 2, 2)
+		var loss float64
+		var grad []float64
+		var dt lazy.DType
+		err := lazy.Try(func() {
+			l := CrossEntropy(lg, p, LabelSmoothing(c.ls))
+			dt, loss, grad = l.DType(), l.Item(), lazy.Grad(l, lg)[0].Float64s()
+		})
+		if err != nil {
+			t.Fatalf("label smoothing %v: %v", c.ls, err)
+		}
+		if dt != lazy.F64 {
+			t.Errorf("label smoothing %v: loss of type %v, want f64", c.ls, dt)
+		}
+		nearTorch(t, "CrossEntropy f32 logits, f64 probabilities", []float64{loss}, []float64{c.loss}, 1e-6)
+		nearTorch(t, "its gradient", grad, c.grad, 1e-5)
+	}
+}

@@ -3,6 +3,7 @@ package lazy
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // MatMul is numpy's matmul: [..., m, k] x [..., k, n] -> [..., m, n], with
@@ -115,8 +116,9 @@ func (x *Tensor) logSoftmax(axis int) *Tensor {
 	return d.Sub(d.Exp().SumKeepDims(axis).Log())
 }
 
-// LayerNorm normalises over the last len(shape) axes and applies weight and
-// bias (either may be nil; of x's element type, as F.layer_norm).
+// LayerNorm normalises over the last normalized axes and applies weight and
+// bias (either may be nil; of x's element type and exactly the normalised
+// shape, as F.layer_norm).
 func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Tensor {
 	needTensors("LayerNorm", "x", x)
 	if normalized < 1 || normalized > x.Rank() {
@@ -128,6 +130,17 @@ func LayerNorm(x *Tensor, normalized int, weight, bias *Tensor, eps float64) *Te
 	needRealFloat("LayerNorm", x)
 	needSameType("LayerNorm", "weight", x, weight, x, weight, bias)
 	needSameType("LayerNorm", "bias", x, bias, x, weight, bias)
+	norm := x.Dims()[x.Rank()-normalized:]
+	for _, p := range []struct {
+		what string
+		t    *Tensor
+	}{{"weight", weight}, {"bias", bias}} {
+		// Exactly the normalised shape, as F.layer_norm requires (a
+		// broadcasting [1] or [1, n] is refused there too).
+		if p.t != nil && !slices.Equal(p.t.Dims(), norm) {
+			throw("LayerNorm", shapesOf([]*Tensor{x, weight, bias}), "%s of shape %v must have the normalised shape %v", p.what, p.t.Dims(), norm)
+		}
+	}
 	defer relabel("LayerNorm", x, weight, bias)()
 	if !x.isDry() {
 		dryRun(func() { LayerNorm(x.dry(), normalized, weight.dry(), bias.dry(), eps) })

@@ -107,6 +107,9 @@ func TestOpsLayerNorm(t *testing.T) {
 						y := (e - mu) / math.Sqrt(v+eps)
 						if affine {
 							j := (o*n + int64(k)) % 12 // the last two axes of x, [3,4]
+							if norm == 1 {
+								j = int64(k) // row 0 of w and b, [4]
+							}
 							y = y*wv.v[j] + bv.v[j]
 						}
 						want.v[o*n+int64(k)] = y
@@ -114,7 +117,11 @@ func TestOpsLayerNorm(t *testing.T) {
 				}
 				var wt, bt *Tensor
 				if affine {
-					wt, bt = w, b // [3,4]: broadcast against x
+					// The normalised shape, as F.layer_norm requires.
+					wt, bt = w, b
+					if norm == 1 {
+						wt, bt = w.Narrow(0, 0, 1).Reshape(4), b.Narrow(0, 0, 1).Reshape(4)
+					}
 				}
 				expectT(t, fmt.Sprintf("LayerNorm/%s/%d/affine=%v", dt, norm, affine), LayerNorm(x, norm, wt, bt, eps), dt, want, ulpsTol(dt, 64, 4))
 			}

@@ -88,5 +88,11 @@ func Flatten(x *lazy.Tensor) *lazy.Tensor {
 	if x.Rank() < 1 {
 		throw("nn.Flatten", []*lazy.Tensor{x}, "needs a batch axis")
 	}
-	return x.Reshape(x.Dim(0), -1)
+	// The product, not -1: an empty batch has no elements to infer from
+	// (PyTorch's flatten of [0, 3, 2] is [0, 6]).
+	rest := int64(1)
+	for _, d := range x.Dims()[1:] {
+		rest *= d
+	}
+	return x.Reshape(x.Dim(0), rest)
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/xlajit/xlajit/lazy"
@@ -348,5 +349,22 @@ func TestCrossEntropyProbabilityTargetTypes(t *testing.T) {
 		}
 		nearTorch(t, "CrossEntropy f32 logits, f64 probabilities", []float64{loss}, []float64{c.loss}, 1e-6)
 		nearTorch(t, "its gradient", grad, c.grad, 1e-5)
+	}
+}
+
+// TestFlattenEmptyBatch: Flatten of an empty batch keeps the feature count,
+// as torch.nn.Flatten()(torch.zeros(0, 3, 2)) is [0, 6] (it failed in
+// Reshape, which cannot infer -1 from no elements); an empty feature axis
+// gives [2, 0].
+func TestFlattenEmptyBatch(t *testing.T) {
+	for _, c := range []struct{ in, want []int64 }{{[]int64{0, 3, 2}, []int64{0, 6}}, {[]int64{2, 0, 3}, []int64{2, 0}}, {[]int64{2, 3, 2}, []int64{2, 6}}} {
+		var got []int64
+		if err := lazy.Try(func() { got = Flatten(lazy.Zeros(lazy.F32, c.in...)).Dims() }); err != nil {
+			t.Errorf("Flatten of %v: %v", c.in, err)
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Flatten of %v: %v, want %v", c.in, got, c.want)
+		}
 	}
 }

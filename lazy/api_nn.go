@@ -39,7 +39,13 @@ func (x *Tensor) MatMul(y *Tensor) *Tensor {
 		// [..., m, k] x [k, n]: fold the batch into m.
 		lead := a.Dims()[:a.Rank()-1]
 		k := a.Dims()[a.Rank()-1]
-		flat := dotGeneral(a.Reshape(-1, k), b, dotDims{lc: []int64{1}, rc: []int64{0}})
+		// The row count, not -1: with k = 0 there are no elements to
+		// infer it from.
+		rows := int64(1)
+		for _, d := range lead {
+			rows *= d
+		}
+		flat := dotGeneral(a.Reshape(rows, k), b, dotDims{lc: []int64{1}, rc: []int64{0}})
 		out = flat.Reshape(append(append([]int64(nil), lead...), b.Dims()[1])...)
 	} else {
 		ba, bb := a.Dims()[:a.Rank()-2], b.Dims()[:b.Rank()-2]

@@ -209,3 +209,20 @@ func TestTorchSumAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestTorchEmptyInnerProduct: a batched product over an empty inner axis
+// is zeros, as torch.zeros(2, 3, 0) @ torch.zeros(0, 4) is (MatMul folded
+// the batch with Reshape(-1, 0), which cannot infer -1 from no elements);
+// Linear's bias is then the whole result; the gradients are empty.
+func TestTorchEmptyInnerProduct(t *testing.T) {
+	a := Zeros(F32, 2, 3, 0)
+	expectT(t, "[2,3,0] x [0,4]", a.MatMul(Zeros(F32, 0, 4)), F32, newND(2, 3, 4), exact)
+	expectT(t, "[2,3,0] x [0]", a.MatMul(Zeros(F32, 0)), F32, newND(2, 3), exact)
+	ones := newND(2, 3, 4)
+	for i := range ones.v {
+		ones.v[i] = 1
+	}
+	expectT(t, "Linear [2,3,0]", Linear(a, Zeros(F32, 4, 0), Ones(F32, 4)), F32, ones, exact)
+	g := Grad(a.MatMul(Zeros(F32, 0, 4)).Sum(), a)[0]
+	expectT(t, "its gradient", g, F32, newND(2, 3, 0), exact)
+}

@@ -48,6 +48,10 @@ func TestOptimizerErrors(t *testing.T) {
 		{func() { NewAdam([]*lazy.Tensor{p}, 0.1).Step([]*lazy.Tensor{lazy.Zeros(lazy.F32, 3)}) }, "gradient 0 does not match"},
 		{func() { ValueAt(Cosine{Base: 1, Total: 5, Warmup: 5}, 0) }, "Warmup (5) < Total (5)"},
 		{func() { ClipGradNorm(nil, 0) }, "must be positive"},
+		// Pct*Total = 1: the warm-up has length 0, a NaN rate at update 0
+		// (PyTorch 1.13's OneCycleLR raises ZeroDivisionError).
+		{func() { ValueAt(OneCycle{Max: 1, Total: 10, Pct: 0.1}, 0) }, "warm-up of length 0"},
+		{func() { ValueAt(OneCycle{Max: 1, Total: 4, Pct: 0.25}, 0) }, "warm-up of length 0"},
 	}
 	for _, c := range cases {
 		err := lazy.Try(c.fn)

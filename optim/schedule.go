@@ -105,6 +105,11 @@ func (o OneCycle) LR(k *lazy.Tensor) *lazy.Tensor {
 	minLR := initial / fdiv
 	end1 := pct*float64(o.Total) - 1
 	end2 := float64(o.Total - 1)
+	if end1 == 0 {
+		// The warm-up would end at update 0 and divide by its zero length
+		// (NaN learning rate); PyTorch's OneCycleLR raises there.
+		throw("optim.OneCycle", nil, "Pct %v of Total %d updates leaves a warm-up of length 0 (Pct*Total must not be 1)", pct, o.Total)
+	}
 	anneal := func(start, end float64, p *lazy.Tensor) *lazy.Tensor {
 		// end + (start-end)/2 (cos(π p) + 1)
 		return p.MinScalar(1).MulScalar(math.Pi).Cos().AddScalar(1).MulScalar((start - end) / 2).AddScalar(end)

@@ -89,7 +89,7 @@ func newBase(op string, params []*lazy.Tensor, lr float64, o *options) Base {
 		seen[p] = true
 	}
 	if !(lr >= 0) {
-		throw(op, nil, "learning rate %v is negative", lr)
+		throw(op, nil, "learning rate %v must be a number >= 0", lr)
 	}
 	dev := params[0].Device()
 	b := Base{Params: append([]*lazy.Tensor(nil), params...), LR: lazy.FullOn(dev, lazy.F32, lr),

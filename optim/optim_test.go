@@ -40,7 +40,8 @@ func TestOptimizerErrors(t *testing.T) {
 		{func() { NewSGD(nil, 0.1) }, "no parameters"},
 		{func() { NewSGD([]*lazy.Tensor{p, p}, 0.1) }, "appears twice"},
 		{func() { NewSGD([]*lazy.Tensor{lazy.Zeros(lazy.I32, 2)}, 0.1) }, "not floating point"},
-		{func() { NewSGD([]*lazy.Tensor{p}, -1) }, "negative"},
+		{func() { NewSGD([]*lazy.Tensor{p}, -1) }, "learning rate -1 must be a number >= 0"},
+		{func() { NewSGD([]*lazy.Tensor{p}, math.NaN()) }, "learning rate NaN must be a number >= 0"}, // not "is negative"
 		{func() { NewSGD([]*lazy.Tensor{p}, 0.1, Betas(0.9, 0.99)) }, "option Betas does not apply"},
 		{func() { NewSGD([]*lazy.Tensor{p}, 0.1, Nesterov()) }, "Nesterov momentum requires a momentum"},
 		{func() { NewAdam([]*lazy.Tensor{p}, 0.1, Betas(1, 0.9)) }, "beta1 1 must be in [0, 1)"},

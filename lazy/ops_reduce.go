@@ -131,7 +131,17 @@ func prodVJP(x, y, dy []*Tensor, a Attrs) []*Tensor {
 	p := back(nz.Prod(axes...))
 	count := back(zero.Cast(x[0].DType()).Sum(axes...))
 	none := p.Div(nz)
-	one := Where(count.EqScalar(1).And(zero), p, ZerosLike(p))
+	// With one zero in the slice, the zero's gradient is the product of
+	// the others and every other element's is that product times the
+	// zero: 0, or NaN when a factor is infinite or NaN (0 · inf), as
+	// PyTorch's product of the others computes it.
+	others := ZerosLike(p)
+	if !x[0].DType().IsComplex() {
+		bad := x[0].IsFinite().Not().Cast(x[0].DType())
+		badOthers := back(bad.Sum(axes...)).Sub(bad)
+		others = Where(badOthers.GtScalar(0), FullOn(p.dev, p.DType(), math.NaN()).BroadcastTo(p.Dims()...), others)
+	}
+	one := Where(count.EqScalar(1), Where(zero, p, others), ZerosLike(p))
 	return []*Tensor{back(dy[0]).Mul(Where(count.EqScalar(0), none, one))}
 }
 

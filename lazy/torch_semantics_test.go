@@ -1,6 +1,7 @@
 package lazy
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -225,4 +226,31 @@ func TestTorchEmptyInnerProduct(t *testing.T) {
 	expectT(t, "Linear [2,3,0]", Linear(a, Zeros(F32, 4, 0), Ones(F32, 4)), F32, ones, exact)
 	g := Grad(a.MatMul(Zeros(F32, 0, 4)).Sum(), a)[0]
 	expectT(t, "its gradient", g, F32, newND(2, 3, 0), exact)
+}
+
+// TestTorchProdGradNaN: the gradient of a product with one zero in a slice
+// is, at each other element, the zero times the others: 0, or NaN where a
+// factor is infinite or NaN (it was 0 everywhere but the zero). Expected
+// values from PyTorch 1.13 (x.prod() or x.prod(1), then .sum().backward()).
+func TestTorchProdGradNaN(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		x    []float64
+		dims []int64
+		axes []int
+		want []float64
+	}{
+		{[]float64{nan, 2, 0}, []int64{3}, nil, []float64{0, nan, nan}},
+		{[]float64{inf, 2, 0}, []int64{3}, nil, []float64{0, nan, inf}},
+		{[]float64{-inf, 0, 3}, []int64{3}, nil, []float64{0, -inf, nan}},
+		{[]float64{0, 2, 3}, []int64{3}, nil, []float64{6, 0, 0}},
+		{[]float64{nan, 2, 0, 1, 2, 3}, []int64{2, 3}, []int{1}, []float64{0, nan, nan, 6, 3, 2}},
+		{[]float64{inf, 2, 0, 0, 0, 3}, []int64{2, 3}, []int{1}, []float64{0, nan, inf, 0, 0, 0}},
+	} {
+		for _, dt := range []DType{F64, F32} {
+			x := FromSlice(c.x, c.dims...).Cast(dt)
+			g := Grad(x.Prod(c.axes...).Sum(), x)[0]
+			expectT(t, fmt.Sprintf("Prod(%v) gradient at %v (%s)", c.axes, c.x, dt), g, dt, ndOf(c.want, c.dims...), exact)
+		}
+	}
 }

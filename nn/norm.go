@@ -76,15 +76,25 @@ func (b *BatchNorm) Forward(x *lazy.Tensor) *lazy.Tensor {
 	var mean, variance *lazy.Tensor
 	if b.Training {
 		n := x.Size() / c
-		if n <= 1 {
+		if n == 1 {
 			throw(op, []*lazy.Tensor{x}, "expected more than one value per channel in training mode")
 		}
-		mean = x.Mean(axes...)
-		variance = x.Sub(mean.Reshape(shape...)).Square().Mean(axes...)
-		m := b.Momentum
-		unbiased := variance.MulScalar(float64(n) / float64(n-1))
-		b.RunningMean.Assign(b.RunningMean.MulScalar(1 - m).Add(mean.MulScalar(m)))
-		b.RunningVar.Assign(b.RunningVar.MulScalar(1 - m).Add(unbiased.MulScalar(m)))
+		if n == 0 {
+			// No statistics (their NaNs would make the weight's gradient
+			// 0·NaN): any finite stand-ins normalise the empty output.
+			mean, variance = b.RunningMean.Detach(), b.RunningVar.Detach()
+		} else {
+			mean = x.Mean(axes...)
+			variance = x.Sub(mean.Reshape(shape...)).Square().Mean(axes...)
+		}
+		if n > 1 {
+			m := b.Momentum
+			unbiased := variance.MulScalar(float64(n) / float64(n-1))
+			b.RunningMean.Assign(b.RunningMean.MulScalar(1 - m).Add(mean.MulScalar(m)))
+			b.RunningVar.Assign(b.RunningVar.MulScalar(1 - m).Add(unbiased.MulScalar(m)))
+		}
+		// An empty batch gives an empty output and leaves the running
+		// statistics as they were, but counts, as in PyTorch.
 		b.NumBatchesTracked.Assign(b.NumBatchesTracked.AddScalar(1))
 	} else {
 		mean, variance = b.RunningMean, b.RunningVar

@@ -368,3 +368,42 @@ func TestFlattenEmptyBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchNormEmptyBatch: in training, an empty batch gives an empty
+// output, leaves the running statistics as they were and counts one more
+// batch, and the weight and bias get zero gradients, as PyTorch 1.13's
+// BatchNorm1d(2, momentum=0.5)(torch.zeros(0, 2)) (it was refused as
+// "expected more than one value per channel"; one value still is).
+func TestBatchNormEmptyBatch(t *testing.T) {
+	for _, dims := range [][]int64{{0, 2}, {3, 2, 0}} {
+		b := NewBatchNorm1d(2, Momentum(0.5))
+		var y *lazy.Tensor
+		if err := lazy.Try(func() { y = b.Forward(lazy.Zeros(lazy.F32, dims...)) }); err != nil {
+			t.Fatalf("BatchNorm1d of %v: %v", dims, err)
+		}
+		if !slices.Equal(y.Dims(), dims) {
+			t.Errorf("BatchNorm1d of %v: output %v", dims, y.Dims())
+		}
+		g := lazy.Grad(y.Sum(), b.Weight, b.Bias)
+		var mean, variance, wg, bg []float64
+		var count int64
+		err := lazy.Try(func() {
+			mean, variance, count = b.RunningMean.Float64s(), b.RunningVar.Float64s(), b.NumBatchesTracked.Int64s()[0]
+			wg, bg = g[0].Float64s(), g[1].Float64s()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nearTorch(t, "running mean", mean, []float64{0, 0}, 0)
+		nearTorch(t, "running var", variance, []float64{1, 1}, 0)
+		nearTorch(t, "weight gradient", wg, []float64{0, 0}, 0)
+		nearTorch(t, "bias gradient", bg, []float64{0, 0}, 0)
+		if count != 1 {
+			t.Errorf("num_batches_tracked %d, want 1", count)
+		}
+	}
+	err := lazy.Try(func() { NewBatchNorm1d(2).Forward(lazy.Zeros(lazy.F32, 1, 2)) })
+	if !errorContains(err, "more than one value per channel") {
+		t.Errorf("BatchNorm1d of one value per channel: %v, want an error", err)
+	}
+}

@@ -24,7 +24,7 @@ func NewConv2d(in, out, kernel int64, opts ...Option) *Conv2d {
 	if in <= 0 || out <= 0 || kernel <= 0 || o.groups <= 0 || in%o.groups != 0 || out%o.groups != 0 {
 		throw(op, nil, "want positive sizes with channels (in %d, out %d) divisible by groups %d, kernel %d", in, out, o.groups, kernel)
 	}
-	s, p, d := spatial(op, o.stride, 2, 1), spatial(op, o.padding, 2, 0), spatial(op, o.dilation, 2, 1)
+	s, p, d := spatial(op, "Stride", o.stride, 2, 1), spatial(op, "Padding", o.padding, 2, 0), spatial(op, "Dilation", o.dilation, 2, 1)
 	c := &Conv2d{Stride: [2]int64{s[0], s[1]}, Padding: [2]int64{p[0], p[1]}, Dilation: [2]int64{d[0], d[1]}, Groups: o.groups}
 	fanIn := in / o.groups * kernel * kernel
 	c.Weight = fanInUniform(o.dtype, fanIn, out, in/o.groups, kernel, kernel)
@@ -62,8 +62,8 @@ func NewConv1d(in, out, kernel int64, opts ...Option) *Conv1d {
 	if in <= 0 || out <= 0 || kernel <= 0 || o.groups <= 0 || in%o.groups != 0 || out%o.groups != 0 {
 		throw(op, nil, "want positive sizes with channels (in %d, out %d) divisible by groups %d, kernel %d", in, out, o.groups, kernel)
 	}
-	c := &Conv1d{Stride: spatial(op, o.stride, 1, 1)[0], Padding: spatial(op, o.padding, 1, 0)[0],
-		Dilation: spatial(op, o.dilation, 1, 1)[0], Groups: o.groups}
+	c := &Conv1d{Stride: spatial(op, "Stride", o.stride, 1, 1)[0], Padding: spatial(op, "Padding", o.padding, 1, 0)[0],
+		Dilation: spatial(op, "Dilation", o.dilation, 1, 1)[0], Groups: o.groups}
 	fanIn := in / o.groups * kernel
 	c.Weight = fanInUniform(o.dtype, fanIn, out, in/o.groups, kernel)
 	if !o.noBias {

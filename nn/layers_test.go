@@ -114,7 +114,8 @@ func TestBadInputsNameTheLayer(t *testing.T) {
 			CrossEntropy(lazy.Zeros(lazy.F32, 4, 3), lazy.Zeros(lazy.I32, 4), ClassWeights(lazy.Ones(lazy.F32, 2)))
 		}, "class weights must be [3]"},
 		{func() { MSE(lazy.Zeros(lazy.F32, 4), lazy.Zeros(lazy.F32, 5)) }, "same shape"},
-		{func() { NewConv2d(3, 4, 3, Stride(1, 2, 3)) }, "want 1 or 2 values"},
+		{func() { NewConv2d(3, 4, 3, Stride(1, 2, 3)) }, "Stride: want 1 or 2 values"},
+		{func() { NewConv1d(3, 4, 3, Padding(1, 2)) }, "Padding: want 1 value, got [1 2]"}, // was "want 1 or 1 values"
 	}
 	for _, c := range cases {
 		err := lazy.Try(c.fn)

@@ -56,8 +56,9 @@ func PaddingIdx(i int64) Option { return func(o *options) { o.paddingIdx = &i } 
 // DropoutP sets the attention dropout probability of MultiHeadAttention.
 func DropoutP(p float64) Option { return func(o *options) { o.dropout = p } }
 
-// spatial expands a one-or-n option into n values (def when empty).
-func spatial(op string, v []int64, n int, def int64) []int64 {
+// spatial expands a one-or-n option (named what) into n values (def when
+// empty).
+func spatial(op, what string, v []int64, n int, def int64) []int64 {
 	out := make([]int64, n)
 	switch len(v) {
 	case 0:
@@ -71,7 +72,10 @@ func spatial(op string, v []int64, n int, def int64) []int64 {
 	case n:
 		copy(out, v)
 	default:
-		throw(op, nil, "want 1 or %d values, got %v", n, v)
+		if n == 1 {
+			throw(op, nil, "%s: want 1 value, got %v", what, v)
+		}
+		throw(op, nil, "%s: want 1 or %d values, got %v", what, n, v)
 	}
 	return out
 }

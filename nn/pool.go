@@ -9,7 +9,7 @@ type MaxPool2d struct{ Kernel, Stride, Padding [2]int64 }
 // kernel (as PyTorch's). Options: Stride, Padding.
 func NewMaxPool2d(kernel int64, opts ...Option) *MaxPool2d {
 	o := buildOptions(opts)
-	s, p := spatial("nn.NewMaxPool2d", o.stride, 2, kernel), spatial("nn.NewMaxPool2d", o.padding, 2, 0)
+	s, p := spatial("nn.NewMaxPool2d", "Stride", o.stride, 2, kernel), spatial("nn.NewMaxPool2d", "Padding", o.padding, 2, 0)
 	return &MaxPool2d{Kernel: [2]int64{kernel, kernel}, Stride: [2]int64{s[0], s[1]}, Padding: [2]int64{p[0], p[1]}}
 }
 
@@ -25,7 +25,7 @@ type AvgPool2d struct{ Kernel, Stride, Padding [2]int64 }
 // NewAvgPool2d pools over square windows; the stride defaults to the kernel.
 func NewAvgPool2d(kernel int64, opts ...Option) *AvgPool2d {
 	o := buildOptions(opts)
-	s, p := spatial("nn.NewAvgPool2d", o.stride, 2, kernel), spatial("nn.NewAvgPool2d", o.padding, 2, 0)
+	s, p := spatial("nn.NewAvgPool2d", "Stride", o.stride, 2, kernel), spatial("nn.NewAvgPool2d", "Padding", o.padding, 2, 0)
 	return &AvgPool2d{Kernel: [2]int64{kernel, kernel}, Stride: [2]int64{s[0], s[1]}, Padding: [2]int64{p[0], p[1]}}
 }
 

@@ -178,12 +178,16 @@ type Conv2dOpts struct {
 	Groups                    int64
 }
 
-// Conv2d convolves x [N, C, H, W] with w [O, C/groups, kH, kW] (O > 0) and
-// adds b [O] (nil: none; of x's element type, as F.conv2d). Stride,
-// padding, dilation and groups must not be negative; the dilated kernel
-// must fit in the padded input.
+// Conv2d convolves x [N, C, H, W] (or an unbatched [C, H, W], as F.conv2d
+// takes) with w [O, C/groups, kH, kW] (O > 0) and adds b [O] (nil: none;
+// of x's element type, as F.conv2d). Stride, padding, dilation and groups
+// must not be negative; the dilated kernel must fit in the padded input.
 func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 	needTensors("Conv2d", "x,w", x, w)
+	if x.Rank() == 3 {
+		return x.unbatched(func(x4 *Tensor) *Tensor { return Conv2d(x4, w.dry(), b.dry(), o) },
+			func(x4 *Tensor) *Tensor { return Conv2d(x4, w, b, o) })
+	}
 	in := shapesOf([]*Tensor{x, w, b})
 	for i := 0; i < 2; i++ {
 		if o.Stride[i] < 0 || o.Padding[i] < 0 || o.Dilation[i] < 0 {
@@ -211,7 +215,7 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 		spec: convSpec{lhs: []int64{0, 1, 2, 3}, rhs: []int64{0, 1, 2, 3}, out: []int64{0, 1, 2, 3}},
 	}
 	if x.Rank() != 4 || w.Rank() != 4 {
-		throw("Conv2d", in, "input and kernel must be 4-D (NCHW, OIHW)")
+		throw("Conv2d", in, "input must be 4-D (NCHW) or 3-D (CHW), and the kernel 4-D (OIHW)")
 	}
 	if w.Dims()[0] == 0 {
 		throw("Conv2d", in, "kernel has no output channels (want at least 1 on axis 0)")
@@ -254,7 +258,7 @@ func (x *Tensor) pool2d(op, kind string, kernel, stride, pad [2]int64) *Tensor {
 func (x *Tensor) poolWindow(op, kind string, kernel, stride, pad [2]int64) windowParams {
 	needTensors(op, "x", x)
 	if x.Rank() != 4 {
-		throw(op, []Shape{x.shape}, "input must be 4-D (NCHW)")
+		throw(op, []Shape{x.shape}, "input must be 4-D (NCHW) or 3-D (CHW)")
 	}
 	if kind == "sum" {
 		needRealFloat(op, x)
@@ -279,16 +283,53 @@ func (x *Tensor) poolWindow(op, kind string, kernel, stride, pad [2]int64) windo
 		[]int64{0, 0, pad[0], pad[1]}, []int64{0, 0, pad[0], pad[1]}}
 }
 
-// MaxPool2d takes the maximum over kernel windows of x [N, C, H, W]
-// (stride {0, 0} means stride = kernel); padding never wins. Padding is at
-// most half the kernel, and the kernel must fit in the padded input.
+// unbatched applies a function of NCHW tensors to an unbatched x [C, H, W]
+// as to [1, C, H, W], and drops the batch axis again (PyTorch's 2-d
+// convolution and pooling take both forms). dry is the same function over
+// stand-ins of its other operands: it runs first, so that a call that
+// fails records nothing.
+func (x *Tensor) unbatched(dry, f func(x4 *Tensor) *Tensor) *Tensor {
+	if !x.isDry() {
+		func() {
+			x4 := x.dry().Unsqueeze(0)
+			defer func() {
+				r := recover()
+				if r == nil {
+					return
+				}
+				// The error names the caller's [C, H, W], not [1, C, H, W].
+				if e, ok := r.(*Error); ok && len(e.Shapes) > 0 && e.Shapes[0] == x4.shape.String() {
+					c := *e
+					c.Shapes = append([]string{x.shape.String()}, e.Shapes[1:]...)
+					panic(&c)
+				}
+				panic(r)
+			}()
+			dryRun(func() { dry(x4) })
+		}()
+	}
+	return f(x.Unsqueeze(0)).Squeeze(0)
+}
+
+// MaxPool2d takes the maximum over kernel windows of x [N, C, H, W] (or
+// [C, H, W]; stride {0, 0} means stride = kernel); padding never wins.
+// Padding is at most half the kernel, and the kernel must fit in the
+// padded input.
 func (x *Tensor) MaxPool2d(kernel, stride, pad [2]int64) *Tensor {
+	if x != nil && x.Rank() == 3 {
+		f := func(x4 *Tensor) *Tensor { return x4.MaxPool2d(kernel, stride, pad) }
+		return x.unbatched(f, f)
+	}
 	return x.pool2d("MaxPool2d", "max", kernel, stride, pad)
 }
 
 // AvgPool2d averages over kernel windows (padding counts as zeros; f16
-// and bf16 sum in f32) of a floating-point x.
+// and bf16 sum in f32) of a floating-point x [N, C, H, W] or [C, H, W].
 func (x *Tensor) AvgPool2d(kernel, stride, pad [2]int64) *Tensor {
+	if x != nil && x.Rank() == 3 {
+		f := func(x4 *Tensor) *Tensor { return x4.AvgPool2d(kernel, stride, pad) }
+		return x.unbatched(f, f)
+	}
 	x.poolWindow("AvgPool2d", "sum", kernel, stride, pad) // before the casts
 	return inAcc(x, func(x *Tensor) *Tensor {
 		return x.pool2d("AvgPool2d", "sum", kernel, stride, pad).DivScalar(float64(kernel[0] * kernel[1]))

@@ -254,3 +254,26 @@ func TestTorchProdGradNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestTorchUnbatched2d: Conv2d, MaxPool2d and AvgPool2d take an unbatched
+// [C, H, W] input, as F.conv2d, F.max_pool2d and F.avg_pool2d do in
+// PyTorch 1.13 (they were refused as "must be 4-D"), with the gradient,
+// and a bad call names the caller's 3-D shape. Expected values:
+//
+//	x = torch.arange(16.).reshape(1, 4, 4)
+//	F.max_pool2d(x, 2); F.avg_pool2d(x, 2, 1, 1); F.conv2d(x, torch.ones(2, 1, 2, 2), torch.ones(2))
+func TestTorchUnbatched2d(t *testing.T) {
+	x := Iota(F32, 2, 1, 4, 4).Add(Iota(F32, 1, 1, 4, 4).MulScalar(4))
+	expectT(t, "MaxPool2d [1,4,4]", x.MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{}), F32, ndOf([]float64{5, 7, 13, 15}, 1, 2, 2), exact)
+	expectT(t, "AvgPool2d [1,4,4]", x.AvgPool2d([2]int64{2, 2}, [2]int64{1, 1}, [2]int64{1, 1}), F32,
+		ndOf([]float64{0, 0.25, 0.75, 1.25, 0.75, 1, 2.5, 3.5, 4.5, 2.5, 3, 6.5, 7.5, 8.5, 4.5, 5, 10.5, 11.5, 12.5, 6.5, 3, 6.25, 6.75, 7.25, 3.75}, 1, 5, 5), exact)
+	conv := []float64{11, 15, 19, 27, 31, 35, 43, 47, 51}
+	expectT(t, "Conv2d [1,4,4]", Conv2d(x, Ones(F32, 2, 1, 2, 2), Ones(F32, 2), Conv2dOpts{}), F32, ndOf(append(conv, conv...), 2, 3, 3), exact)
+	// x.grad of F.max_pool2d(x, 2).sum(): one at each window's maximum.
+	g := Grad(x.MaxPool2d([2]int64{2, 2}, [2]int64{}, [2]int64{}).Sum(), x)[0]
+	expectT(t, "MaxPool2d [1,4,4] gradient", g, F32, ndOf([]float64{0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1}, 1, 4, 4), exact)
+	err := Try(func() { Conv2d(x, Ones(F32, 2, 2, 2, 2), nil, Conv2dOpts{}) })
+	if err == nil || !strings.Contains(err.Error(), "Conv2d(f32[1,4,4], f32[2,2,2,2])") {
+		t.Errorf("Conv2d of [1,4,4] with 2 input channels: %v, want an error naming f32[1,4,4]", err)
+	}
+}

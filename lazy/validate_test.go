@@ -396,6 +396,12 @@ func badCalls(o *operands) []errCase {
 		{"MaxPool2d", nil, "real numeric", func() { o.z(Bool, 1, 1, 2, 2).MaxPool2d(pair(2, 2), pair(0, 0), pair(0, 0)) }},
 		{"AvgPool2d", nil, "real floating-point", func() { o.z(I32, 1, 1, 2, 2).AvgPool2d(pair(2, 2), pair(0, 0), pair(0, 0)) }},
 		{"AvgPool2d", nil, "4-D", func() { f23.AvgPool2d(pair(2, 2), pair(0, 0), pair(0, 0)) }},
+		// Unbatched [C, H, W] inputs: checked before the batch axis is
+		// added, and named by the caller's shape.
+		{"MaxPool2d", nil, "larger than the padded input", func() { o.z(F32, 1, 4, 4).MaxPool2d(pair(5, 2), pair(0, 0), pair(0, 0)) }},
+		{"AvgPool2d", nil, "real floating-point", func() { o.z(I32, 1, 4, 4).AvgPool2d(pair(2, 2), pair(0, 0), pair(0, 0)) }},
+		{"Conv2d", nil, "input features", func() { Conv2d(o.z(F32, 1, 4, 4), o.z(F32, 2, 2, 2, 2), nil, Conv2dOpts{}) }},
+		{"Conv2d", nil, "bias", func() { Conv2d(o.z(F32, 1, 4, 4), o.z(F32, 2, 1, 2, 2), o.z(F32, 3), Conv2dOpts{}) }},
 		{"CrossEntropy", nil, "labels", func() { CrossEntropy(f23, o.z(F32, 2)) }},
 		{"CrossEntropy", nil, "labels", func() { CrossEntropy(f4, i3) }},
 		{"CrossEntropy", nil, "C = 0", func() { CrossEntropy(o.z(F32, 2, 0), o.z(I64, 2)) }},

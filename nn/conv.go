@@ -35,11 +35,12 @@ func NewConv2d(in, out, kernel int64, opts ...Option) *Conv2d {
 	return c
 }
 
-// Forward convolves x [N, C, H, W].
+// Forward convolves x [N, C, H, W] or an unbatched [C, H, W] (as
+// PyTorch's).
 func (c *Conv2d) Forward(x *lazy.Tensor) *lazy.Tensor {
 	g := max(c.Groups, 1)
-	if x.Rank() != 4 || x.Dim(1) != c.Weight.Dim(1)*g {
-		throw("nn.Conv2d", []*lazy.Tensor{x, c.Weight}, "want input [N, %d, H, W]", c.Weight.Dim(1)*g)
+	if (x.Rank() != 4 || x.Dim(1) != c.Weight.Dim(1)*g) && (x.Rank() != 3 || x.Dim(0) != c.Weight.Dim(1)*g) {
+		throw("nn.Conv2d", []*lazy.Tensor{x, c.Weight}, "want input [N, %d, H, W] or [%[1]d, H, W]", c.Weight.Dim(1)*g)
 	}
 	return lazy.Conv2d(x, c.Weight, c.Bias, lazy.Conv2dOpts{Stride: c.Stride, Padding: c.Padding, Dilation: c.Dilation, Groups: g})
 }
@@ -73,14 +74,17 @@ func NewConv1d(in, out, kernel int64, opts ...Option) *Conv1d {
 	return c
 }
 
-// Forward convolves x [N, C, L] (as a 2-D convolution of height 1).
+// Forward convolves x [N, C, L] or an unbatched [C, L] (as a 2-D
+// convolution of height 1).
 func (c *Conv1d) Forward(x *lazy.Tensor) *lazy.Tensor {
 	g := max(c.Groups, 1)
-	if x.Rank() != 3 || x.Dim(1) != c.Weight.Dim(1)*g {
-		throw("nn.Conv1d", []*lazy.Tensor{x, c.Weight}, "want input [N, %d, L]", c.Weight.Dim(1)*g)
+	if (x.Rank() != 3 || x.Dim(1) != c.Weight.Dim(1)*g) && (x.Rank() != 2 || x.Dim(0) != c.Weight.Dim(1)*g) {
+		throw("nn.Conv1d", []*lazy.Tensor{x, c.Weight}, "want input [N, %d, L] or [%[1]d, L]", c.Weight.Dim(1)*g)
 	}
-	y := lazy.Conv2d(x.Unsqueeze(2), c.Weight.Unsqueeze(2), c.Bias, lazy.Conv2dOpts{
+	defer relabel("nn.Conv1d", x, c.Weight, c.Bias)()
+	h := x.Rank() - 1 // the height-1 axis before L
+	y := lazy.Conv2d(x.Unsqueeze(h), c.Weight.Unsqueeze(2), c.Bias, lazy.Conv2dOpts{
 		Stride: [2]int64{1, max(c.Stride, 1)}, Padding: [2]int64{0, c.Padding},
 		Dilation: [2]int64{1, max(c.Dilation, 1)}, Groups: g})
-	return y.Squeeze(2)
+	return y.Squeeze(h)
 }

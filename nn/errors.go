@@ -55,3 +55,29 @@ func shortFile(p string) string {
 	}
 	return p
 }
+
+// relabel returns a deferred handler for a layer built on a lazy op of
+// another shape (a 1-d convolution as a 2-d one of height 1): an error of
+// that op becomes the layer's, with the caller's shapes, the inner op kept
+// in the message. Use it as
+//
+//	defer relabel("nn.Conv1d", x, w)()
+func relabel(op string, ts ...*lazy.Tensor) func() {
+	return func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		e, ok := r.(*lazy.Error)
+		if !ok || e.Op == op {
+			panic(r)
+		}
+		var shapes []string
+		for _, t := range ts {
+			if t != nil {
+				shapes = append(shapes, t.Shape().String())
+			}
+		}
+		panic(&lazy.Error{Op: op, Shapes: shapes, Msg: e.Op + ": " + e.Msg, Site: e.Site})
+	}
+}

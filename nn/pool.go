@@ -2,7 +2,7 @@ package nn
 
 import "github.com/xlajit/xlajit/lazy"
 
-// MaxPool2d takes the maximum over windows of x [N, C, H, W].
+// MaxPool2d takes the maximum over windows of x [N, C, H, W] or [C, H, W].
 type MaxPool2d struct{ Kernel, Stride, Padding [2]int64 }
 
 // NewMaxPool2d pools over square windows; the stride defaults to the
@@ -34,26 +34,30 @@ func (m *AvgPool2d) Forward(x *lazy.Tensor) *lazy.Tensor {
 	return x.AvgPool2d(m.Kernel, m.Stride, m.Padding)
 }
 
-// MaxPool1d takes the maximum over windows of x [N, C, L].
+// MaxPool1d takes the maximum over windows of x [N, C, L] or [C, L].
 func MaxPool1d(x *lazy.Tensor, kernel, stride, padding int64) *lazy.Tensor {
-	if x.Rank() != 3 {
-		throw("nn.MaxPool1d", []*lazy.Tensor{x}, "want input [N, C, L]")
+	if x.Rank() != 3 && x.Rank() != 2 {
+		throw("nn.MaxPool1d", []*lazy.Tensor{x}, "want input [N, C, L] or [C, L]")
 	}
 	if stride == 0 {
 		stride = kernel
 	}
-	return x.Unsqueeze(2).MaxPool2d([2]int64{1, kernel}, [2]int64{1, stride}, [2]int64{0, padding}).Squeeze(2)
+	defer relabel("nn.MaxPool1d", x)()
+	h := x.Rank() - 1 // the height-1 axis before L
+	return x.Unsqueeze(h).MaxPool2d([2]int64{1, kernel}, [2]int64{1, stride}, [2]int64{0, padding}).Squeeze(h)
 }
 
-// AvgPool1d averages over windows of x [N, C, L].
+// AvgPool1d averages over windows of x [N, C, L] or [C, L].
 func AvgPool1d(x *lazy.Tensor, kernel, stride, padding int64) *lazy.Tensor {
-	if x.Rank() != 3 {
-		throw("nn.AvgPool1d", []*lazy.Tensor{x}, "want input [N, C, L]")
+	if x.Rank() != 3 && x.Rank() != 2 {
+		throw("nn.AvgPool1d", []*lazy.Tensor{x}, "want input [N, C, L] or [C, L]")
 	}
 	if stride == 0 {
 		stride = kernel
 	}
-	return x.Unsqueeze(2).AvgPool2d([2]int64{1, kernel}, [2]int64{1, stride}, [2]int64{0, padding}).Squeeze(2)
+	defer relabel("nn.AvgPool1d", x)()
+	h := x.Rank() - 1 // the height-1 axis before L
+	return x.Unsqueeze(h).AvgPool2d([2]int64{1, kernel}, [2]int64{1, stride}, [2]int64{0, padding}).Squeeze(h)
 }
 
 // GlobalAvgPool2d averages x [N, C, H, W] over H and W to [N, C]

@@ -407,3 +407,52 @@ func TestBatchNormEmptyBatch(t *testing.T) {
 		t.Errorf("BatchNorm1d of one value per channel: %v, want an error", err)
 	}
 }
+
+// TestUnbatchedConvAndPool: Conv1d, Conv2d, MaxPool1d and AvgPool1d take
+// unbatched inputs ([C, L], [C, H, W]) as PyTorch 1.13's layers do (they
+// were refused), and an error of the 2-d op a 1-d layer runs is named by
+// the layer and the caller's shapes. Expected values:
+//
+//	x = torch.arange(10.).reshape(2, 5)
+//	c = torch.nn.Conv1d(2, 3, 2, padding=1)  # weight arange(12)/10 as [3, 2, 2], bias [1, 2, 3]
+//	c(x); F.max_pool1d(x, 3, 2, 1); F.avg_pool1d(x, 2)
+//	torch.nn.Conv2d(2, 1, 2, bias=False)(torch.arange(18.).reshape(2, 3, 3))  # weight ones
+func TestUnbatchedConvAndPool(t *testing.T) {
+	x := lazy.Iota(lazy.F32, 0, 10).Reshape(2, 5)
+	c := NewConv1d(2, 3, 2, Padding(1))
+	c.Weight = lazy.Iota(lazy.F32, 0, 12).DivScalar(10).Reshape(3, 2, 2)
+	c.Bias = lazy.FromSlice([]float32{1, 2, 3}, 3)
+	c2 := NewConv2d(2, 1, 2, NoBias())
+	c2.Weight = lazy.Ones(lazy.F32, 1, 2, 2, 2)
+	for _, k := range []struct {
+		name string
+		f    func() *lazy.Tensor
+		dims []int64
+		want []float64
+	}{
+		{"Conv1d", func() *lazy.Tensor { return c.Forward(x) }, []int64{3, 6},
+			[]float64{2.5, 3.9000000953674316, 4.5, 5.100000381469727, 5.700000286102295, 2.8000001907348633, 5.5, 9.699999809265137, 11.899999618530273, 14.100000381469727, 16.299999237060547, 9.0, 8.5, 15.5, 19.30000114440918, 23.100000381469727, 26.899999618530273, 15.199999809265137}},
+		{"MaxPool1d", func() *lazy.Tensor { return MaxPool1d(x, 3, 2, 1) }, []int64{2, 3}, []float64{1, 3, 4, 6, 8, 9}},
+		{"AvgPool1d", func() *lazy.Tensor { return AvgPool1d(x, 2, 0, 0) }, []int64{2, 2}, []float64{0.5, 2.5, 5.5, 7.5}},
+		{"Conv2d", func() *lazy.Tensor { return c2.Forward(lazy.Iota(lazy.F32, 0, 18).Reshape(2, 3, 3)) }, []int64{1, 2, 2}, []float64{52, 60, 76, 84}},
+	} {
+		var y *lazy.Tensor
+		var got []float64
+		if err := lazy.Try(func() { y = k.f(); got = y.Float64s() }); err != nil {
+			t.Errorf("%s: %v", k.name, err)
+			continue
+		}
+		if !slices.Equal(y.Dims(), k.dims) {
+			t.Errorf("%s: dims %v, want %v", k.name, y.Dims(), k.dims)
+		}
+		nearTorch(t, k.name, got, k.want, 1e-6)
+	}
+	err := lazy.Try(func() { NewConv1d(2, 1, 7).Forward(x) })
+	if !errorContains(err, "nn.Conv1d(f32[2,5], f32[1,2,7], f32[1]): Conv2d: kernel") {
+		t.Errorf("Conv1d with a kernel longer than the input: %v, want an nn.Conv1d error", err)
+	}
+	err = lazy.Try(func() { MaxPool1d(x, 6, 1, 0) })
+	if !errorContains(err, "nn.MaxPool1d(f32[2,5]): MaxPool2d: kernel") {
+		t.Errorf("MaxPool1d with a window longer than the input: %v, want an nn.MaxPool1d error", err)
+	}
+}

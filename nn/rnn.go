@@ -44,9 +44,14 @@ func NewGRUCell(in, hidden int64, opts ...Option) *GRUCell {
 // Hidden is the number of hidden units.
 func (c *GRUCell) Hidden() int64 { return c.WeightHH.Dim(1) }
 
-// Forward maps x [B, I] and h [B, H] (nil: zeros) to the next h [B, H].
+// Forward maps x [B, I] and h [B, H] (nil: zeros) to the next h [B, H],
+// or an unbatched x [I] and h [H] to [H], as PyTorch's GRUCell.
 func (c *GRUCell) Forward(x, h *lazy.Tensor) *lazy.Tensor {
 	hn := c.Hidden()
+	if x.Rank() == 1 {
+		unbatchedState("nn.GRUCell", x, c.WeightIH, hn, h)
+		return c.Forward(x.Unsqueeze(0), unsqueeze0(h)).Squeeze(0)
+	}
 	h = initialState("nn.GRUCell", x, h, c.WeightIH, hn)
 	gi := lazy.Linear(x, c.WeightIH, c.BiasIH).Split(-1, hn, hn, hn)
 	gh := lazy.Linear(h, c.WeightHH, c.BiasHH).Split(-1, hn, hn, hn)
@@ -56,9 +61,30 @@ func (c *GRUCell) Forward(x, h *lazy.Tensor) *lazy.Tensor {
 	return n.Add(z.Mul(h.Sub(n))) // (1-z) n + z h
 }
 
+// unbatchedState checks an unbatched input [I] and states [H] (nil ones
+// are zeros) before they get a batch axis, so that errors name them.
+func unbatchedState(op string, x, wih *lazy.Tensor, hidden int64, states ...*lazy.Tensor) {
+	if x.Dim(0) != wih.Dim(1) {
+		throw(op, []*lazy.Tensor{x, wih}, "want input [B, %d] or [%[1]d]", wih.Dim(1))
+	}
+	for _, h := range states {
+		if h != nil && (h.Rank() != 1 || h.Dim(0) != hidden) {
+			throw(op, []*lazy.Tensor{x, h}, "want state [%d] for an unbatched input", hidden)
+		}
+	}
+}
+
+// unsqueeze0 adds a batch axis to t (nil stays nil).
+func unsqueeze0(t *lazy.Tensor) *lazy.Tensor {
+	if t == nil {
+		return nil
+	}
+	return t.Unsqueeze(0)
+}
+
 func initialState(op string, x, h, wih *lazy.Tensor, hidden int64) *lazy.Tensor {
 	if x.Rank() != 2 || x.Dim(1) != wih.Dim(1) {
-		throw(op, []*lazy.Tensor{x, wih}, "want input [B, %d]", wih.Dim(1))
+		throw(op, []*lazy.Tensor{x, wih}, "want input [B, %d] or [%[1]d]", wih.Dim(1))
 	}
 	if h == nil {
 		return lazy.FullOn(x.Device(), x.DType(), 0, x.Dim(0), hidden)
@@ -99,9 +125,15 @@ func NewLSTMCell(in, hidden int64, opts ...Option) *LSTMCell {
 func (c *LSTMCell) Hidden() int64 { return c.WeightHH.Dim(1) }
 
 // Forward maps x [B, I] and the state (h, c) [B, H] each (nil: zeros) to the
-// next state.
+// next state, or an unbatched x [I] and states [H] to [H], as PyTorch's
+// LSTMCell.
 func (c *LSTMCell) Forward(x, h, cell *lazy.Tensor) (hNext, cNext *lazy.Tensor) {
 	hn := c.Hidden()
+	if x.Rank() == 1 {
+		unbatchedState("nn.LSTMCell", x, c.WeightIH, hn, h, cell)
+		hNext, cNext = c.Forward(x.Unsqueeze(0), unsqueeze0(h), unsqueeze0(cell))
+		return hNext.Squeeze(0), cNext.Squeeze(0)
+	}
 	h = initialState("nn.LSTMCell", x, h, c.WeightIH, hn)
 	cell = initialState("nn.LSTMCell", x, cell, c.WeightIH, hn)
 	g := lazy.Linear(x, c.WeightIH, c.BiasIH).Add(lazy.Linear(h, c.WeightHH, c.BiasHH)).Split(-1, hn, hn, hn, hn)

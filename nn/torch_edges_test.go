@@ -456,3 +456,36 @@ func TestUnbatchedConvAndPool(t *testing.T) {
 		t.Errorf("MaxPool1d with a window longer than the input: %v, want an nn.MaxPool1d error", err)
 	}
 }
+
+// TestUnbatchedRecurrentCells: GRUCell and LSTMCell take an unbatched input
+// [I] with states [H], as PyTorch 1.13's cells do (they were refused).
+// Expected values (every parameter arange(numel)/10 - 0.5 in its shape):
+//
+//	x, h = torch.tensor([.5, -1., 2.]), torch.tensor([.1, -.2])
+//	torch.nn.GRUCell(3, 2)(x, h); torch.nn.GRUCell(3, 2)(x); torch.nn.LSTMCell(3, 2)(x, (h, 2*h))
+func TestUnbatchedRecurrentCells(t *testing.T) {
+	set := func(ps ...*lazy.Tensor) {
+		for _, p := range ps {
+			p.Assign(lazy.Iota(lazy.F32, 0, p.Size()).DivScalar(10).SubScalar(0.5).Reshape(p.Dims()...))
+		}
+	}
+	g, l := NewGRUCell(3, 2), NewLSTMCell(3, 2)
+	set(g.WeightIH, g.WeightHH, g.BiasIH, g.BiasHH, l.WeightIH, l.WeightHH, l.BiasIH, l.BiasHH)
+	x, h := lazy.FromSlice([]float32{0.5, -1, 2}, 3), lazy.FromSlice([]float32{0.1, -0.2}, 2)
+	var gh, g0, lh, lc []float64
+	err := lazy.Try(func() {
+		gh, g0 = g.Forward(x, h).Float64s(), g.Forward(x, nil).Float64s()
+		hn, cn := l.Forward(x, h, h.MulScalar(2))
+		lh, lc = hn.Float64s(), cn.Float64s()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nearTorch(t, "GRUCell", gh, []float64{0.4994777739048004, 0.2401915192604065}, 1e-6)
+	nearTorch(t, "GRUCell without a state", g0, []float64{0.45298299193382263, 0.3574577569961548}, 1e-6)
+	nearTorch(t, "LSTMCell h", lh, []float64{0.2219352275133133, 0.0447075329720974}, 1e-6)
+	nearTorch(t, "LSTMCell c", lc, []float64{0.2478434294462204, 0.04699032008647919}, 1e-6)
+	if err := lazy.Try(func() { g.Forward(x, lazy.Zeros(lazy.F32, 1, 2)) }); !errorContains(err, "nn.GRUCell(f32[3], f32[1,2]): want state [2] for an unbatched input") {
+		t.Errorf("GRUCell of [3] with a state [1, 2]: %v, want an error", err)
+	}
+}

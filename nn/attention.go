@@ -24,7 +24,7 @@ type AttnMask struct {
 	// Causal lets position i attend to positions j <= i only.
 	Causal bool
 	// KeyPadding [B, S] bool: true marks keys to ignore (PyTorch's
-	// key_padding_mask). nil: none.
+	// key_padding_mask; [S] for unbatched inputs). nil: none.
 	KeyPadding *lazy.Tensor
 }
 
@@ -53,7 +53,8 @@ func NewMultiHeadAttention(embed, heads int64, opts ...Option) *MultiHeadAttenti
 // SetTraining switches attention dropout on or off.
 func (a *MultiHeadAttention) SetTraining(on bool) { a.Training = on }
 
-// Forward attends from q [B, L, E] to k, v [B, S, E] and returns [B, L, E].
+// Forward attends from q [B, L, E] to k, v [B, S, E] and returns [B, L, E]
+// (or from an unbatched q [L, E] to k, v [S, E], returning [L, E]).
 func (a *MultiHeadAttention) Forward(q, k, v *lazy.Tensor, mask AttnMask) *lazy.Tensor {
 	y, _ := a.forward(q, k, v, mask, false)
 	return y
@@ -70,11 +71,31 @@ func (a *MultiHeadAttention) forward(q, k, v *lazy.Tensor, mask AttnMask, weight
 	const op = "nn.MultiHeadAttention"
 	e := a.InProjWeight.Dim(1)
 	ts := []*lazy.Tensor{q, k, v}
+	if q.Rank() == 2 && k.Rank() == 2 && v.Rank() == 2 {
+		// Unbatched q [L, E], k, v [S, E] and key padding [S], as PyTorch's.
+		if q.Dim(1) != e || k.Dim(1) != e || v.Dim(1) != e || k.Dim(0) != v.Dim(0) {
+			throw(op, ts, "want query [L, %d] and key, value [S, %d] (or a batch of them)", e, e)
+		}
+		if kp := mask.KeyPadding; kp != nil {
+			if kp.Rank() != 1 || kp.Dim(0) != k.Dim(0) || kp.DType() != lazy.Bool {
+				throw(op, []*lazy.Tensor{q, k, kp}, "key padding mask must be bool [%d]", k.Dim(0))
+			}
+			mask.KeyPadding = kp.Unsqueeze(0)
+		}
+		out, w := a.forward(q.Unsqueeze(0), k.Unsqueeze(0), v.Unsqueeze(0), mask, weights)
+		if w != nil {
+			w = w.Squeeze(0)
+		}
+		return out.Squeeze(0), w
+	}
 	if q.Rank() != 3 || k.Rank() != 3 || v.Rank() != 3 || q.Dim(2) != e || k.Dim(2) != e || v.Dim(2) != e ||
 		k.Dim(0) != q.Dim(0) || v.Dim(0) != q.Dim(0) || k.Dim(1) != v.Dim(1) {
 		throw(op, ts, "want query [B, L, %d] and key, value [B, S, %d]", e, e)
 	}
 	b, l, s, h := q.Dim(0), q.Dim(1), k.Dim(1), a.Heads
+	if kp := mask.KeyPadding; kp != nil && (kp.Rank() != 2 || kp.Dim(0) != b || kp.Dim(1) != s || kp.DType() != lazy.Bool) {
+		throw(op, []*lazy.Tensor{q, k, kp}, "key padding mask must be bool [%d, %d]", b, s)
+	}
 	d := e / h
 	proj := func(x *lazy.Tensor, i int64, n int64) *lazy.Tensor {
 		w := a.InProjWeight.Narrow(0, i*e, e)
@@ -93,9 +114,6 @@ func (a *MultiHeadAttention) forward(q, k, v *lazy.Tensor, mask AttnMask, weight
 		scores = lazy.Where(future, negInf, scores)
 	}
 	if kp := mask.KeyPadding; kp != nil {
-		if kp.Rank() != 2 || kp.Dim(0) != b || kp.Dim(1) != s || kp.DType() != lazy.Bool {
-			throw(op, []*lazy.Tensor{q, k, kp}, "key padding mask must be bool [%d, %d]", b, s)
-		}
 		scores = lazy.Where(kp.Reshape(b, 1, 1, s), negInf, scores)
 	}
 	attn := scores.Softmax(-1)

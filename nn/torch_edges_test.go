@@ -489,3 +489,41 @@ func TestUnbatchedRecurrentCells(t *testing.T) {
 		t.Errorf("GRUCell of [3] with a state [1, 2]: %v, want an error", err)
 	}
 }
+
+// TestUnbatchedAttention: MultiHeadAttention takes an unbatched query
+// [L, E], key and value [S, E] and key padding mask [S], as PyTorch 1.13's
+// does (it was refused). Expected values (every parameter
+// arange(numel)/50 - 0.3 in its shape, batch_first=True):
+//
+//	q, k = torch.arange(12.).reshape(3, 4)/10, torch.arange(8.).reshape(2, 4)/7 - .5
+//	m(q, k, k, key_padding_mask=torch.tensor([False, True])); m(q, k, k)
+func TestUnbatchedAttention(t *testing.T) {
+	m := NewMultiHeadAttention(4, 2)
+	for _, p := range []*lazy.Tensor{m.InProjWeight, m.InProjBias, m.OutProj.Weight, m.OutProj.Bias} {
+		p.Assign(lazy.Iota(lazy.F32, 0, p.Size()).DivScalar(50).SubScalar(0.3).Reshape(p.Dims()...))
+	}
+	q := lazy.Iota(lazy.F32, 0, 12).Reshape(3, 4).DivScalar(10)
+	k := lazy.Iota(lazy.F32, 0, 8).Reshape(2, 4).DivScalar(7).SubScalar(0.5)
+	var masked, out, w []float64
+	var dims []int64
+	err := lazy.Try(func() {
+		masked = m.Forward(q, k, k, AttnMask{KeyPadding: lazy.FromSlice([]bool{false, true}, 2)}).Float64s()
+		o, ws := m.ForwardWeights(q, k, k, AttnMask{})
+		out, w, dims = o.Float64s(), ws.Float64s(), ws.Dims()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := []float64{0.401028573513031, 0.2112000286579132, 0.021371424198150635, -0.16845712065696716}
+	nearTorch(t, "masked", masked, slices.Concat(row, row, row), 1e-5)
+	nearTorch(t, "out", out, []float64{-0.1426279991865158, -0.16924422979354858, -0.19586050510406494, -0.2224767506122589, -0.11622267961502075,
+		-0.15072651207447052, -0.18523037433624268, -0.21973422169685364, -0.09012027084827423, -0.13242068886756897, -0.1747211366891861, -0.21702155470848083}, 1e-5)
+	nearTorch(t, "weights", w, []float64{0.5424555540084839, 0.4575444459915161, 0.5648161172866821, 0.43518394231796265, 0.5869219303131104, 0.4130781292915344}, 1e-5)
+	if !slices.Equal(dims, []int64{3, 2}) {
+		t.Errorf("weights of dims %v, want [3 2]", dims)
+	}
+	err = lazy.Try(func() { m.Forward(q, k, k, AttnMask{KeyPadding: lazy.FromSlice([]bool{false, true}, 1, 2)}) })
+	if !errorContains(err, "key padding mask must be bool [2]") {
+		t.Errorf("unbatched attention with a [1, 2] mask: %v, want an error", err)
+	}
+}

@@ -20,11 +20,12 @@ const (
 )
 
 // Gain is the recommended scale of weights feeding the nonlinearity
-// (PyTorch's calculate_gain): 1 for linear, convolution and sigmoid, 5/3 for
+// (PyTorch's calculate_gain): 1 for linear, convolutions ("conv2d",
+// "conv_transpose1d", ... as PyTorch names them) and sigmoid, 5/3 for
 // tanh, sqrt(2) for ReLU, sqrt(2/(1+slope^2)) for leaky ReLU, 3/4 for SELU.
 func Gain(n Nonlinearity, negativeSlope float64) float64 {
 	switch n {
-	case Identity, Sigmoid, "":
+	case Identity, Sigmoid, "", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d":
 		return 1
 	case Tanh:
 		return 5.0 / 3

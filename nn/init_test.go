@@ -115,3 +115,15 @@ func TestGainAndFans(t *testing.T) {
 		t.Error("unknown nonlinearity accepted")
 	}
 }
+
+// TestGainOfConvolutions: Gain takes PyTorch's convolution names, whose
+// gain is 1 (torch.nn.init.calculate_gain("conv2d")); the doc promised
+// them, but they were "unknown nonlinearity" errors.
+func TestGainOfConvolutions(t *testing.T) {
+	for _, n := range []Nonlinearity{"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"} {
+		var g float64
+		if err := lazy.Try(func() { g = Gain(n, 0) }); err != nil || g != 1 {
+			t.Errorf("Gain(%q) = %v, %v; want 1", n, g, err)
+		}
+	}
+}

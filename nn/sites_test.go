@@ -21,16 +21,14 @@ func TestInnerErrorsNameTheCaller(t *testing.T) {
 		"embedding": func() *lazy.Tensor { return nn.NewEmbedding(3, 2).Forward(lazy.FromSlice([]int64{5, 0}, 2)) },
 	}
 	for name, f := range cases {
-		var y *lazy.Tensor
-		if err := lazy.Try(func() { y = f() }); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		err := lazy.Try(func() { y.Float64s() })
+		// Lazy mode fails the read, naming the call's line too; eager mode
+		// fails the call.
+		err := lazy.Try(func() { f().Float64s() })
 		var le *lazy.Error
 		if !errors.As(err, &le) || !strings.Contains(le.Error(), "out of range") {
 			t.Fatalf("%s: %v, want an index out of range", name, err)
 		}
-		if strings.Contains(le.Error(), "nn/loss.go") || strings.Contains(le.Error(), "nn/linear.go") || strings.Count(le.Error(), "nn/sites_test.go:") != 2 {
+		if strings.Contains(le.Error(), "nn/loss.go") || strings.Contains(le.Error(), "nn/linear.go") || !strings.Contains(le.Error(), "nn/sites_test.go:") {
 			t.Errorf("%s: %v, want the site in sites_test.go", name, err)
 		}
 	}

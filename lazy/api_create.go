@@ -213,7 +213,10 @@ func Arange(dt DType, start, stop, step float64) *Tensor {
 		}
 	}
 	if step == 0 {
-		throw("Arange", nil, "step must not be zero (%s steps are truncated to integers)", dt)
+		if dt.IsInt() {
+			throw("Arange", nil, "step must not be zero (%s steps are truncated to integers)", dt)
+		}
+		throw("Arange", nil, "step must not be zero")
 	}
 	if (step > 0 && stop < start) || (step < 0 && stop > start) {
 		throw("Arange", nil, "bounds [%v, %v) inconsistent with the step's sign (%v)", start, stop, step)

@@ -183,3 +183,13 @@ func TestErrorNoSideEffects(t *testing.T) {
 	}
 	expectT(t, "after error", b.AddScalar(1), F32, ndOf([]float64{3, 5, 7, 9, 11, 13}, 2, 3), exact)
 }
+
+// TestArangeZeroStepMessage: a zero float step is refused without the
+// note about integer steps, which said "f32 steps are truncated to
+// integers".
+func TestArangeZeroStepMessage(t *testing.T) {
+	err := Try(func() { Arange(F32, 0, 1, 0) })
+	if err == nil || !strings.HasSuffix(err.Error(), "Arange: step must not be zero") {
+		t.Errorf("Arange(F32, 0, 1, 0): %v, want \"step must not be zero\" alone", err)
+	}
+}

@@ -137,6 +137,7 @@ func badCalls(o *operands) []errCase {
 		{"Arange", nil, "finite", func() { Arange(F32, 0, inf, 1) }},
 		{"Arange", nil, "2^53", func() { Arange(F32, 0, 1e300, 1) }},
 		{"Arange", nil, "numeric", func() { Arange(Bool, 0, 2, 1) }},
+		{"Arange", nil, "step must not be zero (i32 steps are truncated to integers)", func() { Arange(I32, 0, 2, 0.5) }},
 		{"Arange", nil, "invalid element type", func() { Arange(DType(0), 0, 2, 1) }},
 		{"FromSlice", nil, "2^63-1", func() { FromSlice([]float32{}, 1<<32, 1<<32) }},
 		{"FromSlice", nil, "negative dimension", func() { FromSlice([]float32{}, -1, 0) }},

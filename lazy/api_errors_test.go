@@ -135,7 +135,7 @@ func TestErrors(t *testing.T) {
 		{"DynamicSlice", s("f32[2,3]", "i32[]", "i1[]"), "integer scalar", func() { f23.DynamicSlice([]*Tensor{Scalar(I32, 0), Scalar(Bool, 0)}, []int64{1, 1}) }},
 		{"DynamicSlice", s("f32[2,3]", "i32[]"), "one start index", func() { f23.DynamicSlice([]*Tensor{Scalar(I32, 0)}, []int64{1, 1}) }},
 		{"DynamicUpdateSlice", s("f32[2,3]", "f32[3,3]", "i32[]", "i32[]"), "larger", func() { f23.DynamicUpdateSlice(Zeros(F32, 3, 3), []*Tensor{Scalar(I32, 0), Scalar(I32, 0)}) }},
-		{"MaskedSelect", s("f32[2,3]", "i1[2]"), "mask", func() { f23.MaskedSelect(Zeros(Bool, 2)) }},
+		{"MaskedSelect", s("f32[2,3]", "i1[2]"), "mask shape [2] does not broadcast with [2 3]", func() { f23.MaskedSelect(Zeros(Bool, 2)) }},
 		{"Unique", s("complex<f32>[2]"), "complex", func() { Zeros(C64, 2).Unique() }},
 		{"Grad", s("f32[2,3]"), "one element", func() { Grad(f23, f23) }},
 		{"Item", s("f32[2,3]"), "6 elements", func() { f23.Item() }},

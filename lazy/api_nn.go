@@ -708,11 +708,16 @@ func (x *Tensor) Unique() *Tensor {
 // (host op).
 func (x *Tensor) MaskedSelect(mask *Tensor) *Tensor {
 	needTensors("MaskedSelect", "x,mask", x, mask)
-	if mask.DType() == Bool && !sameDims(x.Dims(), mask.Dims()) {
+	if mask.DType() != Bool {
+		throw("MaskedSelect", []Shape{x.shape, mask.shape}, "mask must be bool, got %s", mask.DType())
+	}
+	if !sameDims(x.Dims(), mask.Dims()) {
 		// As torch.masked_select: x and mask broadcast together.
-		if d, ok := broadcastDims(x.Dims(), mask.Dims()); ok {
-			x, mask = x.BroadcastTo(d...), mask.BroadcastTo(d...)
+		d, ok := broadcastDims(x.Dims(), mask.Dims())
+		if !ok {
+			throw("MaskedSelect", []Shape{x.shape, mask.shape}, "mask shape %v does not broadcast with %v", mask.Dims(), x.Dims())
 		}
+		x, mask = x.BroadcastTo(d...), mask.BroadcastTo(d...)
 	}
 	return apply1(opMaskedSelect, nil, x, mask)
 }

@@ -423,7 +423,7 @@ func badCalls(o *operands) []errCase {
 		{"DynamicSlice", nil, "size 4", func() { f23.DynamicSlice([]*Tensor{o.z(I32), o.z(I64)}, []int64{1, 4}) }},
 		{"DynamicUpdateSlice", nil, "dtype", func() { f23.DynamicUpdateSlice(o.z(F64, 1, 1), []*Tensor{o.z(I32), o.z(I32)}) }},
 		{"DynamicUpdateSlice", nil, "integer scalar", func() { f23.DynamicUpdateSlice(o.z(F32, 1, 1), []*Tensor{o.z(I32), o.z(F32)}) }},
-		{"MaskedSelect", nil, "mask", func() { f4.MaskedSelect(f4) }},
+		{"MaskedSelect", nil, "mask must be bool, got f32", func() { f4.MaskedSelect(f4) }},
 		{"Unique", nil, "complex", func() { o.z(C64, 2, 2).Unique() }},
 		// Devices.
 		{"Add", nil, "different devices", func() { f23.Add(o.other) }},

@@ -233,7 +233,7 @@ func Conv2d(x, w, b *Tensor, o Conv2dOpts) *Tensor {
 		padded, ok3 := addDims(padded, p.padHi[i])
 		if !ok1 || !ok2 || !ok3 || span >= padded {
 			throw("Conv2d", in, "kernel %v (dilation %v) is larger than the padded input %v (padding %v)",
-				w.Dims()[2:], o.Dilation, x.Dims()[2:], o.Padding)
+				w.Dims()[2:], p.rhsDil, x.Dims()[2:], o.Padding) // the dilation in effect (0 means 1)
 		}
 	}
 	defer relabel("Conv2d", x, w, b)()

@@ -377,7 +377,7 @@ func badCalls(o *operands) []errCase {
 		{"LayerNorm", nil, "weight of shape [1 3] must have", func() { LayerNorm(f23, 1, o.z(F32, 1, 3), nil, 1e-5) }},
 		{"LayerNorm", nil, "bias of shape [1] must have", func() { LayerNorm(f23, 1, nil, o.z(F32, 1), 1e-5) }},
 		{"LayerNorm", nil, "weight of shape [3] must have the normalised shape [2 3]", func() { LayerNorm(f23, 2, f3, nil, 1e-5) }},
-		{"Conv2d", nil, "larger than the padded input", func() { Conv2d(x4, o.z(F32, 2, 3, 7, 7), nil, Conv2dOpts{}) }},
+		{"Conv2d", nil, "kernel [7 7] (dilation [1 1]) is larger than the padded input", func() { Conv2d(x4, o.z(F32, 2, 3, 7, 7), nil, Conv2dOpts{}) }},
 		{"Conv2d", nil, "larger than the padded input", func() { Conv2d(x4, w4, nil, Conv2dOpts{Dilation: pair(3, 1)}) }},
 		{"Conv2d", nil, "negative", func() { Conv2d(x4, w4, nil, Conv2dOpts{Stride: pair(-1, 1)}) }},
 		{"Conv2d", nil, "negative", func() { Conv2d(x4, w4, nil, Conv2dOpts{Padding: pair(0, -1)}) }},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,5 +192,48 @@ func TestArangeZeroStepMessage(t *testing.T) {
 	err := Try(func() { Arange(F32, 0, 1, 0) })
 	if err == nil || !strings.HasSuffix(err.Error(), "Arange: step must not be zero") {
 		t.Errorf("Arange(F32, 0, 1, 0): %v, want \"step must not be zero\" alone", err)
+	}
+}
+
+// TestEmptiedTensorsAndForeignSnapshots: a tensor emptied by Release (or
+// by restoring an empty snapshot) is refused by ops and reads with an
+// error saying so (they dereferenced nil deep in the executor), and
+// Restore refuses a snapshot of another type or element count (it made
+// an f32[2,3] tensor hold five f64 values).
+func TestEmptiedTensorsAndForeignSnapshots(t *testing.T) {
+	x := FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	y := FromSlice([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	y.Release()
+	var z Tensor
+	for name, f := range map[string]func(){
+		"op":       func() { y.AddScalar(1) },
+		"read":     func() { y.Float32s() },
+		"list":     func() { Concat(0, x, y) },
+		"restored": func() { w := x.Share(); w.Restore(TensorState{}); w.Sum() },
+		"zero":     func() { z.Neg() },
+		"share":    func() { var n *Tensor; n.Share() },
+	} {
+		err := Try(f)
+		if err == nil || !strings.Contains(err.Error(), "holds nothing") && !strings.Contains(err.Error(), "is nil") {
+			t.Errorf("%s: %v, want an error", name, err)
+		}
+	}
+	before := x.Float32s()
+	for _, s := range []TensorState{Zeros(F64, 5).State(), Zeros(F32, 3).AddScalar(1).State()} {
+		err := Try(func() { x.Restore(s) })
+		if err == nil || !strings.Contains(err.Error(), "the snapshot is of another shape") {
+			t.Errorf("Restore of another shape's snapshot: %v, want an error", err)
+		}
+	}
+	if got := x.Float32s(); !slices.Equal(got, before) {
+		t.Errorf("x is %v after refused Restores, want %v", got, before)
+	}
+	// Release then Restore into another tensor of the same shape works,
+	// an emptied one too (a swap).
+	w := Zeros(F32, 2, 3)
+	w.Release()
+	w.Restore(x.Release())
+	if got := w.Float32s(); !slices.Equal(got, before) {
+		t.Errorf("moved contents %v, want %v", got, before)
 	}
 }

@@ -441,7 +441,9 @@ func (t *Tensor) TransientState() TensorState {
 	return t.state()
 }
 
-func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origin} }
+func (t *Tensor) state() TensorState {
+	return TensorState{t.data, t.val, t.origin}
+}
 
 // Restore puts back a snapshot taken with State, with the computation
 // gradients follow back from it. Inside a traced function, restoring a
@@ -451,7 +453,9 @@ func (t *Tensor) state() TensorState { return TensorState{t.data, t.val, t.origi
 // device data the trace did not compute (an argument's, a constant's) or
 // IR from before the trace, and so are TakeData, SetData and Release.
 func (t *Tensor) Restore(s TensorState) {
-	needTensors("Restore", "t", t)
+	if t == nil { // an emptied t may take contents back (a swap)
+		nilTensor("Restore")
+	}
 	if sh, ok := s.shape(); ok && !sh.Equal(t.shape) {
 		throw("Restore", []Shape{t.shape, sh}, "the snapshot is of another shape")
 	}
@@ -517,6 +521,7 @@ func (t *Tensor) noReplaceInTrace(op string, s *TensorState) {
 // pending IR. Buffers are never written in place, so the two are
 // independent: assigning to one leaves the other as it is.
 func (t *Tensor) Share() *Tensor {
+	needTensors("Share", "t", t)
 	if st := currentTrace(); st != nil {
 		// In a trace, t's device data (or IR from before the trace,
 		// computed first as an op's operand is) is an argument's or a

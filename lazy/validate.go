@@ -59,6 +59,9 @@ func needTensors(op, names string, ts ...*Tensor) {
 		if t == nil {
 			throw(op, shapesOf(ts), "%s is nil", nthName(names, i))
 		}
+		if t.data == nil && t.val.Node == nil && !t.isDry() {
+			throw(op, shapesOf(ts), "%s holds nothing (emptied by Release, or restored from an empty snapshot)", nthName(names, i))
+		}
 	}
 }
 
@@ -71,6 +74,9 @@ func needList(op, list string, ts []*Tensor, allowEmpty bool) {
 	for i, t := range ts {
 		if t == nil {
 			throw(op, shapesOf(ts), "%s[%d] is nil", list, i)
+		}
+		if t.data == nil && t.val.Node == nil && !t.isDry() {
+			throw(op, shapesOf(ts), "%s[%d] holds nothing (emptied by Release, or restored from an empty snapshot)", list, i)
 		}
 	}
 }

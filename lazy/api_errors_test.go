@@ -218,6 +218,13 @@ func TestEmptiedTensorsAndForeignSnapshots(t *testing.T) {
 			t.Errorf("%s: %v, want an error", name, err)
 		}
 	}
+	// Sync and Literal return the error (they dereferenced nil).
+	if err := Sync(y); err == nil || !strings.Contains(err.Error(), "holds nothing") {
+		t.Errorf("Sync of an emptied tensor: %v, want an error", err)
+	}
+	if _, err := y.Literal(); err == nil || !strings.Contains(err.Error(), "holds nothing") {
+		t.Errorf("Literal of an emptied tensor: %v, want an error", err)
+	}
 	before := x.Float32s()
 	for _, s := range []TensorState{Zeros(F64, 5).State(), Zeros(F32, 3).AddScalar(1).State()} {
 		err := Try(func() { x.Restore(s) })

@@ -283,7 +283,7 @@ func syncTensors(reason string, ts []*Tensor) error {
 	seen := map[*Tensor]bool{}
 	for _, t := range ts {
 		if t != nil && t.data == nil && !seen[t] {
-			if t.val.Node == nil {
+			if t.val.Node == nil && !t.isDry() {
 				return errReleased(t)
 			}
 			seen[t] = true

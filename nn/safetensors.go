@@ -65,6 +65,9 @@ func WriteSafetensors(w io.Writer, tensors map[string]*lazy.Literal, metadata ma
 	var off int64
 	for _, n := range names {
 		l := tensors[n]
+		if l == nil {
+			return fmt.Errorf("safetensors: tensor %q is nil", n)
+		}
 		dt, ok := stName(l.DType)
 		if !ok {
 			return fmt.Errorf("safetensors: tensor %q: element type %s has no safetensors name", n, l.DType)
@@ -346,6 +349,11 @@ func (e *StateMismatch) Error() string {
 
 func checkState(dst map[string]*lazy.Tensor, lits map[string]*lazy.Literal) error {
 	var e StateMismatch
+	for n, l := range lits {
+		if l == nil {
+			return fmt.Errorf("literal %q is nil", n)
+		}
+	}
 	for n, t := range dst {
 		l, ok := lits[n]
 		if t == nil {

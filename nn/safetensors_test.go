@@ -221,3 +221,16 @@ func TestLoadFailureChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestNilLiteralsAreErrors: WriteSafetensors and AssignState refuse a nil
+// literal with an error naming it (both dereferenced nil).
+func TestNilLiteralsAreErrors(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSafetensors(&buf, map[string]*lazy.Literal{"a": nil}, nil); err == nil || !strings.Contains(err.Error(), `"a" is nil`) {
+		t.Errorf("WriteSafetensors of a nil literal: %v, want an error", err)
+	}
+	dst := map[string]*lazy.Tensor{"a": lazy.Zeros(lazy.F32, 1)}
+	if err := AssignState(dst, map[string]*lazy.Literal{"a": nil}); err == nil || !strings.Contains(err.Error(), `"a" is nil`) {
+		t.Errorf("AssignState of a nil literal: %v, want an error", err)
+	}
+}

@@ -53,6 +53,7 @@ func TestOptimizerErrors(t *testing.T) {
 		// (PyTorch 1.13's OneCycleLR raises ZeroDivisionError).
 		{func() { ValueAt(OneCycle{Max: 1, Total: 10, Pct: 0.1}, 0) }, "warm-up of length 0"},
 		{func() { ValueAt(OneCycle{Max: 1, Total: 4, Pct: 0.25}, 0) }, "warm-up of length 0"},
+		{func() { ValueAt(nil, 0) }, "schedule is nil"}, // was a nil dereference
 	}
 	for _, c := range cases {
 		err := lazy.Try(c.fn)

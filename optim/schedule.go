@@ -122,5 +122,8 @@ func (o OneCycle) LR(k *lazy.Tensor) *lazy.Tensor {
 // ValueAt evaluates a schedule at update k on the host side of the device
 // (for printing and tests; it runs a tiny program).
 func ValueAt(s Schedule, k int64) float64 {
+	if s == nil {
+		throw("optim.ValueAt", nil, "schedule is nil")
+	}
 	return s.LR(lazy.Scalar(lazy.F32, float64(k))).Item()
 }

@@ -143,7 +143,8 @@ func (x *Tensor) countOver(op string, axes []int) int64 {
 }
 
 // Var is the biased variance over axes (torch.var with unbiased=False);
-// f16 and bf16 compute in f32.
+// f16 and bf16 compute in f32; a complex tensor's is the real mean of
+// |x - mean|².
 func (x *Tensor) Var(axes ...int) *Tensor { return x.variance("Var", false, axes) }
 
 // VarKeepDims is Var keeping the axes as size 1.
@@ -154,6 +155,11 @@ func (x *Tensor) variance(op string, keep bool, axes []int) *Tensor {
 	defer relabel(op, x)()
 	return inAcc(x, func(x *Tensor) *Tensor {
 		d := x.Sub(x.MeanKeepDims(axes...))
+		if d.DType().IsComplex() {
+			// The mean of |d|², real, as torch.var of a complex tensor (d² is
+			// not a variance).
+			d = d.Abs()
+		}
 		if keep {
 			return d.Square().MeanKeepDims(axes...)
 		}

@@ -277,3 +277,18 @@ func TestTorchUnbatched2d(t *testing.T) {
 		t.Errorf("Conv2d of [1,4,4] with 2 input channels: %v, want an error naming f32[1,4,4]", err)
 	}
 }
+
+// TestTorchComplexVar: the variance of a complex tensor is the real mean
+// of |x - mean|², as torch.var gives it (it was the complex mean of
+// (x - mean)²). Expected values from PyTorch 1.13:
+//
+//	x = torch.tensor([1+2j, -3+.5j, 0, 2-1j]).reshape(2, 2)
+//	x.var(unbiased=False); x.var(0, unbiased=False); x.var(1, unbiased=False, keepdim=True)
+func TestTorchComplexVar(t *testing.T) {
+	for _, c := range []struct{ dt, real DType }{{C64, F32}, {C128, F64}} {
+		x := FromSlice([]complex128{1 + 2i, -3 + 0.5i, 0, 2 - 1i}, 2, 2).Cast(c.dt)
+		expectT(t, "Var", x.Var(), c.real, ndOf([]float64{4.671875}), ulpsTol(c.real, 4, 0))
+		expectT(t, "Var(0)", x.Var(0), c.real, ndOf([]float64{1.25, 6.8125}, 2), ulpsTol(c.real, 4, 0))
+		expectT(t, "VarKeepDims(1)", x.VarKeepDims(1), c.real, ndOf([]float64{4.5625, 1.25}, 2, 1), ulpsTol(c.real, 4, 0))
+	}
+}

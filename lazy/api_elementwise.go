@@ -32,6 +32,9 @@ func (x *Tensor) floatUnary(code opCode) *Tensor {
 func (x *Tensor) binary(code opCode, y *Tensor) *Tensor {
 	needTensors(table[code].Name, "x,y", x, y)
 	dt := mustResultType(table[code].Name, []*Tensor{x, y})
+	if code == opMax || code == opMin {
+		noOrder(table[code].Name, dt, x, y)
+	}
 	if dt == Bool {
 		code = boolOp(table[code].Name, code, x, y)
 	}
@@ -159,8 +162,15 @@ func (x *Tensor) Sign() *Tensor {
 	}
 	return x.unary(opSign)
 }
-func (x *Tensor) Not() *Tensor  { return x.unary(opNot) }
-func (x *Tensor) ReLU() *Tensor { return x.unary(opReLU) }
+func (x *Tensor) Not() *Tensor { return x.unary(opNot) }
+
+// ReLU is max(x, 0) of a real tensor (complex numbers have no order).
+func (x *Tensor) ReLU() *Tensor {
+	if x != nil {
+		noOrder("ReLU", x.DType(), x)
+	}
+	return x.unary(opReLU)
+}
 
 // Relu is ReLU under the name DESIGN.md's examples use.
 //
@@ -275,6 +285,7 @@ func (x *Tensor) MinScalar(v float64) *Tensor { return x.bound("MinScalar", opCl
 func (x *Tensor) bound(op string, code opCode, v float64) *Tensor {
 	needTensors(op, "x", x)
 	dt := mustResultType(op, []*Tensor{x}, v)
+	noOrder(op, dt, x)
 	if v != v {
 		return x.Cast(dt)
 	}
@@ -341,9 +352,22 @@ func (x *Tensor) PowScalar(v float64) *Tensor {
 }
 
 // compare promotes x and y to their result type and compares them.
+// noOrder refuses an ordering op (maximum, minimum, <, ReLU) of complex
+// numbers, which have no order: PyTorch refuses them ("maximum not
+// implemented for complex tensors"), where StableHLO would compare them
+// lexicographically.
+func noOrder(op string, dt DType, ts ...*Tensor) {
+	if dt.IsComplex() {
+		throw(op, shapesOf(ts), "complex numbers have no order, got %s", dt)
+	}
+}
+
 func (x *Tensor) compare(dir string, y *Tensor) *Tensor {
 	needTensors("Compare", "x,y", x, y)
 	dt := mustResultType("Compare", []*Tensor{x, y})
+	if dir != "EQ" && dir != "NE" {
+		noOrder("Compare", dt, x, y)
+	}
 	checkBinary("Compare", opCompare, x, y, dt, dt)
 	x, y = broadcastPair("Compare", x.Cast(dt), y.Cast(dt))
 	return apply1(opCompare, Attrs{{"dir", dir}}, x, y)
@@ -352,6 +376,9 @@ func (x *Tensor) compare(dir string, y *Tensor) *Tensor {
 func (x *Tensor) compareScalar(op, dir string, v float64) *Tensor {
 	needTensors(op, "x", x)
 	dt := mustResultType(op, []*Tensor{x}, v)
+	if dir != "EQ" && dir != "NE" {
+		noOrder(op, dt, x)
+	}
 	checkScalar(op, opCompare, x, dt)
 	a, b := broadcastPair(op, x.Cast(dt), x.number(dt, v))
 	return apply1(opCompare, Attrs{{"dir", dir}}, a, b)

@@ -108,6 +108,9 @@ func (x *Tensor) ReduceMin(axes ...int) *Tensor { return x.extremum(opReduceMin,
 func (x *Tensor) ReduceMinKeepDims(axes ...int) *Tensor { return x.extremum(opReduceMin, true, axes) }
 
 func (x *Tensor) extremum(code opCode, keep bool, axes []int) *Tensor {
+	if x != nil {
+		noOrder(table[code].Name, x.DType(), x)
+	}
 	for _, a := range x.normAxes(table[code].Name, axes) {
 		if x.Dims()[a] == 0 {
 			throw(table[code].Name, []Shape{x.shape}, "reduction over axis %d of size 0 has no result", a)

@@ -83,10 +83,11 @@ func (e *Embedding) Forward(idx *lazy.Tensor) *lazy.Tensor {
 	return w.IndexSelect(0, idx.Reshape(idx.Size())).Reshape(dims...)
 }
 
-// Flatten reshapes x [N, ...] to [N, rest].
+// Flatten reshapes x [N, d1, ...] (rank 2 or more) to [N, d1·...], as
+// torch.nn.Flatten() (start_dim 1, which a 1-D tensor lacks).
 func Flatten(x *lazy.Tensor) *lazy.Tensor {
-	if x.Rank() < 1 {
-		throw("nn.Flatten", []*lazy.Tensor{x}, "needs a batch axis")
+	if x.Rank() < 2 {
+		throw("nn.Flatten", []*lazy.Tensor{x}, "needs a batch axis and at least one more (rank 2 or more)")
 	}
 	// The product, not -1: an empty batch has no elements to infer from
 	// (PyTorch's flatten of [0, 3, 2] is [0, 6]).

@@ -367,6 +367,11 @@ func TestFlattenEmptyBatch(t *testing.T) {
 			t.Errorf("Flatten of %v: %v, want %v", c.in, got, c.want)
 		}
 	}
+	// torch.nn.Flatten()(torch.zeros(3)) raises (start_dim 1 out of range);
+	// a [3] was made [3, 1].
+	if err := lazy.Try(func() { Flatten(lazy.Zeros(lazy.F32, 3)) }); !errorContains(err, "rank 2 or more") {
+		t.Errorf("Flatten of [3]: %v, want an error", err)
+	}
 }
 
 // TestBatchNormEmptyBatch: in training, an empty batch gives an empty

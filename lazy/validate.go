@@ -60,7 +60,7 @@ func needTensors(op, names string, ts ...*Tensor) {
 			throw(op, shapesOf(ts), "%s is nil", nthName(names, i))
 		}
 		if t.data == nil && t.val.Node == nil && !t.isDry() {
-			throw(op, shapesOf(ts), "%s holds nothing (emptied by Release, or restored from an empty snapshot)", nthName(names, i))
+			throw(op, shapesOf(ts), "%s %s", nthName(names, i), holdsNothing(t))
 		}
 	}
 }
@@ -76,7 +76,7 @@ func needList(op, list string, ts []*Tensor, allowEmpty bool) {
 			throw(op, shapesOf(ts), "%s[%d] is nil", list, i)
 		}
 		if t.data == nil && t.val.Node == nil && !t.isDry() {
-			throw(op, shapesOf(ts), "%s[%d] holds nothing (emptied by Release, or restored from an empty snapshot)", list, i)
+			throw(op, shapesOf(ts), "%s[%d] %s", list, i, holdsNothing(t))
 		}
 	}
 }
@@ -188,4 +188,12 @@ func needRealFloat(op string, x *Tensor) {
 	if !x.DType().IsFloat() {
 		throw(op, []Shape{x.shape}, "needs a real floating-point tensor, got %s (use Cast)", x.DType())
 	}
+}
+
+// holdsNothing says why t, which holds neither data nor IR, is empty.
+func holdsNothing(t *Tensor) string {
+	if t.dev == nil {
+		return "is a zero Tensor value, which holds nothing: make tensors with the lazy constructors (FromSlice, Zeros, ...)"
+	}
+	return "holds nothing (emptied by Release, or restored from an empty snapshot)"
 }

@@ -77,6 +77,7 @@ func TestErrors(t *testing.T) {
 		{"BroadcastTo", s("f32[2,3]"), "cannot broadcast", func() { f23.BroadcastTo(4, 3) }},
 		{"BroadcastTo", s("f32[2,3]"), "fewer", func() { f23.BroadcastTo(3) }},
 		{"Squeeze", s("f32[2,3]"), "out of range", func() { f23.Squeeze(2) }},
+		{"Squeeze", s("f32[2,3]"), "more than once", func() { f23.Squeeze(0, -2) }},
 		{"Unsqueeze", s("f32[2,3]"), "out of range", func() { f23.Unsqueeze(4) }},
 		{"Slice", s("f32[2,3]"), "axis 1: step 0 must be at least 1", func() { f23.SliceStrided([]int64{0, 0}, []int64{2, 4}, []int64{1, 0}) }},
 		{"Slice", s("f32[2,3]"), "axis 0: step -1 must be at least 1", func() { f23.SliceStrided([]int64{2, 0}, []int64{0, 3}, []int64{-1, 1}) }},

@@ -194,8 +194,13 @@ func (x *Tensor) Squeeze(axes ...int) *Tensor {
 			drop[i] = d == 1
 		}
 	}
+	seen := make([]bool, max(x.Rank(), 1))
 	for _, ax := range axes {
 		a := needAxis("Squeeze", ax, x.Rank(), x)
+		if seen[a] {
+			throw("Squeeze", []Shape{x.shape}, "axis %d appears more than once in the axes %v (as PyTorch refuses a repeated dim)", ax, axes)
+		}
+		seen[a] = true
 		// An axis not of size 1 stays, as torch.squeeze(dim) leaves it
 		// (a 0-d x has none to drop).
 		if x.Rank() > 0 {

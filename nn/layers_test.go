@@ -116,6 +116,10 @@ func TestBadInputsNameTheLayer(t *testing.T) {
 		{func() { MSE(lazy.Zeros(lazy.F32, 4), lazy.Zeros(lazy.F32, 5)) }, "same shape"},
 		{func() { NewConv2d(3, 4, 3, Stride(1, 2, 3)) }, "Stride: want 1 or 2 values"},
 		{func() { NewConv1d(3, 4, 3, Padding(1, 2)) }, "Padding: want 1 value, got [1 2]"}, // was "want 1 or 1 values"
+		{func() { NewConv2d(3, 4, 3, Stride(0)) }, "Stride: [0] has a value below 1"},
+		{func() { NewConv1d(3, 4, 3, Dilation(0)) }, "Dilation: [0] has a value below 1"},
+		{func() { NewConv2d(3, 4, 3, Padding(1, -1)) }, "Padding: [1 -1] has a value below 0"},
+		{func() { NewMaxPool2d(2, Stride(2, 0)) }, "Stride: [2 0] has a value below 1"},
 	}
 	for _, c := range cases {
 		err := lazy.Try(c.fn)

@@ -77,6 +77,15 @@ func spatial(op, what string, v []int64, n int, def int64) []int64 {
 		}
 		throw(op, nil, "%s: want 1 or %d values, got %v", what, n, v)
 	}
+	least := int64(1) // a stride or a dilation
+	if what == "Padding" {
+		least = 0
+	}
+	for _, x := range out {
+		if x < least {
+			throw(op, nil, "%s: %v has a value below %d (PyTorch refuses it too)", what, v, least)
+		}
+	}
 	return out
 }
 

@@ -46,12 +46,15 @@ type Traced struct {
 	// of the graph that the plain function makes anew on every call.
 	Created map[*lazy.Tensor]bool
 	// Grad is set when the function took a gradient: where an argument's
-	// history before the call reaches a tensor the graph reads, a call
-	// must run the function itself (lazy.HistoryReaches).
+	// history before the call reaches a tensor it took the gradient with
+	// respect to, a call must run the function itself
+	// (lazy.HistoryReaches).
 	Grad bool
-	// GradCaptures are the tensors other than the arguments that the
-	// function took a gradient with respect to: an argument's history
-	// reaching one matters even where the graph does not read it.
+	// GradArgs are the positions in args of the arguments the function
+	// took a gradient with respect to, and GradCaptures the other tensors
+	// it did: an argument's history reaching one of them is a path for
+	// the gradient that the graph does not hold.
+	GradArgs     []int
 	GradCaptures []*lazy.Tensor
 	// ir is, per node ID of Graph, the IR node the call was converted from
 	// (fx.FromTraceIR), for CompileTraced; it holds the traced inputs'
@@ -208,7 +211,16 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 	kept = true
 	tr = &Traced{Graph: g, Outputs: outs, Created: rec.created, Grad: rec.grad, ir: ir}
 	for _, x := range rec.gradIns {
-		if !slices.Contains(args, x) && !slices.Contains(tr.GradCaptures, x) {
+		at := false
+		for i, a := range args {
+			if a == x {
+				at = true
+				if !slices.Contains(tr.GradArgs, i) {
+					tr.GradArgs = append(tr.GradArgs, i)
+				}
+			}
+		}
+		if !at && !slices.Contains(tr.GradCaptures, x) {
 			tr.GradCaptures = append(tr.GradCaptures, x)
 		}
 	}

@@ -11,9 +11,10 @@ import (
 // A function that takes a gradient sees its arguments as leaves in its
 // graph; the plain function differentiates through the IR that computed
 // an argument before the call, as PyTorch does. Where that history reaches
-// a tensor the graph reads (another argument, a capture), the compiled
-// function runs the plain one for the call, so both agree; where it does
-// not, calls replay.
+// a tensor the gradient is taken with respect to (another argument, a
+// capture), the compiled function runs the plain one for the call, so both
+// agree; where it does not (it reaches only tensors the graph reads, or
+// nothing), calls replay.
 func TestGradThroughArgumentHistory(t *testing.T) {
 	w := lazy.FromSlice([]float32{0.5, -1})
 	cases := []struct {
@@ -36,6 +37,10 @@ func TestGradThroughArgumentHistory(t *testing.T) {
 		{"argument from unrelated data", func(a, x *lazy.Tensor) *lazy.Tensor { return lazy.Grad(a.Mul(x).Sum(), x)[0] },
 			func(bool) (*lazy.Tensor, *lazy.Tensor) {
 				return lazy.FromSlice([]float32{4, 5}).MulScalar(2), lazy.FromSlice([]float32{3, 2})
+			}, false},
+		{"argument from a capture not differentiated", func(a, x *lazy.Tensor) *lazy.Tensor { return lazy.Grad(a.Mul(x).Mul(w).Sum(), x)[0] },
+			func(bool) (*lazy.Tensor, *lazy.Tensor) {
+				return w.Square(), lazy.FromSlice([]float32{3, 2})
 			}, false},
 		{"detached argument", func(a, x *lazy.Tensor) *lazy.Tensor { return lazy.Grad(a.Mul(x).Sum(), x)[0] },
 			func(bool) (*lazy.Tensor, *lazy.Tensor) {

@@ -79,11 +79,11 @@ type entry struct {
 	// were known when key was made (findEarlier).
 	keyCaps int
 	// grad is set when the function takes a gradient: a call whose
-	// arguments' history before it reaches a tensor the graph reads runs
-	// the function itself (gradThroughArgs).
-	grad bool
-	// gradCaps are the tensors other than arguments it takes a gradient
-	// with respect to.
+	// arguments' history before it reaches a tensor it takes the gradient
+	// with respect to runs the function itself (gradThroughArgs). Those
+	// tensors are the arguments at gradArgs and gradCaps.
+	grad     bool
+	gradArgs []int
 	gradCaps []*lazy.Tensor
 }
 
@@ -379,15 +379,25 @@ func (s *fnState) replayOrLazy(e *entry, args, dst []*lazy.Tensor) (outs []*lazy
 // gradThroughArgs reports whether a call of e on args must run the
 // function itself because the gradient it takes would flow through an
 // argument's history before the call (the IR that computed it) into a
-// tensor the graph reads: another argument or a capture, such as a
+// tensor it takes the gradient with respect to: another argument, or a
 // parameter the argument was computed from. The graph sees its arguments
 // as leaves, as JAX's jit does, where the plain function, like PyTorch,
 // differentiates through that history.
 func (s *fnState) gradThroughArgs(e *entry, args []*lazy.Tensor) bool {
-	if !e.grad || !lazy.HistoryReaches(args, args, e.captures, e.gradCaps) {
+	if !e.grad || !lazy.HasHistory(args) {
 		return false
 	}
-	s.event("lazy call: the gradient flows through an argument's history before the call into a tensor the graph reads")
+	var buf [8]*lazy.Tensor
+	wrt := buf[:0]
+	for _, i := range e.gradArgs {
+		if i < len(args) {
+			wrt = append(wrt, args[i])
+		}
+	}
+	if !lazy.HistoryReaches(args, wrt, e.gradCaps) {
+		return false
+	}
+	s.event("lazy call: the gradient flows through an argument's history before the call into a tensor it is taken with respect to")
 	return true
 }
 
@@ -592,7 +602,7 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, originals(traced.Graph.Captures)
-	e.grad, e.gradCaps = traced.Grad, originals(traced.GradCaptures)
+	e.grad, e.gradArgs, e.gradCaps = traced.Grad, traced.GradArgs, originals(traced.GradCaptures)
 	for _, c := range e.captures {
 		if c == c.Device().RNGState() {
 			e.rng = c.Device().RNGLock()

@@ -97,6 +97,17 @@ func (w *historyWalk) reset() {
 	w.stack = w.stack[:0]
 }
 
+// HasHistory reports whether one of ts has a history Grad would follow
+// (HistoryReaches has something to walk).
+func HasHistory(ts []*Tensor) bool {
+	for _, t := range ts {
+		if historyRoot(t) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // historyRoot is the node t's history starts at: its pending IR, or the
 // IR that computed its data; nil for none.
 func historyRoot(t *Tensor) *Node {

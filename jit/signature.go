@@ -115,15 +115,48 @@ func checkArgType(t reflect.Type, seen map[reflect.Type]bool) error {
 	return fmt.Errorf("values of type %s cannot be jit arguments (want tensors, slices, arrays, structs, pointers and plain values)", t)
 }
 
+// codecFor returns the codec of arguments of type t, built on first use.
+// Codecs are built one type at a time under codecMu and published in
+// codecs only once complete: a self-referential type's codec calls a
+// placeholder for itself, which another goroutine must not run before it
+// is filled.
 func codecFor(t reflect.Type) codec {
 	if c, ok := codecs.Load(t); ok {
 		return c.(codec)
 	}
+	codecMu.Lock()
+	defer func() {
+		clear(codecBuilt) // published, or half built by a build that panicked
+		codecMu.Unlock()
+	}()
+	c := codecLocked(t)
+	for u, uc := range codecBuilt {
+		codecs.Store(u, uc)
+	}
+	return c
+}
+
+var (
+	codecMu sync.Mutex
+	// codecBuilt holds, while codecMu is held, the codecs built (or, for
+	// a type being built, its placeholder) and not yet published.
+	codecBuilt = map[reflect.Type]codec{}
+)
+
+// codecLocked is codecFor with codecMu held: buildCodec calls it for the
+// types a codec is made of.
+func codecLocked(t reflect.Type) codec {
+	if c, ok := codecs.Load(t); ok {
+		return c.(codec)
+	}
+	if c, ok := codecBuilt[t]; ok {
+		return c
+	}
 	var c codec
 	// A placeholder breaks recursion through self-referential types.
-	codecs.Store(t, codec(func(w *walker, v reflect.Value) { c(w, v) }))
+	codecBuilt[t] = func(w *walker, v reflect.Value) { c(w, v) }
 	c = buildCodec(t)
-	codecs.Store(t, c)
+	codecBuilt[t] = c
 	return c
 }
 
@@ -173,7 +206,7 @@ func buildCodec(t reflect.Type) codec {
 			w.key = append(w.key, v.String()...)
 		}
 	case reflect.Slice, reflect.Array:
-		elem := codecFor(t.Elem())
+		elem := codecLocked(t.Elem())
 		return func(w *walker, v reflect.Value) {
 			if t.Kind() == reflect.Slice && v.IsNil() {
 				w.tag('n')
@@ -190,7 +223,7 @@ func buildCodec(t reflect.Type) codec {
 			w.depth--
 		}
 	case reflect.Pointer:
-		elem := codecFor(t.Elem())
+		elem := codecLocked(t.Elem())
 		return func(w *walker, v reflect.Value) {
 			if v.IsNil() {
 				w.tag('n')
@@ -206,7 +239,7 @@ func buildCodec(t reflect.Type) codec {
 	case reflect.Struct:
 		fields := make([]codec, t.NumField())
 		for i := range fields {
-			fields[i] = codecFor(t.Field(i).Type)
+			fields[i] = codecLocked(t.Field(i).Type)
 		}
 		return func(w *walker, v reflect.Value) {
 			w.tag('S')

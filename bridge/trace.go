@@ -45,15 +45,11 @@ type Traced struct {
 	// Created are the tensors the function made from host data: captures
 	// of the graph that the plain function makes anew on every call.
 	Created map[*lazy.Tensor]bool
-	// Grad is set when the function took a gradient: where an argument's
-	// history before the call reaches a tensor it took the gradient with
-	// respect to, a call must run the function itself
-	// (lazy.HistoryReaches).
-	Grad bool
 	// GradArgs are the positions in args of the arguments the function
-	// took a gradient with respect to, and GradCaptures the other tensors
-	// it did: an argument's history reaching one of them is a path for
-	// the gradient that the graph does not hold.
+	// took a gradient with respect to, and GradCaptures the other inputs
+	// it did: an argument's history before the call reaching one of them
+	// is a path for the gradient that the graph does not hold, and such a
+	// call must run the function itself (lazy.HistoryReaches).
 	GradArgs     []int
 	GradCaptures []*lazy.Tensor
 	// ir is, per node ID of Graph, the IR node the call was converted from
@@ -73,7 +69,6 @@ type recorder struct {
 	synced    map[any]lazy.Value
 	hostOps   []fx.HostOp
 	brk       *Break
-	grad      bool
 	gradIns   []*lazy.Tensor
 }
 
@@ -92,12 +87,8 @@ func (r *recorder) OnHostNode(v lazy.Value) { r.hostNodes = append(r.hostNodes, 
 // OnCreate records a tensor the function made from host data.
 func (r *recorder) OnCreate(t *lazy.Tensor) { r.created[t] = true }
 
-// OnGrad records that the function took a gradient, and with respect to
-// which inputs.
-func (r *recorder) OnGrad(xs []*lazy.Tensor) {
-	r.grad = true
-	r.gradIns = append(r.gradIns, xs...)
-}
+// OnGrad records the inputs the function took a gradient with respect to.
+func (r *recorder) OnGrad(xs []*lazy.Tensor) { r.gradIns = append(r.gradIns, xs...) }
 
 func (r *recorder) OnCut(reason, site string) {
 	r.brk = &Break{Reason: reason, Site: site}
@@ -209,7 +200,7 @@ func Trace(args []*lazy.Tensor, fn func() ([]*lazy.Tensor, error), _ TraceOption
 		return nil, err
 	}
 	kept = true
-	tr = &Traced{Graph: g, Outputs: outs, Created: rec.created, Grad: rec.grad, ir: ir}
+	tr = &Traced{Graph: g, Outputs: outs, Created: rec.created, ir: ir}
 	for _, x := range rec.gradIns {
 		at := false
 		for i, a := range args {

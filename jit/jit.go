@@ -78,10 +78,10 @@ type entry struct {
 	// keyCaps is how many of the function's written captures (mutCaps)
 	// were known when key was made (findEarlier).
 	keyCaps int
-	// grad is set when the function takes a gradient: a call whose
-	// arguments' history before it reaches a tensor it takes the gradient
-	// with respect to runs the function itself (gradThroughArgs). Those
-	// tensors are the arguments at gradArgs and gradCaps.
+	// grad is set when the function takes a gradient with respect to one
+	// of its inputs (the arguments at gradArgs, gradCaps): a call whose
+	// arguments' history before it reaches one runs the function itself
+	// (gradThroughArgs).
 	grad     bool
 	gradArgs []int
 	gradCaps []*lazy.Tensor
@@ -602,7 +602,8 @@ func (s *fnState) trace(args []reflect.Value, w *walker) (_ *entry, err error) {
 	s.lastG, s.lastN = guard, notes
 	s.compiles.Add(int64(compiled))
 	e.run, e.captures = run, originals(traced.Graph.Captures)
-	e.grad, e.gradArgs, e.gradCaps = traced.Grad, traced.GradArgs, originals(traced.GradCaptures)
+	e.gradArgs, e.gradCaps = traced.GradArgs, originals(traced.GradCaptures)
+	e.grad = len(e.gradArgs)+len(e.gradCaps) > 0
 	for _, c := range e.captures {
 		if c == c.Device().RNGState() {
 			e.rng = c.Device().RNGLock()

@@ -3,18 +3,19 @@ package lazy
 import "sync"
 
 // HistoryReaches reports whether the history Grad follows below one of ts
-// reaches one of targets (the tensors of all the lists): ts[i]'s pending IR, or the IR that computed the
-// data it holds (Tensor.origin), walked through the operands of every op
-// with a gradient and through the origins of the device data it reads, as
-// Grad walks it, meets a target's pending IR, the IR that computed it, or
-// the device data it holds. A nil tensor in either list is skipped.
+// reaches one of targets (the tensors of all the lists): ts[i]'s pending
+// IR, or the IR that computed the data it holds (Tensor.origin), walked
+// through the operands of every op with a gradient and through the
+// origins of the device data it reads, as Grad walks it, meets a target
+// other than ts[i]: its pending IR, the IR that computed it, or the
+// device data it holds. A nil tensor in either list is skipped.
 //
 // A compiled function sees its arguments as leaves, and their history
 // before the call is not part of its graph: the jit asks this of a call
-// whose graph took a gradient, to run the plain function instead where
-// the gradient would have flowed through that history into a tensor the
-// function reads (an argument computed from a parameter outside the
-// function).
+// whose graph took a gradient, with the tensors it took it with respect
+// to as targets, to run the plain function instead where the gradient
+// would have flowed through that history (an argument computed from a
+// parameter outside the function).
 func HistoryReaches(ts []*Tensor, targets ...[]*Tensor) bool {
 	var w *historyWalk
 	defer func() {

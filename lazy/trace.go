@@ -25,10 +25,10 @@ type Tracer interface {
 	// function.
 	OnCreate(t *Tensor)
 	// OnGrad is called when the traced function takes a gradient (Grad,
-	// GradWith) with respect to xs, the inputs of the trace among the
-	// tensors it differentiates with respect to (not tensors it computed
-	// or made): the history of its arguments before the call, which the
-	// graph does not hold, may matter to it (HistoryReaches).
+	// GradWith), with xs the inputs of the trace (not tensors it computed
+	// or made) among the tensors it differentiates with respect to: the
+	// history of its arguments before the call, which the graph does not
+	// hold, may reach them (HistoryReaches).
 	OnGrad(xs []*Tensor)
 }
 

@@ -91,9 +91,9 @@ func released(t *Tensor) { panic(errReleased(t)) }
 // constructor made and which holds nothing either.
 func errReleased(t *Tensor) error {
 	if t.dev == nil {
-		return &Error{Op: "Tensor", Msg: "a zero Tensor value holds nothing: make tensors with the lazy constructors (FromSlice, Zeros, ...)", Site: callerSite()}
+		return &Error{Op: "Tensor", Msg: "the tensor " + holdsNothing(t), Site: callerSite()}
 	}
-	return &Error{Op: "Release", Shapes: []string{t.shape.String()}, Msg: "the tensor was emptied by Release and holds nothing: Restore a state into it before using it", Site: callerSite()}
+	return &Error{Op: "Release", Shapes: []string{t.shape.String()}, Msg: "the tensor " + holdsNothing(t), Site: callerSite()}
 }
 
 // nilTensor panics with the *Error of method called on a nil tensor.

@@ -195,5 +195,5 @@ func holdsNothing(t *Tensor) string {
 	if t.dev == nil {
 		return "is a zero Tensor value, which holds nothing: make tensors with the lazy constructors (FromSlice, Zeros, ...)"
 	}
-	return "holds nothing (emptied by Release, or restored from an empty snapshot)"
+	return "holds nothing (emptied by Release, or restored from an empty snapshot): Restore a state into it before using it"
 }
